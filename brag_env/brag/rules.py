@@ -1,0 +1,139 @@
+"""Brag configuration and action ids: every option of the rules in one validated dataclass.
+
+Rule IDs (B1..B23) refer to the project's rules document ``seeds/rules/brag.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Literal
+
+AnteMode = Literal["every_hand", "after_prial", "none"]
+ShuffleMode = Literal["after_prial", "every_hand"]
+
+ANTE_MODES = ("every_hand", "after_prial", "none")
+SHUFFLE_MODES = ("after_prial", "every_hand")
+MIN_PLAYERS, MAX_PLAYERS = 2, 8
+
+# Fixed action ids. The raise ladder (B13) follows SEE, then the two B19 choices.
+FOLD, STAY, LOOK, SEE = 0, 1, 2, 3
+FIRST_RAISE = 4
+
+
+@dataclass(frozen=True)
+class BragConfig:
+    """Every option of the Brag rules. Defaults are the spec's defaults."""
+
+    num_players: int = 4  # B7
+    ante: int = 1  # B8
+    ante_mode: AnteMode = "every_hand"  # B8
+    allow_blind: bool = True  # B10
+    min_stake: int = 2  # B11: the opening stake S, in open units; even
+    raise_sizes: tuple[int, ...] = (2,)  # B13: raise to m * S for each multiplier m
+    max_stake: int = 32  # B13: S may never exceed this
+    pot_limit: bool = False  # B13
+    blind_may_see_open: bool = True  # B14
+    hands_per_session: int = 1  # B17
+    starting_chips: int = 200  # B17
+    shuffle: ShuffleMode = "after_prial"  # B18
+    blind_keep_hand: bool = True  # B19
+    prial_bonus: int = 0  # B20
+    lowball: bool = False  # B21
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "raise_sizes", _as_int_tuple(self.raise_sizes))
+        _check_int(self, "num_players", MIN_PLAYERS, MAX_PLAYERS)
+        _check_int(self, "ante", 0)
+        _check_choice(self, "ante_mode", ANTE_MODES)
+        _check_bool(self, "allow_blind")
+        _check_int(self, "min_stake", 2)
+        if self.min_stake % 2:
+            raise ValueError(
+                f"min_stake must be even (blind players pay half the stake), got {self.min_stake}"
+            )
+        if not self.raise_sizes:
+            raise ValueError("raise_sizes must hold at least one multiplier")
+        for m in self.raise_sizes:
+            if m < 2:
+                raise ValueError(f"raise_sizes multipliers must be integers >= 2, got {m}")
+        if len(set(self.raise_sizes)) != len(self.raise_sizes):
+            raise ValueError(f"raise_sizes must not repeat a multiplier, got {self.raise_sizes}")
+        _check_int(self, "max_stake", self.min_stake)
+        if self.max_stake % 2:
+            raise ValueError(f"max_stake must be even, got {self.max_stake}")
+        _check_bool(self, "pot_limit")
+        _check_bool(self, "blind_may_see_open")
+        _check_int(self, "hands_per_session", 1)
+        _check_int(self, "starting_chips", 1)
+        _check_choice(self, "shuffle", SHUFFLE_MODES)
+        _check_bool(self, "blind_keep_hand")
+        _check_int(self, "prial_bonus", 0)
+        _check_bool(self, "lowball")
+
+    @classmethod
+    def from_dict(cls, options: dict[str, Any] | None = None) -> BragConfig:
+        """Build from keyword options; unknown keys raise ``ValueError`` naming them."""
+        options = dict(options or {})
+        unknown = sorted(set(options) - {f.name for f in fields(cls)})
+        if unknown:
+            raise ValueError(f"unknown Brag option(s): {', '.join(unknown)}")
+        return cls(**options)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["raise_sizes"] = list(self.raise_sizes)
+        return d
+
+    # --- the action layout (fixed for a config) ---
+    @property
+    def action_names(self) -> list[str]:
+        names = ["fold", "stay", "look", "see"]
+        names += [f"raise_{m}x" for m in self.raise_sizes]
+        names += ["keep_old_hand", "take_new_hand"]
+        return names
+
+    @property
+    def num_actions(self) -> int:
+        return FIRST_RAISE + len(self.raise_sizes) + 2
+
+    @property
+    def keep_old_hand_action(self) -> int:
+        return FIRST_RAISE + len(self.raise_sizes)
+
+    @property
+    def take_new_hand_action(self) -> int:
+        return FIRST_RAISE + len(self.raise_sizes) + 1
+
+
+def _as_int_tuple(value: Any) -> tuple[int, ...]:
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = (value,)
+    try:
+        items = tuple(value)
+    except TypeError:
+        raise ValueError(f"raise_sizes must be a list of integers, got {value!r}") from None
+    for m in items:
+        if not isinstance(m, int) or isinstance(m, bool):
+            raise ValueError(f"raise_sizes must be a list of integers, got {value!r}")
+    return items
+
+
+def _check_int(cfg: BragConfig, name: str, lo: int, hi: int | None = None) -> None:
+    v = getattr(cfg, name)
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise ValueError(f"{name} must be an integer, got {v!r}")
+    if v < lo or (hi is not None and v > hi):
+        bound = f">= {lo}" if hi is None else f"between {lo} and {hi}"
+        raise ValueError(f"{name} must be {bound}, got {v}")
+
+
+def _check_bool(cfg: BragConfig, name: str) -> None:
+    v = getattr(cfg, name)
+    if not isinstance(v, bool):
+        raise ValueError(f"{name} must be true or false, got {v!r}")
+
+
+def _check_choice(cfg: BragConfig, name: str, choices: tuple[str, ...]) -> None:
+    v = getattr(cfg, name)
+    if v not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(choices)}; got {v!r}")
