@@ -1,8 +1,8 @@
 """Three-card Brag hand evaluation (rules B1-B6, lowball B21) through precomputed tables.
 
 Every hand of three distinct cards gets a *strength*: a dense class index in ``0..740``
-(``NUM_STRENGTHS`` = 741 classes), higher is better, equal means equal (B6: suits never rank
-and never break ties). The classes, weakest first:
+(``NUM_STRENGTHS`` = 741 classes), higher is better, equal means equal (B6: suits carry no
+value, not even as a tie-breaker). The classes, weakest first:
 
 =================  ==========  =====  ==================================================
 category           strengths   hands  order inside the category
@@ -15,8 +15,8 @@ running flush      716..727       48  same order as runs (B4)
 prial              728..740       52  2-2-2 lowest ... K-K-K, A-A-A, then 3-3-3 on top (B3)
 =================  ==========  =====  ==================================================
 
-K-A-2 is not a run (B4): it is an ace-high high card (or flush). With ``lowball=True`` (B21)
-the order is exactly reversed: the lowball strength is ``740 - standard strength``.
+K-A-2 does not count as a sequence (B4): it is an ace-high high card (or flush). With
+``lowball=True`` (B21) the order is exactly reversed: lowball strength = 740 - standard strength.
 
 All 22,100 hands are ranked once at import. Lookups use a flat table indexed by
 ``a * 2704 + b * 52 + c`` for the three card ints in any order (``brag_env.cards``: card =
