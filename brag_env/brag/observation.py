@@ -1,0 +1,333 @@
+"""What one Brag player knows, as a flat float32 vector, and a decoder back to readable form.
+
+The vector is ONE float32 buffer allocated once per observer; a dict of named numpy views
+(``BragObserver.views``) reshapes its pieces. The same names, in the order below, define the
+layout, fill the buffer and drive ``decode_observation``: there is no second offset table.
+
+Seats are RELATIVE to the observer: row 0 is the observer, row 1 the next seat up (the player
+to its left, who acts after it), and so on round the table. ``n`` = ``num_players``,
+``A`` = ``num_actions`` (7 with the default raise ladder), ``K`` = ``HISTORY_LEN`` = 16.
+
+====================  ========  ===========================================================
+name                  shape     contents
+====================  ========  ===========================================================
+own_cards             52        one-hot of the observer's three cards (card id = rank*4+suit);
+                                all zero until the observer has looked (B10)
+own_category          6         one-hot hand category, weakest first: high_card, pair, flush,
+                                run, running_flush, prial (B2); zero until looked
+own_strength          1         fraction of the 22,100 hands strictly weaker than the
+                                observer's (lowball order under B21); zero until looked
+seat_status           n x 4     one-hot: sitting_out, folded, blind, open (B10, B16)
+seat_chips            n         stack (chips not in the pot) / starting_chips
+seat_chips_in         n         chips put in this hand, ante included / starting_chips
+seat_last_action      n x A     one-hot of the seat's last action this hand (zero: none yet)
+seat_dealer           n         1 at the dealer's row
+seat_to_act           n         1 at the row of the player whose decision it is
+stake                 1         current stake S in open units (B11) / max_stake
+pot                   1         chips in the pot / starting_chips
+hand_number           1         hand index in the session (0-based) / hands_per_session
+choice_pending        1         1 while the player to act must choose a kept blind hand (B19)
+shown_cards           52        cards shown at sees since the last shuffle (B14, B18)
+history_seat          K x n     public events of this hand, most recent first: relative seat
+history_action        K x A     ... the action taken
+history_paid          K         ... the chips paid / starting_chips (0 for a look or a choice)
+====================  ========  ===========================================================
+
+Every chip amount is divided by ``starting_chips``, so 1.0 is one starting stack and no value
+exceeds ``num_players`` (all the chips at the table). Unused history slots are all zero. The
+observation never contains another player's unrevealed cards, and a blind player's vector has
+nothing derived from its own cards: they appear only once it looks (or from the start when
+``allow_blind`` is false). A player who looked and then folded still sees its cards.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from brag_env.brag.hands import (
+    CATEGORY_NAMES,
+    CATEGORY_OF_STRENGTH,
+    MAX_STRENGTH,
+    hand_strength,
+    strength_percentile,
+)
+from brag_env.brag.rules import LOOK, BragConfig
+from brag_env.cards import NUM_CARDS, format_cards
+
+HISTORY_LEN = 16
+# Seat status ids, as the engine numbers them (brag_env/brag/game.py).
+STATUS_NAMES: tuple[str, ...] = ("sitting_out", "folded", "blind", "open")
+_OPEN, _FOLDED = STATUS_NAMES.index("open"), STATUS_NAMES.index("folded")
+
+
+@dataclass(frozen=True)
+class Field:
+    """One named piece of the vector: its place, its shape and its upper bound."""
+
+    name: str
+    shape: tuple[int, ...]
+    offset: int
+    high: float
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape))
+
+
+class ObservationLayout:
+    """The ordered named fields of a config's observation vector (see the module docstring)."""
+
+    def __init__(self, config: BragConfig) -> None:
+        n, a, k = config.num_players, config.num_actions, HISTORY_LEN
+        amount_high = float(n)  # every chip amount / starting_chips is at most n
+        spec: list[tuple[str, tuple[int, ...], float]] = [
+            ("own_cards", (NUM_CARDS,), 1.0),
+            ("own_category", (len(CATEGORY_NAMES),), 1.0),
+            ("own_strength", (1,), 1.0),
+            ("seat_status", (n, len(STATUS_NAMES)), 1.0),
+            ("seat_chips", (n,), amount_high),
+            ("seat_chips_in", (n,), amount_high),
+            ("seat_last_action", (n, a), 1.0),
+            ("seat_dealer", (n,), 1.0),
+            ("seat_to_act", (n,), 1.0),
+            ("stake", (1,), 1.0),
+            ("pot", (1,), amount_high),
+            ("hand_number", (1,), 1.0),
+            ("choice_pending", (1,), 1.0),
+            ("shown_cards", (NUM_CARDS,), 1.0),
+            ("history_seat", (k, n), 1.0),
+            ("history_action", (k, a), 1.0),
+            ("history_paid", (k,), amount_high),
+        ]
+        self.config = config
+        self.fields: dict[str, Field] = {}
+        offset = 0
+        for name, shape, high in spec:
+            f = Field(name, shape, offset, high)
+            self.fields[name] = f
+            offset += f.size
+        self.size = offset
+        self.high = np.empty(self.size, dtype=np.float32)
+        for f in self.fields.values():
+            self.high[f.offset : f.offset + f.size] = f.high
+        self.high.flags.writeable = False
+
+    def views(self, buffer: np.ndarray) -> dict[str, np.ndarray]:
+        """Named, reshaped views into ``buffer`` (no copies)."""
+        return {
+            name: buffer[f.offset : f.offset + f.size].reshape(f.shape)
+            for name, f in self.fields.items()
+        }
+
+    def offset(self, name: str) -> int:
+        return self.fields[name].offset
+
+
+@lru_cache(maxsize=64)
+def observation_layout(config: BragConfig) -> ObservationLayout:
+    """The layout for ``config`` (cached: configs are frozen)."""
+    return ObservationLayout(config)
+
+
+# Per ranking order: a hand's card bitmask -> (category id, percentile); at most 22,100 entries.
+_HAND_FEATURES: dict[bool, dict[int, tuple[int, float]]] = {False: {}, True: {}}
+
+
+def _hand_features(cards: list[int], lowball: bool) -> tuple[int, float]:
+    cache = _HAND_FEATURES[lowball]
+    a, b, c = cards
+    key = (1 << a) | (1 << b) | (1 << c)
+    hit = cache.get(key)
+    if hit is None:
+        s = hand_strength(cards, lowball)
+        standard = MAX_STRENGTH - s if lowball else s
+        hit = (int(CATEGORY_OF_STRENGTH[standard]), float(strength_percentile(s, lowball)))
+        cache[key] = hit
+    return hit
+
+
+class BragObserver:
+    """Fills one preallocated observation buffer for any player of a game with ``config``.
+
+    ``fill(game, player)`` overwrites the buffer in place and returns it (the same array every
+    time: copy it to keep it). ``views`` are the named pieces of that buffer.
+    """
+
+    def __init__(self, config: BragConfig) -> None:
+        self.config = config
+        self.layout = observation_layout(config)
+        self.buffer = np.zeros(self.layout.size, dtype=np.float32)
+        self.views = self.layout.views(self.buffer)
+        # Writing Python floats through a memoryview is several times faster than numpy scalar
+        # assignment; the fill is a short Python loop, so this is its main cost.
+        self._mv = memoryview(self.buffer)
+        n = config.num_players
+        self._n = n
+        self._num_actions = config.num_actions
+        # _rel[observer][seat]: the seat's row in the observer's relative view.
+        self._rel = [[(s - me) % n for s in range(n)] for me in range(n)]
+        self._inv_chips = 1.0 / config.starting_chips
+        self._inv_stake = 1.0 / config.max_stake
+        self._inv_hands = 1.0 / config.hands_per_session
+        self._lowball = config.lowball
+        self._allow_blind = config.allow_blind
+        off = self.layout.offset
+        self._o_cards, self._o_cat, self._o_str = (
+            off("own_cards"),
+            off("own_category"),
+            off("own_strength"),
+        )
+        self._o_status, self._o_chips, self._o_in = (
+            off("seat_status"),
+            off("seat_chips"),
+            off("seat_chips_in"),
+        )
+        self._o_last, self._o_dealer, self._o_to_act = (
+            off("seat_last_action"),
+            off("seat_dealer"),
+            off("seat_to_act"),
+        )
+        self._o_stake, self._o_pot, self._o_hand, self._o_choice = (
+            off("stake"),
+            off("pot"),
+            off("hand_number"),
+            off("choice_pending"),
+        )
+        self._o_shown = off("shown_cards")
+        self._o_hseat, self._o_haction, self._o_hpaid = (
+            off("history_seat"),
+            off("history_action"),
+            off("history_paid"),
+        )
+
+    def has_looked(self, game: Any, player: int) -> bool:
+        """Whether ``player`` has seen its own cards this hand (B10)."""
+        status = game.status[player]
+        if status == _OPEN:
+            return True
+        if status != _FOLDED:
+            return False  # blind, or sitting out with no cards
+        if not self._allow_blind:
+            return True
+        return any(seat == player and action == LOOK for seat, action, _ in game.betting)
+
+    def fill(self, game: Any, player: int) -> np.ndarray:
+        """Write ``player``'s observation of ``game`` into the buffer and return the buffer."""
+        self.buffer.fill(0.0)
+        mv = self._mv
+        n, na = self._n, self._num_actions
+        rel = self._rel[player]
+        inv = self._inv_chips
+        status, chips, put_in, last = game.status, game.chips, game.contributed, game.last_action
+        o_status, o_chips, o_in, o_last = self._o_status, self._o_chips, self._o_in, self._o_last
+        for s in range(n):
+            r = rel[s]
+            mv[o_status + 4 * r + status[s]] = 1.0
+            mv[o_chips + r] = chips[s] * inv
+            mv[o_in + r] = put_in[s] * inv
+            a = last[s]
+            if a >= 0:
+                mv[o_last + na * r + a] = 1.0
+        if game.dealer >= 0:
+            mv[self._o_dealer + rel[game.dealer]] = 1.0
+        current = game.current_player
+        if current >= 0:
+            mv[self._o_to_act + rel[current]] = 1.0
+        mv[self._o_stake] = game.stake * self._inv_stake
+        mv[self._o_pot] = game.pot * inv
+        mv[self._o_hand] = game.hand_number * self._inv_hands
+        if game.choosing:
+            mv[self._o_choice] = 1.0
+        o_shown = self._o_shown
+        for c in game.shown_cards:
+            mv[o_shown + c] = 1.0
+
+        events = game.betting
+        m = len(events)
+        o_hseat, o_haction, o_hpaid = self._o_hseat, self._o_haction, self._o_hpaid
+        for k in range(min(m, HISTORY_LEN)):
+            seat, action, paid = events[m - 1 - k]
+            mv[o_hseat + n * k + rel[seat]] = 1.0
+            mv[o_haction + na * k + action] = 1.0
+            if paid:
+                mv[o_hpaid + k] = paid * inv
+
+        if self.has_looked(game, player):
+            hand = game.hands[player]
+            o_cards = self._o_cards
+            for c in hand:
+                mv[o_cards + c] = 1.0
+            category, percentile = _hand_features(hand, self._lowball)
+            mv[self._o_cat + category] = 1.0
+            mv[self._o_str] = percentile
+        return self.buffer
+
+
+def decode_observation(vector: np.ndarray, config: BragConfig) -> dict[str, Any]:
+    """A readable dict of one observation vector (the ``"observation"`` entry, not the dict).
+
+    Keys: ``own_cards`` (card text or None before looking), ``own_category``, ``own_strength``,
+    ``seats`` (one dict per relative seat: ``relative_seat``, ``status``, ``chips``,
+    ``chips_in``, ``last_action``, ``dealer``, ``to_act``), ``stake``, ``pot`` (chips),
+    ``hand_number``, ``choice_pending``, ``shown_cards`` (card text), and ``history`` (most
+    recent first: ``relative_seat``, ``action``, ``paid``).
+    """
+    layout = observation_layout(config)
+    vec = np.asarray(vector)
+    if vec.shape != (layout.size,):
+        raise ValueError(
+            f"observation vector must have shape ({layout.size},) for this config "
+            f"({config.num_players} players, {config.num_actions} actions), got {vec.shape}"
+        )
+    v = layout.views(vec.astype(np.float64))
+    names = config.action_names
+    start, n = config.starting_chips, config.num_players
+
+    def chips(x: float) -> int:
+        return round(float(x) * start)
+
+    def one(row: np.ndarray) -> int | None:
+        hits = np.flatnonzero(row > 0.5)
+        return int(hits[0]) if len(hits) else None
+
+    own = np.flatnonzero(v["own_cards"] > 0.5)
+    category = one(v["own_category"])
+    seats = []
+    for r in range(n):
+        status = one(v["seat_status"][r])
+        last = one(v["seat_last_action"][r])
+        seats.append(
+            {
+                "relative_seat": r,
+                "status": STATUS_NAMES[status] if status is not None else None,
+                "chips": chips(v["seat_chips"][r]),
+                "chips_in": chips(v["seat_chips_in"][r]),
+                "last_action": names[last] if last is not None else None,
+                "dealer": bool(v["seat_dealer"][r] > 0.5),
+                "to_act": bool(v["seat_to_act"][r] > 0.5),
+            }
+        )
+    history = []
+    for k in range(HISTORY_LEN):
+        seat, action = one(v["history_seat"][k]), one(v["history_action"][k])
+        if seat is None or action is None:
+            break
+        history.append(
+            {"relative_seat": seat, "action": names[action], "paid": chips(v["history_paid"][k])}
+        )
+    return {
+        "own_cards": format_cards(own.tolist()) if len(own) else None,
+        "own_category": CATEGORY_NAMES[category] if category is not None else None,
+        "own_strength": float(v["own_strength"][0]) if len(own) else None,
+        "seats": seats,
+        "stake": round(float(v["stake"][0]) * config.max_stake),
+        "pot": chips(v["pot"][0]),
+        "hand_number": round(float(v["hand_number"][0]) * config.hands_per_session),
+        "choice_pending": bool(v["choice_pending"][0] > 0.5),
+        "shown_cards": format_cards(np.flatnonzero(v["shown_cards"] > 0.5).tolist()),
+        "history": history,
+    }

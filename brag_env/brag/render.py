@@ -1,0 +1,87 @@
+"""A text table of a Brag game, for ``render_mode="ansi"``/``"human"`` and terminal tools.
+
+The default view is a spectator's: it shows what everyone at the table can see (stacks, stake,
+pot, statuses, the betting, and the cards shown at a see) and never a hand that is still hidden.
+``reveal=True`` shows every hand, marked as such, for debugging and commentary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from brag_env.brag.hands import hand_category
+from brag_env.brag.observation import STATUS_NAMES
+from brag_env.cards import format_cards
+
+HIDDEN = "▮ ▮ ▮"
+RECENT_EVENTS = 8
+
+
+def _result_text(result: Any, names: Sequence[str]) -> list[str]:
+    deltas = ", ".join(f"{names[s]} {d:+d}" for s, d in enumerate(result.deltas))
+    how = "at a see" if result.by_see else "as everyone else folded"
+    lines = [
+        f"Hand {result.hand_number + 1}: {names[result.winner]} wins the pot of "
+        f"{result.pot} {how}. Changes: {deltas}"
+    ]
+    for seat, cards in result.shown.items():
+        lines.append(f"  shown by {names[seat]}: {format_cards(cards)} ({hand_category(cards)})")
+    return lines
+
+
+def render_table(
+    game: Any, names: Sequence[str], action_names: Sequence[str], reveal: bool = False
+) -> str:
+    """The table as text: one row per seat, then stake, pot, recent betting and results."""
+    cfg = game.config
+    last_result = game.hand_results[-1] if game.hand_results else None
+    finished = game.session_over
+    # Cards of the hand on the table that were shown at its see (only once it is over).
+    shown: dict[int, list[int]] = {}
+    if finished and last_result is not None and last_result.hand_number == game.hand_number:
+        shown = last_result.shown
+
+    title = f"Brag · hand {game.hand_number + 1} of {cfg.hands_per_session}"
+    if finished:
+        title += " · session over"
+    lines = [title]
+    width = max(len(n) for n in names)
+    lines.append(
+        f"  {'seat':<{width}}    {'status':<11} {'chips':>6} {'in pot':>6}  "
+        f"{'last action':<13} cards"
+    )
+    for s, name in enumerate(names):
+        marker = ">" if s == game.current_player else " "
+        dealer = "D" if s == game.dealer else " "
+        status = STATUS_NAMES[game.status[s]]
+        last = game.last_action[s]
+        last_text = action_names[last] if last >= 0 else "-"
+        hand = game.hands[s]
+        if not hand or status == "sitting_out":
+            cards = ""
+        elif s in shown:
+            cards = f"{format_cards(shown[s])}  (shown)"
+        elif reveal:
+            cards = f"{format_cards(hand)}  (hidden)"
+        else:
+            cards = HIDDEN
+        lines.append(
+            f"{marker} {name:<{width}} {dealer}  {status:<11} {game.chips[s]:>6} "
+            f"{game.contributed[s]:>6}  {last_text:<13} {cards}"
+        )
+    lines.append(f"stake {game.stake} (open; blind players pay {game.stake // 2}) · pot {game.pot}")
+    if game.choosing and game.current_player >= 0:
+        chooser = names[game.current_player]
+        lines.append(f"{chooser} chooses: keep the old blind hand or take the new one (B19)")
+    if game.betting:
+        recent = game.betting[-RECENT_EVENTS:]
+        events = ", ".join(
+            f"{names[s]} {action_names[a]}" + (f" ({paid})" if paid else "")
+            for s, a, paid in recent
+        )
+        more = "... " if len(game.betting) > RECENT_EVENTS else ""
+        lines.append(f"betting: {more}{events}")
+    if last_result is not None and (finished or last_result.hand_number == game.hand_number - 1):
+        lines.extend(_result_text(last_result, names))
+    return "\n".join(lines) + "\n"
