@@ -167,6 +167,9 @@ class FastOrderEnforcingWrapper(_DirectAttributes, OrderEnforcingWrapper):
         super().__init__(env)
         self._raw = env.unwrapped
 
+    def __str__(self) -> str:
+        return str(self.env)  # as the stock class prints itself: the env's name
+
     def step(self, action: Any) -> None:
         if not self._has_reset:
             EnvLogger.error_step_before_reset()
