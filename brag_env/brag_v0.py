@@ -133,8 +133,11 @@ from brag_env.brag.observation import BragObserver, decode_observation, observat
 from brag_env.brag.render import render_table
 from brag_env.brag.rules import BragConfig
 from brag_env.cards import make_rng
+from brag_env.registry import register_envs
 
 __all__ = ["decode_observation", "env", "raw_env"]
+
+register_envs()  # pettingzoo.make("aec", "brag_env/brag_v0") once this module is imported
 
 _RESET_OPTIONS = ("deck", "dealer")
 
