@@ -1,0 +1,738 @@
+"""The Three-Card Brag state machine: one hand and a session of hands (rules B7-B21).
+
+Rule IDs refer to the project's rules document (``seeds/rules/brag.md``). The engine is pure
+Python (numpy only for the seeded generator): no RL imports.
+
+Seats and turns
+    Seats are ``0..num_players-1`` in clockwise order; "left of" a seat is the next seat up
+    (wrapping). Betting starts left of the dealer and goes round, skipping folded seats and seats
+    that sit out (B12, B16). ``current_player`` is the seat to act, ``-1`` once the session is over.
+
+Decisions
+    Every call to :meth:`BragGame.apply` is one decision. The legal actions are computed once per
+    decision and cached as a bit set (``legal_mask`` / ``legal_actions`` read it). LOOK (B10) does
+    not pass the turn: the same seat then decides again as an open player. Every other betting
+    action except FOLD costs at least one chip, so each hand ends: with 3+ players in, only folds
+    end it, and B16 forces a fold once a player cannot pay the cheapest way to stay in.
+
+Money (B11-B14)
+    ``stake`` (S) is in open units and always even; a hand opens at ``min_stake``. Staying costs S
+    open or S/2 blind. ``raise_{m}x`` takes S to m*S (an open player pays m*S, a blind one m*S/2);
+    it is legal only if m*S <= ``max_stake``, with ``pot_limit`` only if m*S <= the pot before the
+    raise, and only if the player can pay it. SEE needs exactly two players left: open sees open
+    for 2S, blind sees blind for S, blind sees open for S when ``blind_may_see_open``; nobody sees a
+    blind player from open. The seen player wins ties.
+
+Dealing and the deck (B7, B9, B18, B19)
+    The first dealer comes from a seeded cut: every seat draws one card from a fresh permutation
+    of the deck and the highest rank deals; suits do not rank (B6), so the seats tied for the
+    highest rank cut again, until one is highest. The button then moves to the next seat that
+    still plays. Cards are dealt one at a time, three rounds, starting left of the dealer.
+
+    After a hand its cards go to the bottom of the deck in the order they were dealt: round by
+    round, and within a round seat by seat from the left of the dealer (a hand kept under B19
+    takes the place of its holder's cards). The deck is shuffled before the first hand (the part
+    below a stacked top, see :meth:`BragGame.new_session`), before every hand with
+    ``shuffle="every_hand"``, and otherwise only before a hand that follows a see at which a prial
+    was shown. Under B19 the kept hand stays out of the deck; when its holder chooses, the hand
+    not chosen goes to the bottom at once.
+
+Sitting out and sessions (B16, B17)
+    Between hands a seat with no chips, or (unless ``ante_mode="none"``) fewer chips than the
+    ante, sits out for the rest of the session. The session ends after ``hands_per_session``
+    hands, or earlier when fewer than two seats can still play. When a hand ends and the session
+    goes on, the next hand is dealt at once (``apply`` returns the finished hand's result).
+
+Interpretations of the rules where the text is open
+    - B8 ``after_prial``: an ante is due on the session's first hand and after a hand whose see
+      showed a prial (either hand).
+    - B16: a player who cannot pay the cheapest way to stay in may only fold (a blind player who
+      can pay S/2 may stay blind, look, and must then fold if S is out of reach).
+    - B19: the keep/take choice is public (it appears in ``betting`` at no cost).
+    - B20: the bonus is due when the see's winner holds a prial or running flush by the standard
+      categories (also under lowball); every other seat dealt into the hand pays it, but never more
+      than it holds (no debts).
+    - B17: several seats may share the most chips; ``session_winners`` lists them all.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from brag_env.brag.hands import hand_category, hand_strength
+from brag_env.brag.history import HandRecord, record_to_dict
+from brag_env.brag.rules import FIRST_RAISE, FOLD, LOOK, SEE, STAY, BragConfig
+from brag_env.cards import NUM_CARDS, Deck, format_cards, make_rng
+
+SITTING_OUT, FOLDED, BLIND, OPEN = 0, 1, 2, 3
+STATUS_NAMES = ("sitting_out", "folded", "blind", "open")
+
+_BONUS_CATEGORIES = ("prial", "running_flush")  # B20
+
+
+@dataclass
+class HandResult:
+    """What one finished hand did. ``deltas`` include antes and the B20 bonus; they sum to 0."""
+
+    hand_number: int
+    dealer: int
+    winner: int
+    by_see: bool
+    deltas: list[int]
+    pot: int  # the pot the winner took (the B20 bonus comes on top)
+    chips: list[int]  # stacks after the hand
+    shown: dict[int, list[int]] = field(default_factory=dict)  # seat -> cards, only at a see
+    seer: int = -1
+    seen: int = -1
+    bonus: list[int] = field(default_factory=list)  # B20 chips per seat (+ winner, - others)
+    keep_offer: bool = False  # B19: the winner chooses keep/take at the next deal
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "hand_number": self.hand_number,
+            "dealer": self.dealer,
+            "winner": self.winner,
+            "by_see": self.by_see,
+            "deltas": list(self.deltas),
+            "pot": self.pot,
+            "chips": list(self.chips),
+            "shown": {str(s): format_cards(c, symbols=False) for s, c in self.shown.items()},
+            "seer": self.seer,
+            "seen": self.seen,
+            "bonus": list(self.bonus),
+            "keep_offer": self.keep_offer,
+        }
+
+
+class _MaskTable(dict):
+    """Legal bit set -> (mask tuple, legal action tuple), built on first use."""
+
+    def __init__(self, num_actions: int) -> None:
+        super().__init__()
+        self.num_actions = num_actions
+
+    def __missing__(self, bits: int) -> tuple[tuple[bool, ...], tuple[int, ...]]:
+        mask = tuple(bool(bits >> a & 1) for a in range(self.num_actions))
+        entry = (mask, tuple(a for a in range(self.num_actions) if mask[a]))
+        self[bits] = entry
+        return entry
+
+
+_MASK_TABLES: dict[int, _MaskTable] = {}
+
+
+class BragGame:
+    """A Brag session: deal, bet, see, settle, and deal again until the session ends."""
+
+    __slots__ = (
+        "_active",
+        "_antes",
+        "_bits",
+        "_blind_keep_hand",
+        "_blind_sees_open",
+        "_chips_before",
+        "_choice_bits",
+        "_chooser",
+        "_deal_cards",
+        "_dealt",
+        "_deck",
+        "_first_dealer",
+        "_hands_per_session",
+        "_keep_action",
+        "_keep_choice",
+        "_keep_old",
+        "_keeper",
+        "_mask_table",
+        "_max_stake",
+        "_mults",
+        "_order",
+        "_out",
+        "_pot_limit",
+        "_prev_prial",
+        "_raises",
+        "_records",
+        "_replaying",
+        "_rng",
+        "_see",
+        "_shuffled",
+        "_stacked",
+        "_threshold",
+        "betting",
+        "chips",
+        "choosing",
+        "config",
+        "contributed",
+        "current_player",
+        "dealer",
+        "hand_number",
+        "hand_results",
+        "hands",
+        "kept_hand",
+        "last_action",
+        "num_players",
+        "pot",
+        "session_over",
+        "shown_cards",
+        "stake",
+        "status",
+    )
+
+    def __init__(self, config: BragConfig | None = None) -> None:
+        if config is None:
+            config = BragConfig()
+        if not isinstance(config, BragConfig):
+            raise ValueError(f"config must be a BragConfig, got {type(config).__name__}")
+        self.config = config
+        n = self.num_players = config.num_players
+        self._mults = config.raise_sizes
+        self._raises = tuple((1 << (FIRST_RAISE + i), m) for i, m in enumerate(self._mults))
+        self._keep_action = config.keep_old_hand_action
+        self._choice_bits = (1 << config.keep_old_hand_action) | (1 << config.take_new_hand_action)
+        self._max_stake = config.max_stake
+        self._pot_limit = config.pot_limit
+        self._blind_sees_open = config.blind_may_see_open
+        self._blind_keep_hand = config.blind_keep_hand
+        self._hands_per_session = config.hands_per_session
+        # B16: below this many chips a seat sits out (and never with 0 chips).
+        self._threshold = config.ante if config.ante_mode != "none" else 0
+        table = _MASK_TABLES.get(config.num_actions)
+        if table is None:
+            table = _MASK_TABLES[config.num_actions] = _MaskTable(config.num_actions)
+        self._mask_table = table
+        # No session yet: nobody to act.
+        self.session_over = True
+        self.current_player = -1
+        self._bits = 0
+        self.hand_number = -1
+        self.dealer = -1
+        self.stake = config.min_stake
+        self.pot = 0
+        self.chips = [config.starting_chips] * n
+        self.contributed = [0] * n
+        self.status = [SITTING_OUT] * n
+        self.last_action = [-1] * n
+        self.hands: list[list[int]] = [[] for _ in range(n)]
+        self.kept_hand: list[int] | None = None
+        self.choosing = False
+        self.betting: list[tuple[int, int, int]] = []
+        self.shown_cards: list[int] = []
+        self.hand_results: list[HandResult] = []
+        self._records: list[HandRecord] = []
+        self._replaying = False
+        self._rng: np.random.Generator | None = None
+        self._deck = Deck([])
+        self._out = [False] * n
+        self._keeper = -1
+        self._keep_old: list[int] | None = None
+        self._keep_choice = -1
+        self._chooser = -1
+        self._prev_prial = False
+        self._stacked = False
+        self._shuffled = False
+        self._first_dealer = -1
+        self._order: list[int] = []
+        self._dealt: list[list[int]] = self.hands
+        self._antes = [0] * n
+        self._deal_cards: list[int] = []
+        self._chips_before = list(self.chips)
+        self._active = 0
+        self._see: tuple[int, int, int] | None = None
+
+    # ------------------------------------------------------------------ session
+    def new_session(
+        self,
+        rng: np.random.Generator | int | None = None,
+        deck: Sequence[int] | str | None = None,
+        dealer: int | None = None,
+    ) -> None:
+        """Start a session and deal its first hand.
+
+        ``rng`` drives every random choice (the cut, the shuffles); an int seeds a new generator.
+        ``deck`` stacks cards on top for the first deal (top card first, dealt per B9); the rest
+        of the deck is shuffled by ``rng``. ``dealer`` fixes the first dealer (else the B7 cut).
+        """
+        n = self.num_players
+        if dealer is not None:
+            try:
+                dealer = operator.index(dealer)
+            except TypeError:
+                raise ValueError(f"dealer must be a seat number, got {dealer!r}") from None
+            if not 0 <= dealer < n:
+                raise ValueError(f"dealer must be a seat in 0..{n - 1}, got {dealer}")
+        rng = make_rng(rng)
+        self._rng = rng
+        if dealer is None:
+            dealer = self._cut(rng)
+        if deck is None:
+            self._deck = self._shuffled_deck(list(range(NUM_CARDS)))  # B18: before hand 1
+            self._stacked = False
+        else:
+            self._deck = Deck.stacked(deck, rng)
+            self._stacked = True
+        cfg = self.config
+        self._first_dealer = dealer
+        self.chips = [cfg.starting_chips] * n
+        self._out = [False] * n
+        self.hand_number = -1
+        self.hand_results = []
+        self._records = []
+        self.shown_cards = []
+        self.kept_hand = None
+        self._keeper = -1
+        self._prev_prial = False
+        self._replaying = False
+        self.session_over = False
+        self._start_hand()
+
+    def _cut(self, rng: np.random.Generator) -> int:
+        """B7: highest card deals. Suits never rank (B6), so the seats tied on the highest rank
+        cut again, from a fresh pack, until one is highest."""
+        contenders = range(self.num_players)
+        while True:
+            pack = list(range(NUM_CARDS))
+            rng.shuffle(pack)
+            ranks = [c >> 2 for c in pack[: len(contenders)]]
+            top = max(ranks)
+            if ranks.count(top) == 1:
+                return contenders[ranks.index(top)]
+            contenders = [s for s, r in zip(contenders, ranks, strict=True) if r == top]
+
+    def _shuffled_deck(self, cards: list[int]) -> Deck:
+        """B18: the given cards in an order drawn from the session's generator."""
+        assert self._rng is not None
+        self._rng.shuffle(cards)  # in place on a list: much cheaper than a permutation array
+        return Deck(cards)
+
+    def _deal_order(self, dealer: int) -> list[int]:
+        """Seats that play this hand, starting left of the dealer (B9, B12), dealer last."""
+        n, out = self.num_players, self._out
+        order = []
+        s = dealer
+        for _ in range(n):
+            s = s + 1 if s + 1 < n else 0
+            if not out[s]:
+                order.append(s)
+        return order
+
+    def _start_hand(self) -> None:
+        cfg = self.config
+        n, out = self.num_players, self._out
+        self.hand_number += 1
+        first = self.hand_number == 0
+        # B8 ante modes.
+        mode = cfg.ante_mode
+        due = mode == "every_hand" or (mode == "after_prial" and (first or self._prev_prial))
+        ante = cfg.ante if due else 0
+        # B7/B16: the button moves one seat, skipping seats that sit out.
+        if first:
+            dealer = self._first_dealer
+        else:
+            dealer = self.dealer + 1
+            while True:
+                if dealer == n:
+                    dealer = 0
+                if not out[dealer]:
+                    break
+                dealer += 1
+        # B18: shuffle before the first hand (done in new_session), after a shown prial, or always.
+        shuffled = first and not self._stacked
+        if not first and (cfg.shuffle == "every_hand" or self._prev_prial):
+            self._deck = self._shuffled_deck(self._deck.cards())
+            shuffled = True
+        if first or shuffled:
+            self.shown_cards = []
+        order = self._deal_order(dealer)
+        chips = self.chips
+        before = chips[:]
+        antes = [0] * n
+        for s in order:
+            chips[s] -= ante
+            antes[s] = ante
+        # B9: one card at a time, three rounds, from the left of the dealer.
+        k = len(order)
+        cards = self._deal_cards = self._deck.deal_many(3 * k)
+        hands: list[list[int]] = [[] for _ in range(n)]
+        for j, s in enumerate(order):
+            hands[s] = [cards[j], cards[j + k], cards[j + 2 * k]]
+        self._open_hand(dealer, order, hands, antes, before, shuffled)
+
+    def _open_hand(
+        self,
+        dealer: int,
+        order: list[int],
+        hands: list[list[int]],
+        antes: list[int],
+        before: list[int],
+        shuffled: bool,
+    ) -> None:
+        """Set the per-hand state after the antes and the deal."""
+        cfg = self.config
+        n = self.num_players
+        self.dealer = dealer
+        self._order = order
+        self.hands = hands
+        self._dealt = list(hands) if self._keeper >= 0 else hands
+        start = BLIND if cfg.allow_blind else OPEN  # B10
+        status = [SITTING_OUT] * n
+        for s in order:
+            status[s] = start
+        self.status = status
+        self._antes = antes
+        self.contributed = antes[:]
+        self.pot = sum(antes)
+        self.stake = cfg.min_stake  # B11: the opening stake
+        self.last_action = [-1] * n
+        self.betting = []
+        self._active = len(order)
+        self._chips_before = before
+        self._shuffled = shuffled
+        self._see = None
+        self._keep_choice = -1
+        if self._keeper >= 0:
+            # B19: the keeper's first decision, before the betting.
+            self._keep_old = self.kept_hand
+            self._chooser = self._keeper
+            self.choosing = True
+            self.current_player = self._keeper
+            self._bits = self._choice_bits
+        else:
+            self._keep_old = None
+            self.choosing = False
+            self.current_player = order[0]
+            self._update_mask()
+
+    def _setup_replay(
+        self,
+        hand_number: int,
+        dealer: int,
+        sitting_out: Sequence[int],
+        chips_before: Sequence[int],
+        antes: Sequence[int],
+        dealt: Sequence[Sequence[int]],
+        keep: tuple[int, list[int]] | None,
+    ) -> None:
+        """Put the game at the start of a recorded hand (used by ``replay.replay_hand``).
+
+        The hand then plays as usual, but the session stops when it ends.
+        """
+        n = self.num_players
+        self._out = [s in sitting_out for s in range(n)]
+        order = self._deal_order(dealer)
+        self.hand_number = hand_number
+        self.chips = list(chips_before)
+        for s in order:
+            self.chips[s] -= antes[s]
+        self._replaying = True
+        self.session_over = False
+        self._deck = Deck([])
+        self._stacked = False
+        self.shown_cards = []
+        self.hand_results = []
+        self._records = []
+        if keep is not None:
+            self._keeper, self.kept_hand = keep[0], list(keep[1])
+        else:
+            self._keeper, self.kept_hand = -1, None
+        hands = [list(h) for h in dealt]
+        self._open_hand(dealer, order, hands, list(antes), list(chips_before), False)
+
+    # ------------------------------------------------------------------ decisions
+    def legal_mask(self) -> tuple[bool, ...]:
+        """One bool per action id for the seat to act (cached per decision)."""
+        return self._mask_table[self._bits][0]
+
+    def legal_actions(self) -> list[int]:
+        """The legal action ids for the seat to act, ascending."""
+        return list(self._mask_table[self._bits][1])
+
+    @property
+    def legal_bits(self) -> int:
+        """The legal actions as a bit set (bit ``a`` set when action ``a`` is legal)."""
+        return self._bits
+
+    def _update_mask(self) -> None:
+        p = self.current_player
+        s = self.stake
+        c = self.chips[p]
+        status = self.status
+        blind = status[p] == BLIND
+        if blind:
+            if c < s >> 1:  # B16: cannot stay in even blind -> must fold
+                self._bits = 1
+                return
+            bits = 0b111  # FOLD, STAY, LOOK
+            # B14: blind sees blind, or open when allowed, for S.
+            if (
+                self._active == 2
+                and c >= s
+                and (self._blind_sees_open or status[self._opponent(p)] == BLIND)
+            ):
+                bits |= 0b1000
+        else:
+            if c < s:
+                self._bits = 1
+                return
+            bits = 0b11
+            # B14: open sees open only, for 2S.
+            if self._active == 2 and c >= 2 * s and status[self._opponent(p)] == OPEN:
+                bits |= 0b1000
+        # B13: the raise ladder, capped by max_stake and (optionally) the pot; never unaffordable.
+        cap = self._max_stake
+        for bit, m in self._raises:
+            new = m * s
+            if new > cap or (self._pot_limit and new > self.pot):
+                continue
+            if (new >> 1 if blind else new) <= c:
+                bits |= bit
+        self._bits = bits
+
+    def _opponent(self, p: int) -> int:
+        status = self.status
+        for q in self._order:
+            if q != p and status[q] >= BLIND:
+                return q
+        raise AssertionError("no opponent left")  # unreachable: called with two players in
+
+    def apply(self, action: int) -> HandResult | None:
+        """Play one decision for ``current_player``.
+
+        Returns the :class:`HandResult` when this action ended a hand (the next hand, if the
+        session goes on, is then already dealt), else ``None``. Raises ``ValueError`` for an
+        illegal action or when the session is over.
+        """
+        if action.__class__ is not int:
+            action = self._as_action(action)
+        if action < 0 or not (self._bits >> action) & 1:
+            raise ValueError(self._illegal_message(action))
+        p = self.current_player
+        status = self.status
+        if action == STAY or FIRST_RAISE <= action < self._keep_action:
+            if action == STAY:  # B11: a fresh bet each turn, S open or S/2 blind
+                cost = self.stake
+            else:  # B13: raise to m * S
+                cost = self.stake = self._mults[action - FIRST_RAISE] * self.stake
+            if status[p] == BLIND:
+                cost >>= 1
+            self.chips[p] -= cost
+            self.contributed[p] += cost
+            self.pot += cost
+            self.last_action[p] = action
+            self.betting.append((p, action, cost))
+        elif action == FOLD:
+            status[p] = FOLDED
+            self.last_action[p] = FOLD
+            self.betting.append((p, FOLD, 0))
+            self._active -= 1
+            if self._active == 1:  # B15: the last player in wins and shows nothing
+                return self._finish(self._opponent(p), -1)
+        elif action == LOOK:  # B10: does not end the turn
+            status[p] = OPEN
+            self.last_action[p] = LOOK
+            self.betting.append((p, LOOK, 0))
+            self._update_mask()
+            return None
+        elif action == SEE:
+            return self._see_now(p)
+        else:
+            self._choose(p, action)
+            return None
+        # B12: the turn passes to the next seat still in, going round.
+        n = self.num_players
+        p += 1
+        while True:
+            if p == n:
+                p = 0
+            if status[p] >= BLIND:
+                break
+            p += 1
+        self.current_player = p
+        self._update_mask()
+        return None
+
+    def _see_now(self, p: int) -> HandResult:
+        """B14: pay for the see, show both hands; ties go to the seen player."""
+        opp = self._opponent(p)
+        cost = self.stake if self.status[p] == BLIND else 2 * self.stake
+        self.chips[p] -= cost
+        self.contributed[p] += cost
+        self.pot += cost
+        self.last_action[p] = SEE
+        self.betting.append((p, SEE, cost))
+        lowball = self.config.lowball
+        mine = hand_strength(self.hands[p], lowball)
+        theirs = hand_strength(self.hands[opp], lowball)
+        self._see = (p, opp, cost)
+        return self._finish(p if mine > theirs else opp, p)
+
+    def _choose(self, p: int, action: int) -> None:
+        """B19: keep the old blind hand or take the new one; the other goes to the bottom."""
+        old = self.kept_hand
+        assert old is not None
+        if action == self._keep_action:
+            self._deck.put_bottom(self.hands[p])
+            self.hands[p] = old
+        else:
+            self._deck.put_bottom(old)
+        self.kept_hand = None
+        self._keeper = -1
+        self._keep_choice = action
+        self.choosing = False
+        self.last_action[p] = action
+        self.betting.append((p, action, 0))
+        self.current_player = self._order[0]  # betting starts left of the dealer
+        self._update_mask()
+
+    def _as_action(self, action: Any) -> int:
+        try:
+            return operator.index(action)
+        except TypeError:
+            raise ValueError(f"action must be an integer action id, got {action!r}") from None
+
+    def _illegal_message(self, action: int) -> str:
+        if self.session_over:
+            return "the session is over: call new_session() to play again"
+        names = self.config.action_names
+        legal = ", ".join(names[a] for a in self._mask_table[self._bits][1])
+        if not 0 <= action < len(names):
+            return f"action {action} is out of range 0..{len(names) - 1} (legal now: {legal})"
+        return (
+            f"action {names[action]!r} ({action}) is illegal for seat {self.current_player} "
+            f"now (legal: {legal})"
+        )
+
+    # ------------------------------------------------------------------ end of a hand
+    def _finish(self, winner: int, seer: int) -> HandResult:
+        chips = self.chips
+        pot = self.pot
+        chips[winner] += pot
+        self.pot = 0
+        order = self._order
+        if seer >= 0:
+            shown, bonus, prial_shown = self._show(winner, seer)
+        else:
+            shown, bonus, prial_shown = {}, [], False
+        self._prev_prial = prial_shown
+        deltas = list(map(operator.sub, chips, self._chips_before))
+
+        # B16/B17: who can still play, and whether another hand follows.
+        out = self._out
+        threshold = self._threshold
+        for s in order:
+            if chips[s] <= 0 or chips[s] < threshold:
+                out[s] = True
+        follows = self.hand_number + 1 < self._hands_per_session and out.count(False) >= 2
+        # B19: a blind winner by folds may keep the unseen hand (sessions only).
+        keep_offer = follows and seer < 0 and self._blind_keep_hand and self.status[winner] == BLIND
+
+        # B18: the hand's cards to the bottom in deal order; a kept hand stays out.
+        hands = self.hands
+        if keep_offer or self._keep_old is not None:
+            bottom = [
+                hands[s][r] for r in (0, 1, 2) for s in order if not (keep_offer and s == winner)
+            ]
+        else:
+            bottom = self._deal_cards  # nothing was swapped: exactly the cards as dealt
+        self._deck.put_bottom(bottom)
+        if keep_offer:
+            self.kept_hand = hands[winner]
+            self._keeper = winner
+
+        result = HandResult(
+            self.hand_number,
+            self.dealer,
+            winner,
+            seer >= 0,
+            deltas,
+            pot,
+            chips[:],
+            shown,
+            seer,
+            self._see[1] if seer >= 0 else -1,  # type: ignore[index]
+            bonus,
+            keep_offer,
+        )
+        self.hand_results.append(result)
+        keep = (
+            None if self._keep_old is None else (self._chooser, self._keep_old, self._keep_choice)
+        )
+        # The record keeps references to per-hand lists that are never changed again; the
+        # history module formats it on demand.
+        self._records.append(
+            HandRecord(
+                order,
+                self._shuffled,
+                self._stacked and self.hand_number == 0,
+                self._chips_before,
+                self._antes,
+                self._dealt,
+                hands,
+                keep,
+                self.betting,
+                self._see,
+                result,
+            )
+        )
+        if follows and not self._replaying:
+            self._start_hand()
+        else:
+            self.session_over = True
+            self.current_player = -1
+            self.choosing = False
+            self._bits = 0
+        return result
+
+    def _show(self, winner: int, seer: int) -> tuple[dict[int, list[int]], list[int], bool]:
+        """After a see (B14): the shown hands, the B20 bonus and whether a prial was shown."""
+        assert self._see is not None
+        hands, chips = self.hands, self.chips
+        shown = {s: list(hands[s]) for s in (seer, self._see[1])}
+        for cards in shown.values():
+            self.shown_cards.extend(cards)
+        cats = {s: hand_category(cards) for s, cards in shown.items()}
+        bonus: list[int] = []
+        due = self.config.prial_bonus
+        if due and cats[winner] in _BONUS_CATEGORIES:  # B20, never more than a player holds
+            bonus = [0] * self.num_players
+            for s in self._order:
+                if s != winner:
+                    pay = min(due, chips[s])
+                    chips[s] -= pay
+                    bonus[s] = -pay
+                    chips[winner] += pay
+                    bonus[winner] += pay
+        return shown, bonus, "prial" in cats.values()
+
+    # ------------------------------------------------------------------ read-only views
+    def history(self) -> list[dict[str, Any]]:
+        """JSON-serialisable histories of the finished hands of this session, in order.
+
+        Each one can be replayed with :func:`brag_env.brag.replay.replay_hand`.
+        """
+        return [record_to_dict(rec, self.config) for rec in self._records]
+
+    @property
+    def session_winners(self) -> list[int]:
+        """B17: the seats with the most chips (more than one on a tie)."""
+        top = max(self.chips)
+        return [s for s, c in enumerate(self.chips) if c == top]
+
+    @property
+    def sitting_out(self) -> list[int]:
+        """Seats that sit out for the rest of the session (B16)."""
+        return [s for s in range(self.num_players) if self._out[s]]
+
+    @property
+    def deck_cards(self) -> list[int]:
+        """The undealt cards, top first (for tests and tools; players never see them)."""
+        return self._deck.cards()
+
+    def __repr__(self) -> str:
+        return (
+            f"BragGame(hand={self.hand_number}, dealer={self.dealer}, to_act="
+            f"{self.current_player}, stake={self.stake}, pot={self.pot}, chips={self.chips})"
+        )

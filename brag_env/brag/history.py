@@ -1,0 +1,119 @@
+"""Hand histories: turn the engine's per-hand record into a JSON-serialisable dict.
+
+The engine keeps a cheap record per finished hand (references to lists it no longer changes);
+this module formats it only when :meth:`BragGame.history` is called. Cards are written as text
+(``"7h 7d Kc"``, see ``brag_env.cards``) so histories are readable and ``parse_cards`` reads them
+back. One hand's dict holds:
+
+- ``hand_number``, ``num_players``, ``dealer``, ``deal_order`` (seats dealt in, from the left of
+  the dealer), ``sitting_out`` (B16), ``shuffled`` (the deck was shuffled before this deal, B18),
+  ``stacked`` (the first deal came from a stacked deck);
+- ``chips_before`` (stacks before the antes), ``antes`` (B8), ``cards`` (each seat's hand as
+  dealt, ``None`` for seats that sit out);
+- ``keep`` (B19): ``None`` or ``{"seat", "old_hand", "new_hand", "choice"}``;
+- ``actions``: every decision in order, ``{"seat", "action", "cost", "stake", "pot"}`` with the
+  action's name, the chips it cost, and the stake (open units) and pot after it;
+- ``looked``: ``{"seat", "action_index"}`` for each LOOK (B10);
+- ``see`` (B14): ``None`` or ``{"seer", "seen", "cost", "hands", "categories"}``;
+- ``winner``, ``by_see``, ``pot`` (what the winner took), ``bonus`` (B20 chips per seat, empty
+  when none was paid), ``deltas`` (chip change per seat, summing to 0), ``chips_after``,
+  ``keep_offer`` (the winner may keep the blind hand next deal, B19).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from brag_env.brag.hands import hand_category
+from brag_env.brag.rules import FIRST_RAISE, LOOK, BragConfig
+from brag_env.cards import format_cards
+
+if TYPE_CHECKING:
+    from brag_env.brag.game import HandResult
+
+
+class HandRecord(NamedTuple):
+    """What the engine keeps of a finished hand; ``history.record_to_dict`` formats it."""
+
+    order: list[int]  # seats dealt in, from the left of the dealer
+    shuffled: bool
+    stacked: bool
+    chips_before: list[int]  # before the antes
+    antes: list[int]
+    dealt: list[list[int]]  # hands as dealt
+    hands: list[list[int]]  # hands as played (after a B19 choice)
+    keep: tuple[int, list[int], int] | None  # B19: (seat, old hand, choice action)
+    betting: list[tuple[int, int, int]]
+    see: tuple[int, int, int] | None  # (seer, seen, cost)
+    result: HandResult
+
+
+def cards_text(cards: list[int] | None) -> str | None:
+    return None if cards is None else format_cards(cards, symbols=False)
+
+
+def record_to_dict(rec: HandRecord, config: BragConfig) -> dict[str, Any]:
+    """Format one hand record (built by ``BragGame._finish``) as a JSON-serialisable dict."""
+    names = config.action_names
+    n = config.num_players
+    order: list[int] = rec.order
+    result: HandResult = rec.result
+    stake = config.min_stake
+    pot = sum(rec.antes)
+    actions = []
+    looked = []
+    keep_action = config.keep_old_hand_action
+    for i, (seat, action, cost) in enumerate(rec.betting):
+        if FIRST_RAISE <= action < keep_action:
+            stake *= config.raise_sizes[action - FIRST_RAISE]
+        pot += cost
+        if action == LOOK:
+            looked.append({"seat": seat, "action_index": i})
+        actions.append(
+            {"seat": seat, "action": names[action], "cost": cost, "stake": stake, "pot": pot}
+        )
+    dealt = rec.dealt
+    keep = None
+    if rec.keep is not None:
+        seat, old, choice = rec.keep
+        keep = {
+            "seat": seat,
+            "old_hand": cards_text(old),
+            "new_hand": cards_text(dealt[seat]),
+            "choice": names[choice] if choice >= 0 else None,
+        }
+    see = None
+    if rec.see is not None:
+        seer, seen, cost = rec.see
+        hands = rec.hands
+        see = {
+            "seer": seer,
+            "seen": seen,
+            "cost": cost,
+            "hands": {str(s): cards_text(hands[s]) for s in (seer, seen)},
+            "categories": {str(s): hand_category(hands[s]) for s in (seer, seen)},
+        }
+    in_hand = set(order)
+    return {
+        "hand_number": result.hand_number,
+        "num_players": n,
+        "dealer": result.dealer,
+        "deal_order": list(order),
+        "sitting_out": [s for s in range(n) if s not in in_hand],
+        "shuffled": rec.shuffled,
+        "stacked": rec.stacked,
+        "chips_before": list(rec.chips_before),
+        "antes": list(rec.antes),
+        "cards": [cards_text(dealt[s]) if s in in_hand else None for s in range(n)],
+        "keep": keep,
+        "actions": actions,
+        "looked": looked,
+        "see": see,
+        "winner": result.winner,
+        "by_see": result.by_see,
+        "pot": result.pot,
+        "bonus": list(result.bonus),
+        "deltas": list(result.deltas),
+        "chips_after": list(result.chips),
+        "keep_offer": result.keep_offer,
+    }
