@@ -1,0 +1,553 @@
+"""The Put state machine: a whole match, hand after hand (rules P1-P8).
+
+The state is plain Python ints and lists; ``apply`` is the only transition. Every decision
+belongs to ``current`` and is one of the fixed action ids of ``brag_env.put.rules``.
+
+Rulings where the spec leaves room (see ``seeds/rules/put.md``):
+
+- A card is played or passed by rank. Holding two cards of one rank, the one with the lower
+  card id (suits in the order spades, hearts, diamonds, clubs) goes first; suits never
+  matter in play (P1), only in the hand history.
+- A Put may be called at any turn to play, including before answering a lead; the trick in
+  progress stays on the table and the caller then plays their card (P4).
+- Three players (P7): the answers come from the caller's left. The first SEE ends the
+  answering and the caller plays on; a player who folded before that plays on with full
+  rights (may win the hand). Both folding ends the hand with 1 point to the caller.
+- Four players (P8): the caller's left-hand opponent answers for their side. The pass is
+  chosen in turn from the dealer's left; a player's choice is private until all four have
+  chosen, then the cards move to the partners at once.
+- With ``seen_put_points="game"`` the winner of a seen Put is credited with the points they
+  still lack, so their score reads exactly ``target_points`` (P6).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from brag_env.cards import NUM_CARDS, Deck, format_card, parse_cards
+from brag_env.put.rules import (
+    ACTION_NAMES,
+    CARDS_PER_HAND,
+    FOLD,
+    NUM_ACTIONS,
+    NUM_RANKS,
+    PASS,
+    PLAY,
+    PUT,
+    PUT_RANK,
+    RANK_NAMES,
+    SEE,
+    TRICKS_PER_HAND,
+    PutConfig,
+    action_id,
+)
+
+PHASE_PASS, PHASE_PLAY, PHASE_ANSWER, PHASE_OVER = 0, 1, 2, 3
+PHASE_NAMES = ("pass", "play", "answer", "over")
+
+# Why a hand ended, as written in the hand history.
+RESULT_TRICKS = "tricks"  # played out, one unit took more tricks (P5)
+RESULT_FOLD = "fold"  # a Put was folded (P4)
+RESULT_DRAWN = "drawn"  # played out with no unit ahead (P5)
+RESULT_DRAW_TO_OPPONENT = "draw_to_opponent"  # drawn after a seen Put, option of P5
+
+_PUT_AVAILABLE_BIT = 1 << NUM_RANKS
+_ANSWER_KEY = 1 << (NUM_RANKS + 1)
+_PASS_BIT = 1 << (NUM_RANKS + 2)
+
+
+class HandRecord:
+    """Everything that happened in one hand, kept compact; ``to_dict`` gives the JSON form."""
+
+    __slots__ = (
+        "actions",
+        "answers",
+        "dealer",
+        "deck",
+        "num_players",
+        "number",
+        "put_caller",
+        "put_trick",
+        "result",
+        "scores_after",
+        "scores_before",
+        "tricks",
+    )
+
+    def __init__(
+        self, number: int, num_players: int, dealer: int, deck: list[int], scores: list[int]
+    ) -> None:
+        self.number = number
+        self.num_players = num_players
+        self.dealer = dealer
+        self.deck = deck  # the cards in the order they were dealt
+        self.scores_before = scores
+        self.actions: list[tuple[int, int, int]] = []  # (seat, action id, card or -1)
+        self.tricks: list[tuple[int, list[tuple[int, int]], int]] = []  # leader, plays, winner
+        self.put_caller = -1
+        self.put_trick = -1
+        self.answers: list[tuple[int, int]] = []  # (seat, SEE or FOLD)
+        self.result: tuple[str, int, int] = ("", -1, 0)  # reason, scoring unit or -1, points
+        self.scores_after: list[int] = []
+
+    def to_dict(self) -> dict:
+        """JSON-serialisable hand history. Seats are absolute; cards are text like ``"Th"``.
+
+        ``deal`` lists each seat's cards as received (seat order from the dealer's left is the
+        deal order); ``deck`` is the dealt cards in order, so ``reset(options={"deck": ...,
+        "dealer": ...})`` deals this hand again. Scores are per scoring unit: the players, or
+        with four players the sides (0 = seats 0 and 2, 1 = seats 1 and 3).
+        """
+        n = self.num_players
+        first = (self.dealer + 1) % n
+        deal: list[list[str]] = [[] for _ in range(n)]
+        for i in range(n):
+            deal[(first + i) % n] = [_card_text(c) for c in self.deck[i::n]]
+        reason, unit, points = self.result
+        put = None
+        if self.put_caller >= 0:
+            put = {
+                "caller": self.put_caller,
+                "trick": self.put_trick + 1,
+                "answers": [{"seat": s, "answer": ACTION_NAMES[a]} for s, a in self.answers],
+                "seen": any(a == SEE for _, a in self.answers),
+            }
+        return {
+            "hand": self.number,
+            "num_players": n,
+            "dealer": self.dealer,
+            "scores_before": list(self.scores_before),
+            "deck": [_card_text(c) for c in self.deck],
+            "deal": deal,
+            "actions": [
+                {"seat": s, "action": ACTION_NAMES[a]}
+                | ({"card": _card_text(c)} if c >= 0 else {})
+                for s, a, c in self.actions
+            ],
+            "put": put,
+            "tricks": [
+                {
+                    "leader": leader,
+                    "cards": [{"seat": s, "card": _card_text(c)} for s, c in plays],
+                    "winner": winner if winner >= 0 else None,
+                    "tied": winner < 0,
+                }
+                for leader, plays, winner in self.tricks
+            ],
+            "result": {
+                "reason": reason,
+                "unit": unit if unit >= 0 else None,
+                "points": points,
+            },
+            "scores_after": list(self.scores_after),
+        }
+
+
+def _card_text(card: int) -> str:
+    return format_card(card, symbols=False)
+
+
+class PutGame:
+    """A Put match. Call ``reset`` to start one, then ``apply`` each decision of ``current``."""
+
+    def __init__(self, config: PutConfig | None = None) -> None:
+        self.config = config if config is not None else PutConfig()
+        cfg = self.config
+        self.n = cfg.num_players
+        self.num_units = cfg.num_units
+        self.unit_of = tuple(cfg.unit_of(s) for s in range(self.n))
+        self.target = cfg.target_points
+        self._mask_cache: dict[int, np.ndarray] = {}
+        self.rng: np.random.Generator = np.random.default_rng()
+        self.phase = PHASE_OVER
+        self.current = -1
+        self.winner = -1  # scoring unit that won the match
+        self.scores: list[int] = [0] * self.num_units
+        self.dealer = 0
+        self.hand_number = 0
+        self.cut: list[list[tuple[int, int]]] = []
+        self.history: list[HandRecord] = []
+        self.mask: np.ndarray = self._build_mask(-1)
+        self._init_hand_state()
+
+    # ----------------------------------------------------------------- match
+    def reset(
+        self,
+        rng: np.random.Generator,
+        deck: str | Sequence[int | str] | None = None,
+        dealer: int | None = None,
+        scores: Sequence[int] | None = None,
+        hand_number: int = 1,
+    ) -> None:
+        """Start a match.
+
+        ``deck`` stacks the top of the first hand's deck (top card first, dealt per P2); the
+        rest of that deck and every later hand come from ``rng``. ``dealer`` fixes the first
+        dealer instead of the seeded cut. ``scores`` (per scoring unit) and ``hand_number``
+        resume a match part-way, which is how hand histories are replayed.
+        """
+        n = self.n
+        top = None
+        if deck is not None:
+            top = parse_cards(deck)
+        if dealer is not None and (
+            not isinstance(dealer, (int, np.integer)) or isinstance(dealer, bool)
+            or not 0 <= dealer < n
+        ):
+            raise ValueError(f"dealer must be a seat number 0..{n - 1}, got {dealer!r}")
+        if scores is None:
+            start_scores = [0] * self.num_units
+        else:
+            start_scores = [int(s) for s in scores]
+            if len(start_scores) != self.num_units or any(
+                not 0 <= s < self.target for s in start_scores
+            ):
+                raise ValueError(
+                    f"scores must hold {self.num_units} values in 0..{self.target - 1}, "
+                    f"got {list(scores)}"
+                )
+        self.rng = rng
+        self.scores = start_scores
+        self.winner = -1
+        self.history = []
+        self.cut = []
+        self.dealer = int(dealer) if dealer is not None else self._cut_for_dealer()
+        self.hand_number = hand_number - 1
+        self._start_hand(top)
+
+    @property
+    def over(self) -> bool:
+        return self.phase == PHASE_OVER
+
+    def _cut_for_dealer(self) -> int:
+        """P2: everyone cuts; the lowest card by P1 deals; the players tied for lowest cut again."""
+        cutters = list(range(self.n))
+        while True:
+            cards = self.rng.permutation(NUM_CARDS)[: len(cutters)].tolist()
+            self.cut.append(list(zip(cutters, cards, strict=True)))
+            lowest = max(PUT_RANK[c] for c in cards)
+            cutters = [s for s, c in zip(cutters, cards, strict=True) if PUT_RANK[c] == lowest]
+            if len(cutters) == 1:
+                return cutters[0]
+
+    # ------------------------------------------------------------------ hand
+    def _init_hand_state(self) -> None:
+        n = self.n
+        self.hands: list[list[int]] = [[] for _ in range(n)]
+        self.counts: list[list[int]] = [[0] * NUM_RANKS for _ in range(n)]
+        self.bits: list[int] = [0] * n  # bit r set while the seat holds put rank r
+        self.trick_no = 0
+        self.leader = 0
+        self.trick: list[tuple[int, int, int]] = []  # (seat, put rank, card) in play order
+        self.plays: list[tuple[int, int, int]] = []  # (trick, seat, put rank) this hand
+        self.trick_results: list[tuple[int, int]] = []  # (leader, winning seat or -1 if tied)
+        self.tricks_won: list[int] = [0] * n
+        self.put_caller = -1
+        self.put_seen = False
+        self.put_folded: list[int] = []
+        self._responders: tuple[int, ...] = ()
+        self._answer_index = 0
+        self.pass_choice: list[int] = [-1] * n  # put rank chosen to pass (P8)
+        self.pass_card: list[int] = [-1] * n
+        self.received: list[int] = [-1] * n  # put rank received from the partner
+        self._passes_made = 0
+        self.record: HandRecord | None = None
+
+    def _start_hand(self, top: list[int] | None = None) -> None:
+        """P2: a freshly shuffled deck; 3 cards each, one at a time, from the dealer's left."""
+        self._init_hand_state()
+        self.hand_number += 1
+        n = self.n
+        if top is not None:
+            dealt = Deck.stacked(top, self.rng).deal_many(CARDS_PER_HAND * n)
+        else:
+            # The same cards as Deck.shuffled(rng).deal_many(k), without building the whole deck.
+            dealt = self.rng.permutation(NUM_CARDS)[: CARDS_PER_HAND * n].tolist()
+        first = (self.dealer + 1) % n
+        hands, counts, bits = self.hands, self.counts, self.bits
+        for i, card in enumerate(dealt):
+            seat = (first + i) % n
+            r = PUT_RANK[card]
+            hands[seat].append(card)
+            counts[seat][r] += 1
+            bits[seat] |= 1 << r
+        self.record = HandRecord(self.hand_number, n, self.dealer, dealt, list(self.scores))
+        self.leader = first  # P3/P7/P8: the player left of the dealer leads
+        self.current = first  # P8: the pass is also chosen in turn from the dealer's left
+        self.phase = PHASE_PASS if self.config.partnerships else PHASE_PLAY
+        self._refresh_mask()
+
+    # ----------------------------------------------------------- transitions
+    def apply(self, action: int) -> tuple[int, int] | None:
+        """Apply ``current``'s decision. Returns ``(unit, points)`` when a hand scores.
+
+        An illegal action raises ``ValueError`` and leaves the state unchanged.
+        """
+        p = self.current
+        phase = self.phase
+        if phase == PHASE_PLAY:
+            if 0 <= action < NUM_RANKS and self.counts[p][action]:
+                return self._play(p, action)
+            if action == PUT and self.put_caller < 0:
+                self._call_put(p)
+                return None
+        elif phase == PHASE_ANSWER:
+            if action == SEE:
+                self._see(p)
+                return None
+            if action == FOLD:
+                return self._fold(p)
+        elif phase == PHASE_PASS:
+            if PASS <= action < NUM_ACTIONS and self.counts[p][action - PASS]:
+                self._choose_pass(p, action - PASS)
+                return None
+        else:
+            raise ValueError("the match is over: start a new one with reset()")
+        raise ValueError(self._illegal_message(action))
+
+    def _illegal_message(self, action: object) -> str:
+        name = (
+            ACTION_NAMES[action]
+            if isinstance(action, int) and 0 <= action < NUM_ACTIONS
+            else f"{action!r} (not an action id 0..{NUM_ACTIONS - 1})"
+        )
+        legal = ", ".join(ACTION_NAMES[a] for a in self.legal_actions())
+        why = ""
+        if self.phase == PHASE_PLAY and action == PUT:
+            why = " (P4: only one Put per hand)"
+        elif self.phase == PHASE_PLAY and isinstance(action, int) and PLAY <= action < NUM_RANKS:
+            why = f" (player {self.current} holds no {RANK_NAMES[action]})"
+        return (
+            f"illegal action {name} for player {self.current} in the {PHASE_NAMES[self.phase]} "
+            f"phase{why}; legal: {legal}"
+        )
+
+    def _take_card(self, p: int, r: int) -> int:
+        """Remove and return one card of put rank r from p's hand (lowest card id first)."""
+        hand = self.hands[p]
+        card = NUM_CARDS
+        for c in hand:
+            if c < card and PUT_RANK[c] == r:
+                card = c
+        hand.remove(card)
+        counts = self.counts[p]
+        counts[r] -= 1
+        if not counts[r]:
+            self.bits[p] &= ~(1 << r)
+        return card
+
+    def _give_card(self, p: int, card: int) -> None:
+        r = PUT_RANK[card]
+        self.hands[p].append(card)
+        self.counts[p][r] += 1
+        self.bits[p] |= 1 << r
+
+    def _choose_pass(self, p: int, r: int) -> None:
+        """P8: choose a card face down; the cards move only once all four have chosen."""
+        self.pass_choice[p] = r
+        self.pass_card[p] = min(c for c in self.hands[p] if PUT_RANK[c] == r)
+        self.record.actions.append((p, PASS + r, self.pass_card[p]))
+        self._passes_made += 1
+        if self._passes_made < self.n:
+            self.current = (p + 1) % self.n
+        else:
+            for seat in range(self.n):
+                self._take_card(seat, self.pass_choice[seat])
+            for seat in range(self.n):
+                partner = (seat + 2) % self.n
+                self._give_card(partner, self.pass_card[seat])
+                self.received[partner] = self.pass_choice[seat]
+            self.phase = PHASE_PLAY
+            self.current = self.leader
+        self._refresh_mask()
+
+    def _play(self, p: int, r: int) -> tuple[int, int] | None:
+        card = self._take_card(p, r)
+        self.trick.append((p, r, card))
+        self.plays.append((self.trick_no, p, r))
+        self.record.actions.append((p, PLAY + r, card))
+        if len(self.trick) < self.n:
+            self.current = (p + 1) % self.n  # P3/P7/P8: seat order from the leader
+            self._refresh_mask()
+            return None
+        return self._finish_trick()
+
+    def _finish_trick(self) -> tuple[int, int] | None:
+        """P3/P7/P8: the top rank wins; a tie for it leaves the trick to nobody."""
+        trick = self.trick
+        best = NUM_RANKS
+        top: list[int] = []
+        for s, r, _ in trick:
+            if r < best:
+                best = r
+                top = [s]
+            elif r == best:
+                top.append(s)
+        if self.config.partnerships:
+            # P8: both partners on top still win for their side; the first of them leads next.
+            winner = top[0] if len({s & 1 for s in top}) == 1 else -1
+        else:
+            winner = top[0] if len(top) == 1 else -1
+        self.trick_results.append((self.leader, winner))
+        self.record.tricks.append((self.leader, [(s, c) for s, _, c in trick], winner))
+        if winner >= 0:
+            self.tricks_won[winner] += 1
+            self.leader = winner  # a tied trick's leader leads again (P3)
+        self.trick = []
+        self.trick_no += 1
+        if self.trick_no == TRICKS_PER_HAND:
+            return self._score_played_out()
+        self.current = self.leader
+        self._refresh_mask()
+        return None
+
+    def _call_put(self, p: int) -> None:
+        """P4: the opponents must answer at once, in turn from the caller's left (P7, P8)."""
+        self.put_caller = p
+        n = self.n
+        self._responders = ((p + 1) % n, (p + 2) % n) if n == 3 else ((p + 1) % n,)
+        self._answer_index = 0
+        rec = self.record
+        rec.put_caller = p
+        rec.put_trick = self.trick_no
+        rec.actions.append((p, PUT, -1))
+        self.phase = PHASE_ANSWER
+        self.current = self._responders[0]
+        self._refresh_mask()
+
+    def _see(self, p: int) -> None:
+        self.put_seen = True
+        self.record.answers.append((p, SEE))
+        self.record.actions.append((p, SEE, -1))
+        self.phase = PHASE_PLAY
+        self.current = self.put_caller  # the caller now plays the card the Put came before
+        self._refresh_mask()
+
+    def _fold(self, p: int) -> tuple[int, int] | None:
+        self.put_folded.append(p)
+        self.record.answers.append((p, FOLD))
+        self.record.actions.append((p, FOLD, -1))
+        self._answer_index += 1
+        if self._answer_index < len(self._responders):
+            self.current = self._responders[self._answer_index]
+            self._refresh_mask()
+            return None
+        return self._end_hand(RESULT_FOLD, self.unit_of[self.put_caller], 1)
+
+    def _score_played_out(self) -> tuple[int, int] | None:
+        """P5 (and P7/P8): a unit with more tricks than every other unit scores."""
+        won = self.tricks_won
+        if self.config.partnerships:
+            won = [won[0] + won[2], won[1] + won[3]]
+        best = max(won)
+        if best > 0 and won.count(best) == 1:
+            unit = won.index(best)
+            points = 1
+            if self.put_seen:
+                spp = self.config.seen_put_points
+                points = self.target - self.scores[unit] if spp == "game" else spp
+            return self._end_hand(RESULT_TRICKS, unit, points)
+        if self.put_seen and self.config.put_draw_to_opponent:
+            return self._end_hand(RESULT_DRAW_TO_OPPONENT, 1 - self.put_caller, 1)
+        return self._end_hand(RESULT_DRAWN, -1, 0)
+
+    def _end_hand(self, reason: str, unit: int, points: int) -> tuple[int, int] | None:
+        if unit >= 0:
+            self.scores[unit] += points
+        rec = self.record
+        rec.result = (reason, unit, points)
+        rec.scores_after = list(self.scores)
+        self.history.append(rec)
+        if unit >= 0 and self.scores[unit] >= self.target:  # P6: the first to the target wins
+            self.winner = unit
+            self.phase = PHASE_OVER
+            self.current = -1
+            self.mask = self._build_mask(-1)
+            return unit, points
+        self.dealer = (self.dealer + 1) % self.n  # P2/P7: the deal passes to the left
+        self._start_hand()
+        return (unit, points) if unit >= 0 else None
+
+    # ---------------------------------------------------------------- masks
+    def _refresh_mask(self) -> None:
+        phase = self.phase
+        if phase == PHASE_PLAY:
+            key = self.bits[self.current] | (_PUT_AVAILABLE_BIT if self.put_caller < 0 else 0)
+        elif phase == PHASE_ANSWER:
+            key = _ANSWER_KEY
+        else:
+            key = self.bits[self.current] | _PASS_BIT
+        mask = self._mask_cache.get(key)
+        if mask is None:
+            mask = self._mask_cache[key] = self._build_mask(key)
+        self.mask = mask
+
+    @staticmethod
+    def _build_mask(key: int) -> np.ndarray:
+        """The int8 legal-action mask for a cache key (-1: nobody may act)."""
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        if key == _ANSWER_KEY:
+            mask[SEE] = mask[FOLD] = 1
+        elif key >= 0:
+            base = PASS if key & _PASS_BIT else PLAY
+            for r in range(NUM_RANKS):
+                if key >> r & 1:
+                    mask[base + r] = 1
+            if key & _PUT_AVAILABLE_BIT:
+                mask[PUT] = 1
+        mask.setflags(write=False)
+        return mask
+
+    def legal_actions(self) -> list[int]:
+        return np.flatnonzero(self.mask).tolist()
+
+    # ---------------------------------------------------------------- views
+    def seat_scores(self) -> list[int]:
+        """Each seat's score (with partnerships, its side's)."""
+        return [self.scores[u] for u in self.unit_of]
+
+    def winners(self) -> list[int]:
+        """Seats that won the match (both partners with four players); empty while it runs."""
+        if self.winner < 0:
+            return []
+        return [s for s in range(self.n) if self.unit_of[s] == self.winner]
+
+    def hand_histories(self) -> list[dict]:
+        """JSON-serialisable histories of the hands finished in this match."""
+        return [rec.to_dict() for rec in self.history]
+
+
+def replay_hand(record: dict, config: PutConfig | None = None) -> dict:
+    """Deal ``record``'s hand again and apply its actions; returns the new hand history.
+
+    The result equals ``record`` when the history is consistent with the rules. Raises
+    ``ValueError`` if an action is illegal or made out of turn.
+    """
+    config = config if config is not None else PutConfig(num_players=record["num_players"])
+    if config.num_players != record["num_players"]:
+        raise ValueError(
+            f"num_players of the config ({config.num_players}) differs from the history's "
+            f"({record['num_players']})"
+        )
+    game = PutGame(config)
+    game.reset(
+        np.random.default_rng(0),
+        deck=record["deck"],
+        dealer=record["dealer"],
+        scores=record["scores_before"],
+        hand_number=record["hand"],
+    )
+    for i, step in enumerate(record["actions"]):
+        if game.history:
+            raise ValueError(f"the hand ended before action {i} ({step})")
+        if step["seat"] != game.current:
+            raise ValueError(
+                f"action {i} ({step}) is by seat {step['seat']}, but seat {game.current} "
+                "is to act"
+            )
+        game.apply(action_id(step["action"]))
+    if not game.history:
+        raise ValueError("the actions do not finish the hand")
+    return game.history[0].to_dict()

@@ -1,0 +1,213 @@
+"""What one player knows in Put, as a flat float32 vector with named views.
+
+One buffer is allocated per observer; ``PutObserver.views`` are reshaped numpy views into it,
+so the names below ARE the layout (in order) and the decoder reads the same views. Seats are
+relative to the observer: 0 is the observer, 1 the next seat to the left, and so on.
+
+==================  ===========  ==========================================================
+view                shape        content
+==================  ===========  ==========================================================
+hand                (13,)        own cards: count of each put rank, strongest (3) first
+played              (3, n, 13)   card played in trick t by relative seat s (one-hot rank)
+trick_leader        (3, n)       who led each trick started so far
+trick_winner        (3, n)       who took each finished trick (P8: the first partner on top)
+trick_tied          (3,)         finished trick tied (P3)
+tricks_won          (n,)         tricks taken so far this hand, per seat
+current_trick       (3,)         which trick is in play (all zero once the match is over)
+acting              (n,)         whose decision it is
+phase               (3,)         pass (P8) / play / answer a Put (P4)
+put_caller          (n,)         who called the Put this hand
+put_seen            (1,)         the Put was seen
+put_folded          (n,)         who folded to it so far (P7: the first answer may fold)
+scores              (n,)         match score / target_points (P8: the seat's side)
+dealer              (n,)         the dealer of this hand
+passed              (13,)        P8 only: rank of the card one chose to pass
+received            (13,)        P8 only: rank of the card received from the partner
+==================  ===========  ==========================================================
+
+Nothing about another player's unplayed cards is encoded, except the card one passed to
+one's partner (P8), which one knows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from brag_env.put.game import PHASE_OVER, PutGame
+from brag_env.put.rules import NUM_RANKS, PUT_RANK, RANK_NAMES, TRICKS_PER_HAND, PutConfig
+
+PHASE_LABELS = ("pass", "play", "answer")
+
+
+def observation_layout(num_players: int) -> list[tuple[str, tuple[int, ...]]]:
+    """The named fields of the observation vector, in order, with their shapes."""
+    n, t, r = num_players, TRICKS_PER_HAND, NUM_RANKS
+    layout = [
+        ("hand", (r,)),
+        ("played", (t, n, r)),
+        ("trick_leader", (t, n)),
+        ("trick_winner", (t, n)),
+        ("trick_tied", (t,)),
+        ("tricks_won", (n,)),
+        ("current_trick", (t,)),
+        ("acting", (n,)),
+        ("phase", (3,)),
+        ("put_caller", (n,)),
+        ("put_seen", (1,)),
+        ("put_folded", (n,)),
+        ("scores", (n,)),
+        ("dealer", (n,)),
+    ]
+    if num_players == 4:
+        layout += [("passed", (r,)), ("received", (r,))]
+    return layout
+
+
+def _views(buffer: np.ndarray, layout: list[tuple[str, tuple[int, ...]]]) -> dict[str, np.ndarray]:
+    views: dict[str, np.ndarray] = {}
+    offset = 0
+    for name, shape in layout:
+        size = int(np.prod(shape))
+        views[name] = buffer[offset : offset + size].reshape(shape)
+        offset += size
+    if offset != buffer.shape[0]:
+        raise ValueError(f"observation must have {offset} values, got {buffer.shape[0]}")
+    return views
+
+
+def observation_high(config: PutConfig) -> float:
+    """Upper bound of every observation value (card counts and tricks reach 3)."""
+    spp = config.seen_put_points
+    best_score = config.target_points if spp == "game" else config.target_points - 1 + max(spp, 1)
+    return max(3.0, best_score / config.target_points)
+
+
+class PutObserver:
+    """Fills one player's observation in place (OpenSpiel style) and decodes vectors."""
+
+    def __init__(self, config: PutConfig) -> None:
+        self.config = config
+        n = self.n = config.num_players
+        self.layout = observation_layout(n)
+        self.size = sum(int(np.prod(shape)) for _, shape in self.layout)
+        self.buffer = np.zeros(self.size, dtype=np.float32)
+        self.views = _views(self.buffer, self.layout)
+        # Flat offsets of each view, for the hot path (plain int arithmetic, one setitem each).
+        off: dict[str, int] = {}
+        pos = 0
+        for name, shape in self.layout:
+            off[name] = pos
+            pos += int(np.prod(shape))
+        self._off = off
+        names = [name for name, _ in observation_layout(4)]
+        self._offsets = tuple(off.get(name, -1) for name in names)
+        # rel[p][s]: seat s as seen from seat p.
+        self._rel = tuple(tuple((s - p) % n for s in range(n)) for p in range(n))
+        self._inv_target = 1.0 / config.target_points
+
+    def set_from(self, game: PutGame, player: int) -> np.ndarray:
+        """Write ``player``'s view of ``game`` into the buffer and return the buffer."""
+        b = self.buffer
+        b.fill(0.0)
+        (o_hand, o_played, o_lead, o_win, o_tied, o_won, o_cur, o_act, o_phase, o_caller,
+         o_seen, o_folded, o_scores, o_dealer, o_passed, o_received) = self._offsets
+        n = self.n
+        rel = self._rel[player]
+        counts = game.counts[player]
+        for card in game.hands[player]:
+            r = PUT_RANK[card]
+            b[o_hand + r] = counts[r]
+        for t, s, r in game.plays:
+            b[o_played + (t * n + rel[s]) * NUM_RANKS + r] = 1.0
+        t = 0
+        for leader, winner in game.trick_results:
+            b[o_lead + t + rel[leader]] = 1.0
+            if winner >= 0:
+                b[o_win + t + rel[winner]] = 1.0
+            else:
+                b[o_tied + t // n] = 1.0
+            t += n
+        for s, won in enumerate(game.tricks_won):
+            if won:
+                b[o_won + rel[s]] = won
+        phase = game.phase
+        if phase != PHASE_OVER:
+            t = game.trick_no
+            b[o_lead + t * n + rel[game.leader]] = 1.0
+            b[o_cur + t] = 1.0
+            b[o_act + rel[game.current]] = 1.0
+            b[o_phase + phase] = 1.0
+        if game.put_caller >= 0:
+            b[o_caller + rel[game.put_caller]] = 1.0
+            if game.put_seen:
+                b[o_seen] = 1.0
+            for s in game.put_folded:
+                b[o_folded + rel[s]] = 1.0
+        scores, inv = game.scores, self._inv_target
+        for s, unit in enumerate(game.unit_of):
+            if scores[unit]:
+                b[o_scores + rel[s]] = scores[unit] * inv
+        b[o_dealer + rel[game.dealer]] = 1.0
+        if o_passed >= 0:
+            if game.pass_choice[player] >= 0:
+                b[o_passed + game.pass_choice[player]] = 1.0
+            if game.received[player] >= 0:
+                b[o_received + game.received[player]] = 1.0
+        return b
+
+    def decode(self, vector: np.ndarray) -> dict:
+        """A readable dict of an observation vector (seats relative to the observer)."""
+        v = _views(np.asarray(vector, dtype=np.float32).reshape(-1), self.layout)
+
+        def seat(row: np.ndarray) -> int | None:
+            hits = np.flatnonzero(row)
+            return int(hits[0]) if hits.size else None
+
+        hand = [RANK_NAMES[r] for r in range(NUM_RANKS) for _ in range(round(float(v["hand"][r])))]
+        tricks = []
+        for t in range(TRICKS_PER_HAND):
+            leader = seat(v["trick_leader"][t])
+            if leader is None:
+                break
+            cards = {
+                int(s): RANK_NAMES[int(np.argmax(v["played"][t, s]))]
+                for s in range(self.n)
+                if v["played"][t, s].any()
+            }
+            done = bool(v["trick_tied"][t]) or v["trick_winner"][t].any()
+            tricks.append(
+                {
+                    "leader": leader,
+                    "cards": cards,
+                    "winner": seat(v["trick_winner"][t]),
+                    "tied": bool(v["trick_tied"][t]),
+                    "finished": bool(done),
+                }
+            )
+        phase = seat(v["phase"])
+        current = seat(v["current_trick"])
+        out = {
+            "hand": hand,
+            "tricks": tricks,
+            "current_trick": None if current is None else current + 1,
+            "tricks_won": [round(float(x)) for x in v["tricks_won"]],
+            "acting": seat(v["acting"]),
+            "phase": None if phase is None else PHASE_LABELS[phase],
+            "put": {
+                "caller": seat(v["put_caller"]),
+                "seen": bool(v["put_seen"][0]),
+                "folded": [int(s) for s in np.flatnonzero(v["put_folded"])],
+            },
+            "scores": [round(float(x) * self.config.target_points) for x in v["scores"]],
+            "dealer": seat(v["dealer"]),
+        }
+        if self.n == 4:
+            passed, received = seat(v["passed"]), seat(v["received"])
+            out["passed"] = None if passed is None else RANK_NAMES[passed]
+            out["received"] = None if received is None else RANK_NAMES[received]
+        return out
+
+
+def decode_observation(vector: np.ndarray, config: PutConfig | None = None) -> dict:
+    """Decode an observation vector of a game with ``config`` (default: two players)."""
+    return PutObserver(config if config is not None else PutConfig()).decode(vector)

@@ -1,0 +1,131 @@
+"""Put configuration, card ranking and action ids.
+
+Rule IDs (P1..P9) refer to the project's rules document ``seeds/rules/put.md``.
+
+Put ranks are indexed strongest first, the same order as the play actions (P1)::
+
+    put rank   0  1  2  3  4  5  6   7  8  9  10 11 12
+    card       3  2  A  K  Q  J  10  9  8  7  6  5  4
+
+so a lower put rank wins a trick. Suits never matter in play.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Literal
+
+from brag_env.cards import NUM_CARDS, NUM_SUITS, RANK_LABELS
+
+NUM_RANKS = 13
+CARDS_PER_HAND = 3
+TRICKS_PER_HAND = 3
+MIN_PLAYERS, MAX_PLAYERS = 2, 4
+
+# P1: rank labels strongest first; index = put rank.
+RANK_NAMES: tuple[str, ...] = ("3", "2", "A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4")
+
+
+def _put_rank_of_card_rank(rank: int) -> int:
+    """Map ``brag_env.cards`` rank (0..12 = 2..A) onto the put rank (0 = the 3, strongest)."""
+    return RANK_NAMES.index(RANK_LABELS[rank])
+
+
+# Put rank of every card 0..51 (a plain tuple: indexing it is the hot path).
+PUT_RANK: tuple[int, ...] = tuple(_put_rank_of_card_rank(c // NUM_SUITS) for c in range(NUM_CARDS))
+
+# Fixed action ids. play_<rank> and pass_<rank> are indexed by put rank.
+PLAY = 0  # play_3 .. play_4 = 0 .. 12
+PUT = 13
+SEE = 14
+FOLD = 15
+PASS = 16  # pass_3 .. pass_4 = 16 .. 28 (P8 only)
+NUM_ACTIONS = PASS + NUM_RANKS
+
+ACTION_NAMES: tuple[str, ...] = (
+    *(f"play_{r}" for r in RANK_NAMES),
+    "put",
+    "see",
+    "fold",
+    *(f"pass_{r}" for r in RANK_NAMES),
+)
+_ACTION_BY_NAME = {name: i for i, name in enumerate(ACTION_NAMES)}
+
+SeenPutPoints = int | Literal["game"]
+RewardMode = Literal["match", "points"]
+REWARD_MODES = ("match", "points")
+
+
+def action_id(name: str) -> int:
+    """Action id of a name such as ``"play_K"``, ``"put"`` or ``"pass_10"``."""
+    try:
+        return _ACTION_BY_NAME[name]
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"unknown Put action {name!r}; actions are {', '.join(ACTION_NAMES)}"
+        ) from None
+
+
+@dataclass(frozen=True)
+class PutConfig:
+    """Every option of the Put rules. Defaults are the spec's defaults."""
+
+    num_players: int = 2  # P2 (2), P7 (3), P8 (4, partnerships)
+    target_points: int = 5  # P6
+    seen_put_points: SeenPutPoints = 2  # P4: an int, or "game" (a seen Put wins the match)
+    put_draw_to_opponent: bool = False  # P5: two players only
+    reward: RewardMode = "match"  # read by the environment only: match result or hand points
+
+    def __post_init__(self) -> None:
+        _check_int(self, "num_players", MIN_PLAYERS, MAX_PLAYERS)
+        _check_int(self, "target_points", 1)
+        spp = self.seen_put_points
+        if spp != "game" and (not isinstance(spp, int) or isinstance(spp, bool) or spp < 1):
+            raise ValueError(f'seen_put_points must be an integer >= 1 or "game", got {spp!r}')
+        if not isinstance(self.put_draw_to_opponent, bool):
+            raise ValueError(
+                f"put_draw_to_opponent must be true or false, got {self.put_draw_to_opponent!r}"
+            )
+        if self.put_draw_to_opponent and self.num_players != 2:
+            raise ValueError(
+                "put_draw_to_opponent is a two-player option (P5), "
+                f"but num_players is {self.num_players}"
+            )
+        if self.reward not in REWARD_MODES:
+            raise ValueError(
+                f"reward must be one of {', '.join(REWARD_MODES)}; got {self.reward!r}"
+            )
+
+    @classmethod
+    def from_dict(cls, options: dict[str, Any] | None = None) -> PutConfig:
+        """Build from keyword options; unknown keys raise ``ValueError`` naming them."""
+        options = dict(options or {})
+        unknown = sorted(set(options) - {f.name for f in fields(cls)})
+        if unknown:
+            raise ValueError(f"unknown Put option(s): {', '.join(unknown)}")
+        return cls(**options)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @property
+    def partnerships(self) -> bool:
+        return self.num_players == 4
+
+    @property
+    def num_units(self) -> int:
+        """Scoring units: the players, or the two sides in partnership play (P8)."""
+        return 2 if self.num_players == 4 else self.num_players
+
+    def unit_of(self, seat: int) -> int:
+        """The scoring unit of a seat: partners sit opposite, so side = seat % 2 (P8)."""
+        return seat % 2 if self.num_players == 4 else seat
+
+
+def _check_int(cfg: PutConfig, name: str, lo: int, hi: int | None = None) -> None:
+    v = getattr(cfg, name)
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise ValueError(f"{name} must be an integer, got {v!r}")
+    if v < lo or (hi is not None and v > hi):
+        bound = f">= {lo}" if hi is None else f"between {lo} and {hi}"
+        raise ValueError(f"{name} must be {bound}, got {v}")
