@@ -1,0 +1,331 @@
+"""Rule-based Brag baselines, each a documented style with parameters (``brag:<style>[:k=v,...]``).
+
+Every style reads only its own observation and the action mask (``BragView`` decodes the few
+fields it needs straight from the vector's named offsets). Hand strength is the observation's
+``own_strength``: the fraction of all 22,100 hands strictly weaker than the agent's hand
+(0 until it looks). Styles do not assume a table size: they compare thresholds with an
+*equity* estimate ``p ** k``, the chance that a hand of percentile ``p`` beats ``k`` independent
+random hands, where ``k`` is the number of opponents still in. A threshold of 0.5 therefore means
+a hand better than the median hand heads-up (p >= 0.5) but about a pair at a table of four
+(p >= 0.79).
+
+Styles (parameters and defaults in ``DEFAULTS``):
+
+- ``random``: random legal play.
+- ``caller`` (calling station): looks at once, then stays every turn whatever it holds, never
+  raises, and sees whenever a see is legal. Folds only when it cannot pay (B16).
+- ``tight``: looks at once; folds unless equity >= ``play``; raises (highest legal multiplier)
+  when equity >= ``raise_at``; heads-up it sees when its percentile >= ``see_at`` or once it has
+  bet ``patience`` times this hand.
+- ``bluffer`` (aggressive bluffer): looks at once; plays like a looser tight player
+  (``play``, ``raise_at``, ``see_at``) but with a hand below ``play`` it bluffs with probability
+  ``bluff``: it then raises whenever it can (else stays) for up to ``bluff_bets`` bets, never sees,
+  and folds after that. The decision to bluff is made once per hand.
+- ``blind`` (blind specialist): stays blind while the stake is below ``look_stake`` times the
+  minimum stake (raising blind with probability ``blind_raise``), looks once it gets there; open,
+  it plays with ``play``/``raise_at``/``see_at``. Blind heads-up it sees a blind opponent (cheap) or
+  keeps staying against an open one, who cannot see a blind player (B14) and pays double.
+- ``tips`` (the seed documents' advice as a whole): starts blind and stays blind only while the
+  stake is low (``look_stake``), raising blind now and then (``blind_raise``) for pressure;
+  open, it folds a mere high card (heads-up it keeps one at percentile >= ``see_at``), plays pairs
+  but folds them facing ``fear_raises`` raises or when a stay would cost more than
+  ``max_share`` of its stack, raises rather than min-bets with a flush or better, slow-plays
+  prials (stays until the pot holds ``slowplay_pot`` minimum stakes, then raises) and sees
+  heads-up when it thinks it is ahead (percentile >= ``see_at``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from agents.base import Agent, RandomAgent, TableInfo, legal_actions
+from agents.registry import register
+from brag_env.brag.observation import HISTORY_LEN, observation_layout
+from brag_env.brag.rules import FIRST_RAISE, FOLD, LOOK, SEE, STAY
+
+# Seat status columns of the observation (brag_env.brag.observation.STATUS_NAMES).
+_FOLDED, _BLIND, _OPEN = 1, 2, 3
+# Percentile where pairs start: 16,440 high-card hands of 22,100 lie below (B6).
+PAIR_PERCENTILE = 16_440 / 22_100
+FLUSH_PERCENTILE = (16_440 + 3_744) / 22_100
+PRIAL_PERCENTILE = (22_100 - 52) / 22_100
+
+
+class BragView:
+    """Reads the fields a baseline needs from one observation vector (no copies, no dicts)."""
+
+    def __init__(self, table: TableInfo) -> None:
+        config = table.config
+        layout = observation_layout(config)
+        n, a = config.num_players, config.num_actions
+        self.n, self.num_actions = n, a
+        self.min_stake = config.min_stake
+        self.max_stake = config.max_stake
+        self.chips_scale = float(config.starting_chips)
+        self.hands_per_session = config.hands_per_session
+        off = layout.offset
+        self._cat = slice(off("own_category"), off("own_category") + 6)
+        self._strength = off("own_strength")
+        self._status = slice(off("seat_status"), off("seat_status") + 4 * n)
+        self._chips = off("seat_chips")
+        self._stake = off("stake")
+        self._pot = off("pot")
+        self._hand = off("hand_number")
+        self._hseat = slice(off("history_seat"), off("history_seat") + HISTORY_LEN * n)
+        self._haction = slice(off("history_action"), off("history_action") + HISTORY_LEN * a)
+        self.raise_ids = list(range(FIRST_RAISE, FIRST_RAISE + len(config.raise_sizes)))
+        self._is_raise = np.zeros(a, dtype=bool)
+        self._is_raise[self.raise_ids] = True
+        self._is_bet = self._is_raise.copy()
+        self._is_bet[STAY] = True
+
+    def load(self, obs: np.ndarray) -> None:
+        """Decode ``obs`` into attributes (called once per decision)."""
+        self.looked = bool(obs[self._cat].any())
+        self.strength = float(obs[self._strength])
+        self.category = int(np.argmax(obs[self._cat])) if self.looked else -1
+        status = obs[self._status].reshape(self.n, 4)
+        self.blind = bool(status[0, _BLIND] > 0.5)
+        others = status[1:]
+        self.opponents = int((others[:, _BLIND] + others[:, _OPEN]).sum())
+        self.opponents_blind = int(others[:, _BLIND].sum())
+        self.stake = round(float(obs[self._stake]) * self.max_stake)
+        self.pot = round(float(obs[self._pot]) * self.chips_scale)
+        self.chips = round(float(obs[self._chips]) * self.chips_scale)
+        self.hand_number = round(float(obs[self._hand]) * self.hands_per_session)
+        seats = obs[self._hseat].reshape(HISTORY_LEN, self.n)
+        actions = obs[self._haction].reshape(HISTORY_LEN, self.num_actions)
+        mine = seats[:, 0] > 0.5
+        acted = actions.argmax(axis=1)
+        present = actions.max(axis=1) > 0.5
+        self.my_bets = int((mine & present & self._is_bet[acted]).sum())
+        self.raises = int((present & self._is_raise[acted]).sum())
+        # Raises by others since my last event (the history is most recent first).
+        last_mine = int(np.argmax(mine)) if mine.any() else HISTORY_LEN
+        recent = present[:last_mine] & self._is_raise[acted[:last_mine]]
+        self.raises_since_mine = int(recent.sum())
+
+    def equity(self) -> float:
+        """Chance the hand beats every opponent still in, as if their hands were random."""
+        return self.strength ** max(self.opponents, 1)
+
+    @property
+    def stay_cost(self) -> int:
+        return self.stake // 2 if self.blind else self.stake
+
+
+def _first_legal(mask: np.ndarray, preferences: list[int]) -> int | None:
+    for action in preferences:
+        if 0 <= action < mask.size and mask[action]:
+            return action
+    return None
+
+
+class BragBaseline(Agent):
+    """Shared plumbing: the view, the B19 choice, legal fallbacks, parameter storage."""
+
+    game: ClassVar[str | None] = "brag"
+    DEFAULTS: ClassVar[dict[str, Any]] = {}
+
+    def __init__(self, seed: Any = None, name: str = "", **params: Any) -> None:
+        super().__init__(seed, name)
+        unknown = sorted(set(params) - set(self.DEFAULTS))
+        if unknown:
+            raise ValueError(f"{type(self).__name__} has no parameter(s) {', '.join(unknown)}")
+        self.params = {**self.DEFAULTS, **params}
+        for key, value in self.params.items():
+            setattr(self, key, value)
+
+    def bind(self, table: TableInfo) -> None:
+        super().bind(table)
+        self.view = BragView(table)
+        self.keep_id = table.config.keep_old_hand_action
+        self.take_id = table.config.take_new_hand_action
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        mask = np.asarray(action_mask).astype(bool)
+        if mask[self.take_id] or mask[self.keep_id]:  # B19: both hands unseen, nothing to go on
+            return self.take_id if mask[self.take_id] else self.keep_id
+        self.view.load(observation)
+        choice = _first_legal(mask, self.preferences(self.view, mask))
+        if choice is None:  # e.g. B16 leaves only fold
+            legal = legal_actions(mask)
+            return int(FOLD if mask[FOLD] else legal[0])
+        return choice
+
+    def preferences(self, v: BragView, mask: np.ndarray) -> list[int]:
+        """Actions in order of preference; the first legal one is played."""
+        raise NotImplementedError
+
+    # Building blocks shared by the styles.
+    def biggest_raise(self, mask: np.ndarray) -> list[int]:
+        return [r for r in reversed(self.view.raise_ids) if mask[r]][:1]
+
+    def smallest_raise(self, mask: np.ndarray) -> list[int]:
+        return [r for r in self.view.raise_ids if mask[r]][:1]
+
+    def open_play(
+        self,
+        v: BragView,
+        mask: np.ndarray,
+        play: float,
+        raise_at: float,
+        see_at: float,
+        patience: int,
+    ) -> list[int]:
+        """Threshold play for an open player (shared by tight, bluffer and blind)."""
+        equity = v.equity()
+        heads_up = v.opponents == 1
+        # Heads-up, see a good hand, or a playable one once patience has run out.
+        if (
+            heads_up
+            and mask[SEE]
+            and (v.strength >= see_at or (v.my_bets >= patience and equity >= play))
+        ):
+            return [SEE]
+        if equity >= raise_at:
+            return [*self.biggest_raise(mask), STAY]
+        if equity >= play:
+            return [STAY]
+        return [FOLD]
+
+
+@register("brag", "random")
+class BragRandom(RandomAgent):
+    """Random legal play (the same as the spec ``random``)."""
+
+    game: ClassVar[str | None] = "brag"
+    DEFAULTS: ClassVar[dict[str, Any]] = {}
+
+
+@register("brag", "caller")
+class CallingStation(BragBaseline):
+    """Looks at once, stays to the end, never raises, sees whenever it can (module docstring)."""
+
+    def preferences(self, v: BragView, mask: np.ndarray) -> list[int]:
+        if v.blind:
+            return [LOOK, STAY]
+        return [SEE, STAY]
+
+
+@register("brag", "tight")
+class Tight(BragBaseline):
+    """Looks at once and plays only strong hands (module docstring)."""
+
+    DEFAULTS: ClassVar[dict[str, Any]] = {
+        "play": 0.45,
+        "raise_at": 0.75,
+        "see_at": 0.85,
+        "patience": 3,
+    }
+
+    def preferences(self, v: BragView, mask: np.ndarray) -> list[int]:
+        if v.blind:
+            return [LOOK]
+        return self.open_play(v, mask, self.play, self.raise_at, self.see_at, self.patience)
+
+
+@register("brag", "bluffer")
+class Bluffer(BragBaseline):
+    """Raises weak hands with probability ``bluff``, committing for the hand (module docstring)."""
+
+    DEFAULTS: ClassVar[dict[str, Any]] = {
+        "bluff": 0.3,
+        "bluff_bets": 3,
+        "play": 0.35,
+        "raise_at": 0.6,
+        "see_at": 0.75,
+        "patience": 3,
+    }
+
+    def reset(self) -> None:
+        self._decided: tuple[int, float] | None = None
+        self._bluffing = False
+
+    def bind(self, table: TableInfo) -> None:
+        super().bind(table)
+        self.reset()
+
+    def preferences(self, v: BragView, mask: np.ndarray) -> list[int]:
+        if v.blind:
+            return [LOOK]
+        key = (v.hand_number, v.strength)
+        if self._decided != key:  # a new hand: decide once whether this one is a bluff
+            self._decided = key
+            weak = v.equity() < self.play
+            self._bluffing = weak and self.rng.random() < self.bluff
+        if self._bluffing:
+            if v.my_bets >= self.bluff_bets:
+                return [FOLD]
+            return [*self.biggest_raise(mask), STAY]
+        return self.open_play(v, mask, self.play, self.raise_at, self.see_at, self.patience)
+
+
+@register("brag", "blind")
+class BlindSpecialist(BragBaseline):
+    """Plays blind while the stake is low, looks when it grows (module docstring)."""
+
+    DEFAULTS: ClassVar[dict[str, Any]] = {
+        "look_stake": 4,
+        "blind_raise": 0.25,
+        "play": 0.4,
+        "raise_at": 0.7,
+        "see_at": 0.7,
+        "patience": 3,
+    }
+
+    def preferences(self, v: BragView, mask: np.ndarray) -> list[int]:
+        if v.blind:
+            if v.stake >= self.look_stake * v.min_stake:
+                return [LOOK, STAY]
+            if v.opponents == 1 and v.opponents_blind == 1:
+                return [SEE, STAY]  # blind sees blind for S: cheap (B14)
+            if self.rng.random() < self.blind_raise:
+                return [*self.smallest_raise(mask), STAY]
+            return [STAY, LOOK]
+        return self.open_play(v, mask, self.play, self.raise_at, self.see_at, self.patience)
+
+
+@register("brag", "tips")
+class SeedTips(BragBaseline):
+    """Follows the seed documents' strategy advice as a whole (module docstring)."""
+
+    DEFAULTS: ClassVar[dict[str, Any]] = {
+        "look_stake": 4,
+        "blind_raise": 0.2,
+        "fear_raises": 2,
+        "max_share": 0.25,
+        "see_at": 0.6,
+        "slowplay_pot": 12,
+    }
+
+    def preferences(self, v: BragView, mask: np.ndarray) -> list[int]:
+        if v.blind:
+            # Blind play is cheap and unsettles the others, but only while the stake is low.
+            if v.stake >= self.look_stake * v.min_stake:
+                return [LOOK, STAY]
+            if v.opponents == 1 and v.opponents_blind == 1:
+                return [SEE, STAY]
+            if self.rng.random() < self.blind_raise:
+                return [*self.smallest_raise(mask), STAY]
+            return [STAY, LOOK]
+        p, heads_up = v.strength, v.opponents == 1
+        ahead = p >= self.see_at
+        if heads_up and mask[SEE] and ahead:
+            return [SEE, STAY]  # see when you believe you are ahead; it costs double
+        if p >= PRIAL_PERCENTILE:
+            # Slow-play a prial: small bets until the pot is big, then raise.
+            if v.pot >= self.slowplay_pot * v.min_stake:
+                return [*self.biggest_raise(mask), STAY]
+            return [STAY]
+        if p >= FLUSH_PERCENTILE:
+            return [*self.smallest_raise(mask), STAY]  # do not sit at the table minimum
+        if p >= PAIR_PERCENTILE:
+            # Pairs are decent with many players, but not worth the stack, nor strong early bets.
+            scared = v.raises_since_mine >= self.fear_raises
+            too_dear = v.stay_cost > self.max_share * max(v.chips, 1)
+            return [FOLD] if scared or too_dear else [STAY]
+        # A high card only: fold (heads-up, keep a good one).
+        return [STAY] if heads_up and ahead else [FOLD]

@@ -1,0 +1,299 @@
+"""Trained-model agents: a MaskablePPO ``.zip`` saved by ``train.py``, loaded without unpickling.
+
+An SB3 ``.zip`` holds ``data`` (JSON; entries that were not JSON-serialisable are cloudpickled,
+base64-encoded, inside it: the spaces, the policy class, schedules, buffers) and ``*.pth`` files
+that SB3 reads with ``torch.load(weights_only=True)``. Unpickling ``data`` could run arbitrary
+code, so ``load_policy`` reads the JSON itself and passes a ``custom_objects`` replacement for
+EVERY pickled entry to ``MaskablePPO.load``: SB3 then never calls ``cloudpickle.loads``. The
+replacements are rebuilt from the plain-JSON summary SB3 stores next to each pickle (shapes,
+sizes, names), and only whitelisted classes are accepted (the MaskablePPO MLP policy, common torch
+activations and optimizers).
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from agents.base import Agent, TableInfo
+
+_POLICY_MODULE = "sb3_contrib.common.maskable.policies"
+_POLICY_CLASS = "MaskableActorCriticPolicy"
+_ACTIVATIONS = ("Tanh", "ReLU", "LeakyReLU", "ELU", "GELU", "SiLU", "Sigmoid", "Softplus")
+_OPTIMIZERS = ("Adam", "AdamW", "SGD", "RMSprop")
+_PLAIN_POLICY_KWARGS = {
+    "net_arch",
+    "ortho_init",
+    "log_std_init",
+    "normalize_images",
+    "share_features_extractor",
+    "optimizer_kwargs",
+}
+
+
+@dataclass(frozen=True)
+class SavedModelInfo:
+    """What a saved model expects: a flat observation shape and a number of actions."""
+
+    path: str
+    observation_shape: tuple[int, ...]
+    num_actions: int
+    num_timesteps: int
+
+
+def _fail(path: str | Path, why: str) -> ValueError:
+    return ValueError(f"cannot load model {str(path)!r}: {why}")
+
+
+def _read_data(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        raise _fail(path, "no such file")
+    if not zipfile.is_zipfile(path):
+        raise _fail(path, "not a zip archive (expected a model.zip saved by train.py)")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+            if "data" not in names or "policy.pth" not in names:
+                raise _fail(path, "the archive lacks 'data' or 'policy.pth': not an SB3 model")
+            data = json.loads(archive.read("data").decode("utf-8"))
+    except (zipfile.BadZipFile, OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise _fail(path, f"corrupt archive ({e})") from None
+    if not isinstance(data, dict):
+        raise _fail(path, "its 'data' entry is not a JSON object")
+    return data
+
+
+def _summary(entry: Any) -> dict[str, Any] | None:
+    """The JSON summary SB3 writes beside a pickled entry, or None if the entry is plain JSON."""
+    if isinstance(entry, dict) and ":serialized:" in entry:
+        return entry
+    return None
+
+
+def _as_int_list(value: Any) -> list[int]:
+    if isinstance(value, str):  # SB3 str()-ed it
+        value = json.loads(value.replace("(", "[").replace(")", "]").replace(",]", "]"))
+    return [int(v) for v in value]
+
+
+def _class_name(text: Any) -> str:
+    """``"<class 'torch.nn.ReLU'>"`` -> ``"torch.nn.ReLU"``."""
+    text = str(text)
+    if text.startswith("<class '") and text.endswith("'>"):
+        return text[len("<class '") : -2]
+    return text
+
+
+def _safe_objects(path: Path, data: dict[str, Any]) -> tuple[dict[str, Any], SavedModelInfo]:
+    """Replacements for every pickled entry of ``data``, and the model's expected shapes."""
+    import gymnasium as gym
+    import torch
+
+    obs_entry = _summary(data.get("observation_space"))
+    act_entry = _summary(data.get("action_space"))
+    if obs_entry is None or act_entry is None:
+        raise _fail(path, "it does not record its observation and action spaces")
+    if "box.Box" not in obs_entry.get(":type:", ""):
+        raise _fail(
+            path, f"unsupported observation space {obs_entry.get(':type:')}, expected a Box"
+        )
+    if "discrete.Discrete" not in act_entry.get(":type:", ""):
+        raise _fail(path, f"unsupported action space {act_entry.get(':type:')}, expected Discrete")
+    try:
+        shape = tuple(_as_int_list(obs_entry["_shape"]))
+        num_actions = int(act_entry["n"])
+    except (KeyError, TypeError, ValueError, json.JSONDecodeError):
+        raise _fail(path, "its observation/action space records are unreadable") from None
+
+    policy_entry = _summary(data.get("policy_class"))
+    init_text = str((policy_entry or {}).get("__init__", ""))
+    if (
+        policy_entry is None
+        or policy_entry.get("__module__") != _POLICY_MODULE
+        or f"{_POLICY_CLASS}.__init__" not in init_text
+    ):
+        raise _fail(path, "not a MaskablePPO MLP policy (MaskablePPO('MlpPolicy', ...))")
+
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    custom: dict[str, Any] = {
+        "observation_space": gym.spaces.Box(-np.inf, np.inf, shape, np.float32),
+        "action_space": gym.spaces.Discrete(num_actions),
+        "policy_class": MaskableActorCriticPolicy,
+        # Only needed for training; the policy's network does not depend on them.
+        "learning_rate": 0.0,
+        "lr_schedule": None,
+        "clip_range": 0.2,
+        "clip_range_vf": None,
+        "rollout_buffer_class": None,
+    }
+    kwargs_entry = data.get("policy_kwargs")
+    if _summary(kwargs_entry) is not None:
+        custom["policy_kwargs"] = _policy_kwargs(path, kwargs_entry, torch)
+    # Everything else that was pickled (buffers of the last rollout, episode info) is unused here.
+    for key, entry in data.items():
+        if _summary(entry) is not None and key not in custom:
+            custom[key] = None
+    info = SavedModelInfo(str(path), shape, num_actions, int(data.get("num_timesteps", 0) or 0))
+    return custom, info
+
+
+def _policy_kwargs(path: Path, entry: dict[str, Any], torch: Any) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {}
+    for key, value in entry.items():
+        if key.startswith(":"):
+            continue
+        if key in _PLAIN_POLICY_KWARGS:
+            if isinstance(value, str):  # a str()-ed value is not recoverable safely
+                raise _fail(path, f"policy_kwargs[{key!r}] is not plain JSON")
+            kwargs[key] = value
+        elif key == "activation_fn":
+            name = _class_name(value)
+            short = name.rsplit(".", 1)[-1]
+            if not name.startswith("torch.nn.") or short not in _ACTIVATIONS:
+                raise _fail(path, f"unsupported activation_fn {name}")
+            kwargs[key] = getattr(torch.nn, short)
+        elif key == "optimizer_class":
+            name = _class_name(value)
+            short = name.rsplit(".", 1)[-1]
+            if not name.startswith("torch.optim.") or short not in _OPTIMIZERS:
+                raise _fail(path, f"unsupported optimizer_class {name}")
+            kwargs[key] = getattr(torch.optim, short)
+        else:
+            raise _fail(path, f"unsupported policy_kwargs entry {key!r}")
+    return kwargs
+
+
+def load_policy(path: str | Path) -> tuple[Any, SavedModelInfo]:
+    """Load the policy network of a MaskablePPO ``.zip`` on the CPU, without unpickling anything.
+
+    Returns ``(policy, info)``. Raises ``ValueError`` with one line naming the problem for a
+    missing, corrupt or unsupported file.
+    """
+    path = Path(path)
+    data = _read_data(path)
+    custom, info = _safe_objects(path, data)
+    from sb3_contrib import MaskablePPO
+
+    try:
+        model = MaskablePPO.load(path, device="cpu", custom_objects=custom)
+    except Exception as e:  # SB3/torch raise many types for a damaged file; report one line
+        first_line = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise _fail(path, f"{type(e).__name__}: {first_line}") from None
+    policy = model.policy
+    policy.set_training_mode(False)
+    return policy, info
+
+
+def _numpy_actor(policy: Any) -> list[tuple[str, Any, Any]] | None:
+    """The actor network as numpy layers, or None if it holds anything but Linear + activations.
+
+    A forward pass through torch costs ~0.5 ms per decision for these tiny MLPs; numpy takes a
+    few microseconds, which keeps evaluations of 20,000 hands fast.
+    """
+    from stable_baselines3.common.torch_layers import FlattenExtractor
+    from torch import nn
+
+    if not isinstance(policy.pi_features_extractor, FlattenExtractor):
+        return None
+    layers: list[tuple[str, Any, Any]] = []
+    for module in [*policy.mlp_extractor.policy_net, policy.action_net]:
+        if isinstance(module, nn.Linear):
+            weight = module.weight.detach().numpy().astype(np.float64).T.copy()
+            bias = module.bias.detach().numpy().astype(np.float64).copy()
+            layers.append(("linear", weight, bias))
+        elif isinstance(module, nn.LeakyReLU):
+            layers.append(("leaky_relu", module.negative_slope, None))
+        elif type(module) in (nn.Tanh, nn.ReLU, nn.Sigmoid):
+            layers.append((type(module).__name__.lower(), None, None))
+        else:
+            return None
+    return layers
+
+
+def _forward(layers: list[tuple[str, Any, Any]], x: np.ndarray) -> np.ndarray:
+    for kind, a, b in layers:
+        if kind == "linear":
+            x = x @ a + b
+        elif kind == "tanh":
+            x = np.tanh(x)
+        elif kind == "relu":
+            x = np.maximum(x, 0.0)
+        elif kind == "leaky_relu":
+            x = np.where(x > 0, x, a * x)
+        else:  # sigmoid
+            x = 1.0 / (1.0 + np.exp(-x))
+    return x
+
+
+class ModelAgent(Agent):
+    """A trained MaskablePPO policy (spec: a path to its ``.zip``).
+
+    Parameters: ``deterministic`` (default false) plays the most probable legal action instead of
+    sampling from the policy's distribution (samples use the agent's seeded generator).
+    The model must have been trained on this game's flat observation vector with the same table
+    options (the shapes are checked when the agent sits down).
+    """
+
+    DEFAULTS: ClassVar[dict[str, Any]] = {"deterministic": False}
+
+    def __init__(
+        self,
+        path: str | Path,
+        seed: int | np.random.Generator | None = None,
+        name: str = "",
+        deterministic: bool = False,
+    ) -> None:
+        super().__init__(seed, name or str(path))
+        self.policy, self.info = load_policy(path)
+        self.deterministic = bool(deterministic)
+        self._layers = _numpy_actor(self.policy)
+
+    def bind(self, table: TableInfo) -> None:
+        super().bind(table)
+        if tuple(table.observation_shape) != self.info.observation_shape:
+            raise ValueError(
+                f"model {self.info.path!r} expects observations of shape "
+                f"{self.info.observation_shape}, but this {table.game} table gives "
+                f"{tuple(table.observation_shape)}: wrong game or different table options"
+            )
+        if table.num_actions != self.info.num_actions:
+            raise ValueError(
+                f"model {self.info.path!r} has {self.info.num_actions} actions, but this "
+                f"{table.game} table has {table.num_actions}: wrong game or different options"
+            )
+
+    def action_probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """The policy's distribution over actions, zero on illegal ones."""
+        mask = np.asarray(action_mask, dtype=bool).reshape(1, -1)
+        if self._layers is not None:
+            logits = _forward(self._layers, np.asarray(observation, dtype=np.float64).ravel())
+            logits = np.where(mask[0], logits, -np.inf)
+            probs = np.exp(logits - logits.max())
+        else:
+            import torch
+
+            obs = torch.as_tensor(np.asarray(observation, dtype=np.float32).reshape(1, -1))
+            with torch.inference_mode():
+                dist = self.policy.get_distribution(obs, action_masks=mask)
+                probs = dist.distribution.probs[0].numpy().astype(np.float64)
+        probs[~mask[0]] = 0.0
+        total = probs.sum()
+        if total <= 0:  # every legal action underflowed: fall back to uniform legal play
+            probs = mask[0].astype(np.float64)
+            total = probs.sum()
+        return probs / total
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        probs = self.action_probabilities(observation, action_mask)
+        if self.deterministic:
+            return int(np.argmax(probs))
+        legal = np.flatnonzero(probs)
+        cumulative = np.cumsum(probs[legal])
+        pick = int(np.searchsorted(cumulative, self.rng.random() * cumulative[-1], side="right"))
+        return int(legal[min(pick, legal.size - 1)])

@@ -1,0 +1,222 @@
+"""Rule-based Put baselines (``put:<style>[:k=v,...]``) and the Put hand-strength measure.
+
+Hand strength. A card's *value* is its place in the Put order counted from the bottom
+(4 = 0 ... A = 10, 2 = 11, 3 = 12, P1); a set of cards is rated by the sum of its values, which
+is proportional to the number of tricks it expects to take against random cards. Its
+*percentile* is the fraction of all sets of the same size (52 choose k) with a strictly smaller
+sum: ``card_percentile``. During a hand the agents and the evaluator use the *live strength*
+``percentile(cards in play) + 0.25 * (tricks won - most tricks won by an opposing side)``,
+clipped to [0, 1], where the cards in play are those still held plus the player's card on the
+table in the unfinished trick; before the first card it is the dealt hand's percentile.
+
+Card play (greedy, shared by every style but random): leading, play the highest card; following,
+play the cheapest card that beats the best card on the table, and if none does (or the partner
+already holds the trick, P8), dump the lowest card. Ties are never sought. Passing (P8), hand the
+partner the highest card.
+
+Styles (parameters and defaults in ``DEFAULTS``):
+
+- ``random``: random legal play.
+- ``greedy``: the card play above; never calls Put and always sees one.
+- ``caller``: greedy play; calls Put when its live strength >= ``put_at``, sees a Put when its
+  live strength >= ``see_at`` and folds otherwise.
+- ``bluffer``: like the caller, and also calls Put with a weaker hand with probability ``bluff``
+  (decided once per hand, at its first turn with Put available); sees Puts from the lower
+  ``see_at`` (mid hands).
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Any, ClassVar
+
+import numpy as np
+
+from agents.base import Agent, RandomAgent, TableInfo, legal_actions
+from agents.registry import register
+from brag_env.put.observation import observation_layout
+from brag_env.put.rules import FOLD, NUM_RANKS, PASS, PLAY, PUT, PUT_RANK, SEE, TRICKS_PER_HAND
+
+TRICK_WEIGHT = 0.25  # live strength credit per trick of lead
+
+
+def card_value(put_rank: int) -> int:
+    """0 for a 4 ... 12 for a 3 (put rank 0 is the 3, the best card, P1)."""
+    return NUM_RANKS - 1 - put_rank
+
+
+def _percentile_tables() -> list[np.ndarray]:
+    """``tables[k][s]`` = fraction of k-card sets with a value sum strictly below ``s``."""
+    values = np.array([card_value(PUT_RANK[c]) for c in range(52)], dtype=np.int64)
+    tables = [np.zeros(1)]
+    for k in (1, 2, 3):
+        sums = values[np.array(list(combinations(range(52), k)))].sum(axis=1)
+        counts = np.bincount(sums, minlength=12 * k + 1)
+        below = np.concatenate(([0], np.cumsum(counts)[:-1])) / sums.size
+        below.flags.writeable = False
+        tables.append(below)
+    return tables
+
+
+_PERCENTILE = _percentile_tables()
+_PERCENTILE_LISTS = [t.tolist() for t in _PERCENTILE]
+
+
+def card_percentile(put_ranks: list[int] | tuple[int, ...]) -> float:
+    """Percentile (fraction strictly weaker) of a set of 1-3 cards given by put rank."""
+    k = len(put_ranks)
+    if not 1 <= k <= 3:
+        raise ValueError(f"a Put hand holds 1 to 3 cards, got {k}")
+    return _PERCENTILE_LISTS[k][sum(NUM_RANKS - 1 - r for r in put_ranks)]
+
+
+def live_strength(put_ranks: list[int], tricks_ahead: int) -> float:
+    """The live strength of the module docstring (0.0 with no cards left)."""
+    if not put_ranks:
+        return 0.0
+    return min(1.0, max(0.0, card_percentile(put_ranks) + TRICK_WEIGHT * tricks_ahead))
+
+
+class PutView:
+    """Reads the fields a Put baseline needs from one observation vector."""
+
+    def __init__(self, table: TableInfo) -> None:
+        n = self.n = table.num_players
+        self.partnerships = n == 4
+        offsets: dict[str, tuple[int, tuple[int, ...]]] = {}
+        pos = 0
+        for name, shape in observation_layout(n):
+            offsets[name] = (pos, shape)
+            pos += int(np.prod(shape))
+        self._offsets = offsets
+
+    def _view(self, obs: np.ndarray, name: str) -> np.ndarray:
+        start, shape = self._offsets[name]
+        return obs[start : start + int(np.prod(shape))].reshape(shape)
+
+    def load(self, obs: np.ndarray) -> None:
+        counts = self._view(obs, "hand")
+        self.ranks = [r for r in range(NUM_RANKS) for _ in range(round(float(counts[r])))]
+        won = self._view(obs, "tricks_won")
+        opponents = [s for s in range(1, self.n) if not (self.partnerships and s == 2)]
+        mine = won[0] + (won[2] if self.partnerships else 0)
+        theirs = won[1] + won[3] if self.partnerships else max(won[s] for s in opponents)
+        self.tricks_ahead = round(float(mine - theirs))
+        current = self._view(obs, "current_trick")
+        self.trick = int(np.argmax(current)) if current.any() else TRICKS_PER_HAND - 1
+        played = self._view(obs, "played")[self.trick]  # (n, 13) this trick
+        self.best_rank = NUM_RANKS  # nothing on the table
+        self.best_seat = -1
+        self.in_play = list(self.ranks)
+        if played[0].any():  # my card of the unfinished trick still counts
+            self.in_play.append(int(np.argmax(played[0])))
+        for s in range(self.n):
+            row = played[s]
+            if row.any():
+                r = int(np.argmax(row))
+                if r < self.best_rank:
+                    self.best_rank, self.best_seat = r, s
+        self.leading = self.best_seat < 0
+
+    def strength(self) -> float:
+        return live_strength(self.in_play, self.tricks_ahead)
+
+
+class PutBaseline(Agent):
+    """Shared plumbing: greedy card play, the pass, parameter storage."""
+
+    game: ClassVar[str | None] = "put"
+    DEFAULTS: ClassVar[dict[str, Any]] = {}
+
+    def __init__(self, seed: Any = None, name: str = "", **params: Any) -> None:
+        super().__init__(seed, name)
+        unknown = sorted(set(params) - set(self.DEFAULTS))
+        if unknown:
+            raise ValueError(f"{type(self).__name__} has no parameter(s) {', '.join(unknown)}")
+        self.params = {**self.DEFAULTS, **params}
+        for key, value in self.params.items():
+            setattr(self, key, value)
+
+    def bind(self, table: TableInfo) -> None:
+        super().bind(table)
+        self.view = PutView(table)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        mask = np.asarray(action_mask).astype(bool)
+        v = self.view
+        v.load(observation)
+        if mask[SEE] or mask[FOLD]:
+            return SEE if self.answer_put(v) else FOLD
+        if mask[PASS : PASS + NUM_RANKS].any():
+            return PASS + min(r for r in range(NUM_RANKS) if mask[PASS + r])  # the best card
+        if mask[PUT] and self.call_put(v):
+            return PUT
+        choice = self.greedy_card(v, mask)
+        if choice is None:
+            return int(legal_actions(mask)[0])
+        return choice
+
+    def greedy_card(self, v: PutView, mask: np.ndarray) -> int | None:
+        held = [r for r in range(NUM_RANKS) if mask[PLAY + r]]  # best (lowest put rank) first
+        if not held:
+            return None
+        if v.leading:
+            return PLAY + held[0]
+        partner_holds = v.partnerships and v.best_seat == 2
+        beaters = [r for r in held if r < v.best_rank]
+        if beaters and not partner_holds:
+            return PLAY + beaters[-1]  # the cheapest winner
+        return PLAY + held[-1]  # dump the lowest
+
+    def call_put(self, v: PutView) -> bool:
+        return False
+
+    def answer_put(self, v: PutView) -> bool:
+        return True
+
+
+@register("put", "random")
+class PutRandom(RandomAgent):
+    """Random legal play (the same as the spec ``random``)."""
+
+    game: ClassVar[str | None] = "put"
+    DEFAULTS: ClassVar[dict[str, Any]] = {}
+
+
+@register("put", "greedy")
+class Greedy(PutBaseline):
+    """Greedy card play; never calls Put, always sees one (module docstring)."""
+
+
+@register("put", "caller")
+class PutCaller(PutBaseline):
+    """Calls Put with strong hands, folds to a Put with weak ones (module docstring)."""
+
+    DEFAULTS: ClassVar[dict[str, Any]] = {"put_at": 0.75, "see_at": 0.5}
+
+    def call_put(self, v: PutView) -> bool:
+        return v.strength() >= self.put_at
+
+    def answer_put(self, v: PutView) -> bool:
+        return v.strength() >= self.see_at
+
+
+@register("put", "bluffer")
+class PutBluffer(PutCaller):
+    """Also Puts weak hands with probability ``bluff``; sees with mid hands (module docstring)."""
+
+    DEFAULTS: ClassVar[dict[str, Any]] = {"put_at": 0.75, "see_at": 0.35, "bluff": 0.3}
+
+    def reset(self) -> None:
+        self._bluff_hand = False
+
+    def bind(self, table: TableInfo) -> None:
+        super().bind(table)
+        self.reset()
+
+    def call_put(self, v: PutView) -> bool:
+        # Every hand's first chance to call comes at the first trick with three cards held
+        # (later chances only follow it, P4), so the bluff is drawn there, once per hand.
+        if v.trick == 0 and len(v.ranks) == 3:
+            self._bluff_hand = bool(self.rng.random() < self.bluff)
+        return v.strength() >= self.put_at or self._bluff_hand

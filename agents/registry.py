@@ -1,0 +1,193 @@
+"""Agent spec strings: parse them, list the styles, build agents.
+
+Grammar (one string names one agent)::
+
+    random                        random legal play, any game
+    brag:<style>[:k=v,k=v...]     a Brag baseline, optionally with parameters
+    put:<style>[:k=v,...]         a Put baseline
+    <path>.zip[:k=v,...]          a MaskablePPO model saved by train.py
+
+For example ``brag:bluffer:bluff=0.5`` or ``runs/put_ppo/model.zip:deterministic=true``.
+Every error is a ``ValueError`` with a one-line message naming the bad part.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent, RandomAgent, TableInfo
+
+GAMES = ("brag", "put")
+
+# style name -> agent class, per game; filled by agents.brag / agents.put through ``register``.
+_STYLES: dict[str, dict[str, type[Agent]]] = {game: {} for game in GAMES}
+
+
+def register(game: str, style: str):
+    """Class decorator adding a baseline under ``<game>:<style>``."""
+
+    def wrap(cls: type[Agent]) -> type[Agent]:
+        if style in _STYLES[game]:
+            raise ValueError(f"style {game}:{style} is registered twice")
+        _STYLES[game][style] = cls
+        return cls
+
+    return wrap
+
+
+def styles(game: str) -> dict[str, type[Agent]]:
+    """The registered styles of a game, by name."""
+    _load_baselines()
+    if game not in _STYLES:
+        raise ValueError(f"unknown game {game!r}; games: {', '.join(GAMES)}")
+    return dict(_STYLES[game])
+
+
+def _load_baselines() -> None:
+    # Imported lazily: the baseline modules register themselves on import.
+    import agents.brag
+    import agents.put  # noqa: F401
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """A parsed spec. ``kind`` is "random", "style" or "model"."""
+
+    text: str
+    kind: str
+    game: str | None = None
+    style: str | None = None
+    path: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """A short display name: the spec text, or the model file's parent folder and name."""
+        if self.kind == "model" and self.path is not None:
+            p = Path(self.path)
+            short = f"{p.parent.name}/{p.name}" if p.parent.name else p.name
+            return self.text.replace(self.path, short, 1)
+        return self.text
+
+
+def _spec_help(game: str | None) -> str:
+    games = [game] if game in GAMES else list(GAMES)
+    parts = ["'random'"]
+    for g in games:
+        parts.append(f"'{g}:<style>' (styles: {', '.join(sorted(styles(g)))})")
+    parts.append("or a path to a model .zip")
+    return ", ".join(parts)
+
+
+def parse_spec(text: str, game: str | None = None) -> AgentSpec:
+    """Parse and validate a spec string (for ``game``, if given); ``ValueError`` if it is bad."""
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"empty agent spec; expected {_spec_help(game)}")
+    text = text.strip()
+
+    lower = text.lower()
+    zip_end = lower.find(".zip")
+    if zip_end >= 0:
+        path, rest = text[: zip_end + 4], text[zip_end + 4 :]
+        if rest and not rest.startswith(":"):
+            raise ValueError(f"bad agent spec {text!r}: a model path must end in .zip")
+        params = _parse_params(text, rest[1:], _model_defaults())
+        return AgentSpec(text, "model", game=game, path=path, params=params)
+
+    if lower == "random":
+        return AgentSpec(text, "random", game=game)
+
+    head, sep, tail = text.partition(":")
+    if game is not None and game not in GAMES:
+        raise ValueError(f"unknown agent spec {text!r} for {game}: only 'random' and model paths")
+    if not sep or head.lower() not in GAMES:
+        raise ValueError(f"unknown agent spec {text!r}; expected {_spec_help(game)}")
+    spec_game = head.lower()
+    if game is not None and spec_game != game:
+        raise ValueError(f"agent spec {text!r} is a {spec_game} agent, but the game is {game}")
+    style, _, param_text = tail.partition(":")
+    style = style.strip().lower()
+    known = styles(spec_game)
+    if style not in known:
+        raise ValueError(
+            f"unknown {spec_game} style {style!r} in {text!r}; styles: {', '.join(sorted(known))}"
+        )
+    params = _parse_params(text, param_text, dict(known[style].DEFAULTS))  # type: ignore[attr-defined]
+    return AgentSpec(text, "style", game=spec_game, style=style, params=params)
+
+
+def _model_defaults() -> dict[str, Any]:
+    from agents.model import ModelAgent
+
+    return dict(ModelAgent.DEFAULTS)
+
+
+def _parse_params(spec: str, text: str, defaults: dict[str, Any]) -> dict[str, Any]:
+    """``k=v,k=v`` -> dict, each value converted to the type of its default."""
+    params: dict[str, Any] = {}
+    if not text.strip():
+        return params
+    for item in text.split(","):
+        key, eq, raw = item.partition("=")
+        key, raw = key.strip(), raw.strip()
+        if not eq or not key or not raw:
+            raise ValueError(f"bad parameter {item!r} in agent spec {spec!r}: expected key=value")
+        if key not in defaults:
+            names = ", ".join(sorted(defaults)) or "none"
+            raise ValueError(
+                f"unknown parameter {key!r} in agent spec {spec!r}; parameters: {names}"
+            )
+        params[key] = _convert(spec, key, raw, defaults[key])
+    return params
+
+
+def _convert(spec: str, key: str, raw: str, default: Any) -> Any:
+    try:
+        if isinstance(default, bool):
+            if raw.lower() in ("1", "true", "yes", "on"):
+                return True
+            if raw.lower() in ("0", "false", "no", "off"):
+                return False
+            raise ValueError
+        if isinstance(default, int):
+            return int(raw)
+        if isinstance(default, float):
+            value = float(raw)
+            if not np.isfinite(value):
+                raise ValueError
+            return value
+        return raw
+    except ValueError:
+        kind = type(default).__name__
+        raise ValueError(
+            f"parameter {key}={raw!r} in agent spec {spec!r} must be a {kind}"
+        ) from None
+
+
+def make_agent(
+    spec: str | AgentSpec,
+    table: TableInfo,
+    seed: int | np.random.Generator | None = None,
+) -> Agent:
+    """Build and bind the agent a spec names, for the given table."""
+    parsed = spec if isinstance(spec, AgentSpec) else parse_spec(spec, table.game)
+    if parsed.kind == "random":
+        agent: Agent = RandomAgent(seed, name=parsed.label)
+    elif parsed.kind == "model":
+        from agents.model import ModelAgent
+
+        assert parsed.path is not None
+        agent = ModelAgent(parsed.path, seed, name=parsed.label, **parsed.params)
+    else:
+        if parsed.game != table.game:
+            raise ValueError(
+                f"agent spec {parsed.text!r} is a {parsed.game} agent, not {table.game}"
+            )
+        cls = styles(table.game)[parsed.style]  # type: ignore[index]
+        agent = cls(seed, name=parsed.label, **parsed.params)  # type: ignore[call-arg]
+    agent.bind(table)
+    return agent

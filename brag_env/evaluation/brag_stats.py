@@ -1,0 +1,236 @@
+"""Brag payoffs and behaviour statistics, read by the omniscient evaluator from the engine.
+
+Payoff samples: one per hand per agent, the hand's chip change divided by the ante (by
+``min_stake`` when no ante is paid: ``ante == 0`` or ``ante_mode == "none"``).
+
+Hand strength: the percentile of the agent's TRUE hand (fraction of the 22,100 hands strictly
+weaker, in the table's ranking order), whether or not the agent has looked. Decile ``d`` holds
+percentiles in ``[d/10, (d+1)/10)``; "bottom half" means percentile < 0.5.
+
+Behaviour statistics (per agent; counts are kept too, so rates can be re-derived):
+
+- ``blind_play_rate``: share of the hands it was dealt in which it made a betting move (stay,
+  raise or see) while blind.
+- ``look_rate``: share of its hands in which it looked; ``turns_before_look``: mean number of
+  betting moves it made blind before looking, over the hands where it looked.
+- ``actions_by_decile``: counts of fold/stay/raise/see decisions made OPEN, by decile of its
+  hand, plus a ``blind`` row for decisions made without looking.
+- ``bluff_rate``: of the hands in which it raised or saw while open, the share where its hand
+  was in the bottom half. ``bluff_success``: of those bluff hands, the share it won with everyone
+  else folding (B15).
+- ``fold_to_raise``: of its betting decisions facing a raise (another player raised since its
+  own previous move this hand), the share it folded.
+- ``see_frequency``: of its decisions where a see was legal (B14), the share it saw.
+- ``showdown_win_rate``: of the sees it took part in (as seer or seen), the share it won.
+- ``fold_rate``, ``raise_rate``: shares of all its betting decisions; ``hand_win_rate``: share of
+  its hands it won.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from brag_env.brag.game import BLIND, OPEN
+from brag_env.brag.hands import hand_strength, strength_percentile
+from brag_env.brag.rules import FIRST_RAISE, FOLD, LOOK, SEE, STAY
+from brag_env.evaluation.runner import Collector
+from brag_env.evaluation.schedule import Episode
+from brag_env.evaluation.stats import ratio
+
+ACTION_COLUMNS = ("fold", "stay", "raise", "see")
+BLIND_ROW = 10  # row index of the blind decisions in the decile table
+
+
+def decile(percentile: float) -> int:
+    return min(int(percentile * 10.0), 9)
+
+
+class _Counts:
+    __slots__ = (
+        "aggressive_hands",
+        "betting_decisions",
+        "blind_play_hands",
+        "bluff_hands",
+        "bluff_wins",
+        "by_decile",
+        "faced_raise",
+        "folded_to_raise",
+        "folds",
+        "hands",
+        "hands_won",
+        "looked_hands",
+        "raises",
+        "see_chances",
+        "sees",
+        "showdown_wins",
+        "showdowns",
+        "turns_before_look",
+    )
+
+    def __init__(self) -> None:
+        for name in self.__slots__:
+            setattr(self, name, 0)
+        self.by_decile = [[0, 0, 0, 0] for _ in range(BLIND_ROW + 1)]
+
+
+class BragCollector(Collector):
+    """Per-hand payoffs and the behaviour statistics of the module docstring."""
+
+    def __init__(self, env: Any, num_agents: int) -> None:
+        super().__init__(num_agents)
+        raw = env.unwrapped
+        self.config = raw.config
+        cfg = self.config
+        self.unit = float(cfg.ante if cfg.ante > 0 and cfg.ante_mode != "none" else cfg.min_stake)
+        self.lowball = cfg.lowball
+        self.keep_ids = (cfg.keep_old_hand_action, cfg.take_new_hand_action)
+        self.counts = [_Counts() for _ in range(num_agents)]
+        self._episode: Episode | None = None
+
+    # ----------------------------------------------------------------- per hand
+    def _begin_hand(self, game: Any) -> None:
+        n = len(game.status)
+        self._results_seen = len(game.hand_results)
+        self._percentile = [self._hand_percentile(game, s) for s in range(n)]
+        self._blind_moves = [0] * n
+        self._played_blind = [False] * n
+        self._looked = [False] * n
+        self._aggressive = [False] * n
+        self._bluffed = [False] * n
+        self._last_event = [0] * n  # index into game.betting after the seat's last event
+
+    def _hand_percentile(self, game: Any, seat: int) -> float:
+        hand = game.hands[seat]
+        if len(hand) != 3:
+            return -1.0
+        return strength_percentile(hand_strength(hand, self.lowball), self.lowball)
+
+    def start_episode(self, env: Any, episode: Episode) -> None:
+        self._episode = episode
+        self._begin_hand(env.unwrapped.game)
+
+    def before_action(self, env: Any, seat: int, agent: int, action: int) -> None:
+        game = env.unwrapped.game
+        c = self.counts[agent]
+        if action in self.keep_ids:
+            return
+        status = game.status[seat]
+        if action == LOOK:
+            self._looked[seat] = True
+            c.looked_hands += 1
+            c.turns_before_look += self._blind_moves[seat]
+            self._last_event[seat] = len(game.betting) + 1
+            return
+        # A betting decision: fold, stay, raise or see.
+        c.betting_decisions += 1
+        blind = status == BLIND
+        column = 0 if action == FOLD else 1 if action == STAY else 3 if action == SEE else 2
+        p = self._percentile[seat]
+        row = BLIND_ROW if blind else decile(p)
+        c.by_decile[row][column] += 1
+        if action == FOLD:
+            c.folds += 1
+        elif action >= FIRST_RAISE:
+            c.raises += 1
+        if blind and action != FOLD:
+            self._blind_moves[seat] += 1
+            self._played_blind[seat] = True
+        if status == OPEN and (action == SEE or action >= FIRST_RAISE):
+            self._aggressive[seat] = True
+            if p < 0.5:
+                self._bluffed[seat] = True
+        if game.legal_mask()[SEE]:
+            c.see_chances += 1
+            if action == SEE:
+                c.sees += 1
+        betting = game.betting
+        faced = any(
+            s != seat and a >= FIRST_RAISE and a < self.keep_ids[0]
+            for s, a, _ in betting[self._last_event[seat] :]
+        )
+        if faced:
+            c.faced_raise += 1
+            if action == FOLD:
+                c.folded_to_raise += 1
+        self._last_event[seat] = len(betting) + 1
+
+    def after_action(self, env: Any, seat: int, agent: int, action: int) -> None:
+        game = env.unwrapped.game
+        if action in self.keep_ids:  # B19: the chosen hand is the one that plays
+            self._percentile[seat] = self._hand_percentile(game, seat)
+            return
+        if len(game.hand_results) == self._results_seen:
+            return
+        for result in game.hand_results[self._results_seen :]:
+            self._end_hand(result)
+        if not game.session_over:
+            self._begin_hand(game)
+
+    def _end_hand(self, result: Any) -> None:
+        episode = self._episode
+        assert episode is not None
+        seats = episode.seats
+        for seat, delta in enumerate(result.deltas):
+            agent = seats[seat]
+            self.metrics.add("payoff", agent, episode.group, seat, delta / self.unit)
+            if self._percentile[seat] < 0:  # sat out this hand (B16)
+                continue
+            c = self.counts[agent]
+            c.hands += 1
+            won = result.winner == seat
+            c.hands_won += won
+            c.blind_play_hands += self._played_blind[seat]
+            if self._aggressive[seat]:
+                c.aggressive_hands += 1
+                if self._bluffed[seat]:
+                    c.bluff_hands += 1
+                    c.bluff_wins += won and not result.by_see
+            if result.by_see and seat in (result.seer, result.seen):
+                c.showdowns += 1
+                c.showdown_wins += won
+
+    # ----------------------------------------------------------------- summary
+    def behaviour(self, agent: int) -> dict[str, Any]:
+        c = self.counts[agent]
+        table = {
+            "columns": list(ACTION_COLUMNS),
+            "rows": [f"d{d}" for d in range(10)] + ["blind"],
+            "counts": [list(row) for row in c.by_decile],
+        }
+        return {
+            "hands": c.hands,
+            "betting_decisions": c.betting_decisions,
+            "blind_play_rate": ratio(c.blind_play_hands, c.hands),
+            "look_rate": ratio(c.looked_hands, c.hands),
+            "turns_before_look": ratio(c.turns_before_look, c.looked_hands),
+            "bluff_rate": ratio(c.bluff_hands, c.aggressive_hands),
+            "bluff_success": ratio(c.bluff_wins, c.bluff_hands),
+            "fold_to_raise": ratio(c.folded_to_raise, c.faced_raise),
+            "see_frequency": ratio(c.sees, c.see_chances),
+            "showdown_win_rate": ratio(c.showdown_wins, c.showdowns),
+            "fold_rate": ratio(c.folds, c.betting_decisions),
+            "raise_rate": ratio(c.raises, c.betting_decisions),
+            "hand_win_rate": ratio(c.hands_won, c.hands),
+            "counts": {
+                "hands": c.hands,
+                "hands_won": c.hands_won,
+                "blind_play_hands": c.blind_play_hands,
+                "looked_hands": c.looked_hands,
+                "blind_moves_before_look": c.turns_before_look,
+                "aggressive_hands": c.aggressive_hands,
+                "bluff_hands": c.bluff_hands,
+                "bluff_wins": c.bluff_wins,
+                "faced_raise": c.faced_raise,
+                "folded_to_raise": c.folded_to_raise,
+                "see_chances": c.see_chances,
+                "sees": c.sees,
+                "showdowns": c.showdowns,
+                "showdown_wins": c.showdown_wins,
+                "folds": c.folds,
+                "raises": c.raises,
+            },
+            "actions_by_decile": table,
+        }
+
+    def histories(self, env: Any) -> list[dict[str, Any]]:
+        return env.unwrapped.game.history()

@@ -1,0 +1,192 @@
+"""Put payoffs and behaviour statistics, read by the omniscient evaluator from the engine.
+
+Samples per agent: ``payoff`` (the env's reward summed over the match: +1/-1 heads-up with the
+default ``reward="match"``), ``match_win`` (1 if its seat, or its side, won the match) per match,
+and ``points_per_hand`` per hand: the points its side scored, minus its share of the points
+another side scored (the env's ``reward="points"`` split: -p heads-up and with partners, -p/2
+each with three players), 0 for a drawn hand.
+
+Strength at a decision: the *live strength* of ``agents.put`` computed from the deciding
+seat's true cards and the tricks so far (what that player knows about itself). Decile ``d``
+holds strengths in ``[d/10, (d+1)/10)``; "bottom half" means strength < 0.5.
+
+Behaviour statistics (per agent):
+
+- ``put_rate``: of its turns where it could call Put (P4), the share it did.
+- ``bluff_rate``: of its Puts and its sees of a Put, the share made with a bottom-half hand.
+  ``bluff_success``: of its bottom-half Puts, the share every opponent folded to.
+- ``put_success``: of all its Puts, the share every opponent folded to.
+- ``fold_to_put``: of the Puts it had to answer, the share it folded (``see_frequency`` is the
+  share it saw).
+- ``showdown_win_rate``: of the hands it played out to the last trick, the share its side
+  scored (a drawn hand is not a win).
+- ``actions_by_decile``: counts by strength decile of put / no_put (turns where Put was
+  available) and see / fold (answers to a Put).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.put import live_strength
+from brag_env.evaluation.runner import Collector
+from brag_env.evaluation.schedule import Episode
+from brag_env.evaluation.stats import ratio
+from brag_env.put.rules import FOLD, PUT, PUT_RANK, SEE
+
+ACTION_COLUMNS = ("put", "no_put", "see", "fold")
+_FOLDED_REASON = "fold"
+
+
+def decile(strength: float) -> int:
+    return min(int(strength * 10.0), 9)
+
+
+class _Counts:
+    __slots__ = (
+        "bluff_put_wins",
+        "bluff_puts",
+        "bluff_sees",
+        "by_decile",
+        "faced_put",
+        "folded_to_put",
+        "hands",
+        "put_chances",
+        "put_wins",
+        "puts",
+        "showdown_wins",
+        "showdowns",
+    )
+
+    def __init__(self) -> None:
+        for name in self.__slots__:
+            setattr(self, name, 0)
+        self.by_decile = [[0, 0, 0, 0] for _ in range(10)]
+
+
+class PutCollector(Collector):
+    """Match and hand payoffs and the behaviour statistics of the module docstring."""
+
+    def __init__(self, env: Any, num_agents: int) -> None:
+        super().__init__(num_agents)
+        self.counts = [_Counts() for _ in range(num_agents)]
+        self._episode: Episode | None = None
+
+    def start_episode(self, env: Any, episode: Episode) -> None:
+        self._episode = episode
+        self._hands_seen = 0
+        self._bluff_put: set[int] = set()
+
+    @staticmethod
+    def _strength(game: Any, seat: int) -> float:
+        ranks = [PUT_RANK[c] for c in game.hands[seat]]
+        ranks += [r for s, r, _ in game.trick if s == seat]  # its card on the table still counts
+        won = game.tricks_won
+        unit_of = game.unit_of
+        mine = sum(w for s, w in enumerate(won) if unit_of[s] == unit_of[seat])
+        others = [0] * game.num_units
+        for s, w in enumerate(won):
+            others[unit_of[s]] += w
+        theirs = max(w for u, w in enumerate(others) if u != unit_of[seat])
+        return live_strength(ranks, mine - theirs)
+
+    def before_action(self, env: Any, seat: int, agent: int, action: int) -> None:
+        game = env.unwrapped.game
+        mask = game.mask
+        c = self.counts[agent]
+        if mask[PUT]:
+            p = self._strength(game, seat)
+            c.put_chances += 1
+            row = c.by_decile[decile(p)]
+            if action == PUT:
+                c.puts += 1
+                row[0] += 1
+                if p < 0.5:
+                    c.bluff_puts += 1
+                    self._bluff_put.add(seat)
+            else:
+                row[1] += 1
+        elif action in (SEE, FOLD):
+            p = self._strength(game, seat)
+            c.faced_put += 1
+            row = c.by_decile[decile(p)]
+            if action == FOLD:
+                c.folded_to_put += 1
+                row[3] += 1
+            else:
+                row[2] += 1
+                c.bluff_sees += p < 0.5
+
+    def after_action(self, env: Any, seat: int, agent: int, action: int) -> None:
+        game = env.unwrapped.game
+        if len(game.history) == self._hands_seen:
+            return
+        for record in game.history[self._hands_seen :]:
+            self._end_hand(game, record)
+        self._hands_seen = len(game.history)
+
+    def _end_hand(self, game: Any, record: Any) -> None:
+        episode = self._episode
+        assert episode is not None
+        reason, unit, points = record.result
+        unit_of = game.unit_of
+        n = game.n
+        loss = -points / 2 if n == 3 else -float(points)
+        caller = record.put_caller
+        folded = reason == _FOLDED_REASON
+        for seat in range(n):
+            agent = episode.seats[seat]
+            value = 0.0 if unit < 0 else float(points) if unit_of[seat] == unit else loss
+            self.metrics.add("points_per_hand", agent, episode.group, seat, value)
+            c = self.counts[agent]
+            c.hands += 1
+            if seat == caller and folded:
+                c.put_wins += 1
+                c.bluff_put_wins += seat in self._bluff_put
+            if not folded:
+                c.showdowns += 1
+                c.showdown_wins += unit >= 0 and unit_of[seat] == unit
+        self._bluff_put.clear()
+
+    def end_episode(self, env: Any, episode: Episode, seat_rewards: list[float]) -> None:
+        super().end_episode(env, episode, seat_rewards)
+        winners = env.unwrapped.game.winners()
+        for seat in range(len(seat_rewards)):
+            won = 1.0 if seat in winners else 0.0
+            self.metrics.add("match_win", episode.seats[seat], episode.group, seat, won)
+
+    def behaviour(self, agent: int) -> dict[str, Any]:
+        c = self.counts[agent]
+        return {
+            "hands": c.hands,
+            "put_rate": ratio(c.puts, c.put_chances),
+            "put_success": ratio(c.put_wins, c.puts),
+            "bluff_rate": ratio(
+                c.bluff_puts + c.bluff_sees, c.puts + c.faced_put - c.folded_to_put
+            ),
+            "bluff_success": ratio(c.bluff_put_wins, c.bluff_puts),
+            "fold_to_put": ratio(c.folded_to_put, c.faced_put),
+            "see_frequency": ratio(c.faced_put - c.folded_to_put, c.faced_put),
+            "showdown_win_rate": ratio(c.showdown_wins, c.showdowns),
+            "counts": {
+                "hands": c.hands,
+                "put_chances": c.put_chances,
+                "puts": c.puts,
+                "put_wins": c.put_wins,
+                "bluff_puts": c.bluff_puts,
+                "bluff_put_wins": c.bluff_put_wins,
+                "bluff_sees": c.bluff_sees,
+                "faced_put": c.faced_put,
+                "folded_to_put": c.folded_to_put,
+                "showdowns": c.showdowns,
+                "showdown_wins": c.showdown_wins,
+            },
+            "actions_by_decile": {
+                "columns": list(ACTION_COLUMNS),
+                "rows": [f"d{d}" for d in range(10)],
+                "counts": [list(row) for row in c.by_decile],
+            },
+        }
+
+    def histories(self, env: Any) -> list[dict[str, Any]]:
+        return env.unwrapped.game.hand_histories()

@@ -1,0 +1,461 @@
+"""The tournament loop over any PettingZoo AEC env, and the round robin built on it.
+
+A *game adapter* knows one game: how to build its env for ``n`` agents, the public ``TableInfo``
+its agents get, and a *collector* that turns what happens into payoff samples and behaviour
+statistics. The collector is the omniscient evaluator: it may read the engine behind
+``env.unwrapped`` (true hands, results), which the agents never can.
+
+Samples are recorded per metric, per agent, with the deal group and seat they came from. In
+duplicate mode the estimates average each agent's samples within a deal group first, and the
+confidence interval is over those group means (see ``stats`` for the method).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+import numpy as np
+
+from agents.base import Agent, TableInfo
+from agents.registry import AgentSpec, make_agent, parse_spec
+from brag_env.evaluation.schedule import Episode, agent_seeds, make_schedule
+from brag_env.evaluation.stats import Estimate, mean_ci
+
+
+class MetricStore:
+    """Samples per metric and agent, each tagged with its deal group and seat."""
+
+    def __init__(self, num_agents: int) -> None:
+        self.num_agents = num_agents
+        self._data: dict[str, list[tuple[list[int], list[int], list[float]]]] = {}
+
+    def add(self, metric: str, agent: int, group: int, seat: int, value: float) -> None:
+        rows = self._data.get(metric)
+        if rows is None:
+            rows = self._data[metric] = [([], [], []) for _ in range(self.num_agents)]
+        groups, seats, values = rows[agent]
+        groups.append(group)
+        seats.append(seat)
+        values.append(value)
+
+    @property
+    def metrics(self) -> list[str]:
+        return list(self._data)
+
+    def values(self, metric: str, agent: int) -> np.ndarray:
+        if metric not in self._data:
+            return np.zeros(0)
+        return np.asarray(self._data[metric][agent][2], dtype=np.float64)
+
+    def estimate(self, metric: str, agent: int, duplicate: bool = False) -> Estimate:
+        """Mean and 95% CI: over samples, or over per-group means in duplicate mode."""
+        if metric not in self._data:
+            return mean_ci([])
+        groups, _, values = self._data[metric][agent]
+        if not duplicate:
+            return mean_ci(np.asarray(values, dtype=np.float64))
+        return mean_ci(group_means(groups, values))
+
+    def seat_means(self, metric: str, agent: int, num_seats: int) -> list[float | None]:
+        if metric not in self._data:
+            return [None] * num_seats
+        _, seats, values = self._data[metric][agent]
+        s = np.asarray(seats, dtype=np.int64)
+        v = np.asarray(values, dtype=np.float64)
+        counts = np.bincount(s, minlength=num_seats)
+        sums = np.bincount(s, weights=v, minlength=num_seats)
+        return [float(sums[k] / counts[k]) if counts[k] else None for k in range(num_seats)]
+
+
+def group_means(groups: Sequence[int], values: Sequence[float]) -> np.ndarray:
+    """The mean of ``values`` within each group (groups in first-seen order)."""
+    g = np.asarray(groups, dtype=np.int64)
+    v = np.asarray(values, dtype=np.float64)
+    if g.size == 0:
+        return v
+    _, inverse = np.unique(g, return_inverse=True)
+    counts = np.bincount(inverse)
+    return np.bincount(inverse, weights=v) / counts
+
+
+class Collector:
+    """Base collector: one ``payoff`` sample per agent per episode (the sum of its rewards).
+
+    Game collectors override the hooks; the runner calls them in this order per episode:
+    ``start_episode``, then per decision ``before_action`` / ``after_action``, ``end_episode``.
+    """
+
+    payoff_metric = "payoff"
+
+    def __init__(self, num_agents: int) -> None:
+        self.num_agents = num_agents
+        self.metrics = MetricStore(num_agents)
+
+    def start_episode(self, env: Any, episode: Episode) -> None:
+        """Called after ``env.reset``."""
+
+    def before_action(self, env: Any, seat: int, agent: int, action: int) -> None:
+        """Called before ``env.step(action)``, with the engine still in the decision's state."""
+
+    def after_action(self, env: Any, seat: int, agent: int, action: int) -> None:
+        """Called right after ``env.step(action)``."""
+
+    def end_episode(self, env: Any, episode: Episode, seat_rewards: list[float]) -> None:
+        for seat, reward in enumerate(seat_rewards):
+            self.metrics.add("payoff", episode.seats[seat], episode.group, seat, reward)
+
+    def behaviour(self, agent: int) -> dict[str, Any]:
+        """Behaviour statistics of one agent (none for a generic game)."""
+        return {}
+
+    def histories(self, env: Any) -> list[dict[str, Any]]:
+        """JSON-serialisable histories of the episode just finished (none for a generic game)."""
+        return []
+
+
+class GameAdapter:
+    """One game as the evaluator sees it. Subclasses set the class attributes and override."""
+
+    name = "generic"
+    #: What one payoff sample is ("episode", "hand", "match") and what its unit is.
+    sample_unit = "episode"
+    payoff_unit = "reward"
+    default_num_players: int | None = None
+    allowed_num_players: tuple[int, ...] = ()
+
+    def num_players(self, num_agents: int, options: dict[str, Any]) -> int:
+        """Check the agent count against the table; ``ValueError`` in one line if they differ."""
+        if self.allowed_num_players and num_agents not in self.allowed_num_players:
+            allowed = ", ".join(map(str, self.allowed_num_players))
+            raise ValueError(f"{self.name} needs {allowed} agents, got {num_agents}")
+        wanted = options.get("num_players")
+        if wanted is not None and wanted != num_agents:
+            raise ValueError(
+                f"{num_agents} agents given but the option num_players={wanted}; "
+                "give one agent spec per seat"
+            )
+        return num_agents
+
+    def make_env(self, num_agents: int, options: dict[str, Any]) -> Any:
+        raise NotImplementedError
+
+    def table_info(self, env: Any) -> TableInfo:
+        first = env.possible_agents[0]
+        return TableInfo(
+            game=self.name,
+            num_players=len(env.possible_agents),
+            action_names=tuple(f"action_{i}" for i in range(env.action_space(first).n)),
+            observation_shape=tuple(env.observation_space(first)["observation"].shape),
+        )
+
+    def collector(self, env: Any, num_agents: int) -> Collector:
+        return Collector(num_agents)
+
+
+class FactoryAdapter(GameAdapter):
+    """Any AEC env with dict observations {"observation", "action_mask"}, from a factory."""
+
+    def __init__(self, name: str, factory: Callable[..., Any]) -> None:
+        self.name = name
+        self._factory = factory
+
+    def make_env(self, num_agents: int, options: dict[str, Any]) -> Any:
+        env = self._factory(**options)
+        if len(env.possible_agents) != num_agents:
+            raise ValueError(
+                f"{self.name} seats {len(env.possible_agents)} agents, got {num_agents}"
+            )
+        return env
+
+
+@dataclass
+class AgentResult:
+    """One agent's numbers from a tournament."""
+
+    index: int
+    spec: str
+    label: str
+    payoff: Estimate
+    seat_payoff: list[float | None]
+    metrics: dict[str, Estimate] = field(default_factory=dict)
+    behaviour: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "spec": self.spec,
+            "label": self.label,
+            "payoff": self.payoff.to_dict(),
+            "seat_payoff": self.seat_payoff,
+            "metrics": {k: v.to_dict() for k, v in self.metrics.items()},
+            "behaviour": self.behaviour,
+        }
+
+
+@dataclass
+class TournamentResult:
+    """Everything one evaluation measured (``to_dict`` is what ``--json`` writes)."""
+
+    game: str
+    specs: list[str]
+    options: dict[str, Any]
+    seed: int
+    duplicate: bool
+    episodes: int
+    groups: int
+    sample_unit: str
+    payoff_unit: str
+    agents: list[AgentResult]
+    seconds: float
+    decisions: int
+
+    @property
+    def ci_method(self) -> str:
+        unit = "deal group (mean over its rotations)" if self.duplicate else self.sample_unit
+        return (
+            f"normal approximation, mean +- 1.96 * sd / sqrt(n), one sample per {unit}; "
+            "sd with n - 1"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "specs": self.specs,
+            "options": self.options,
+            "seed": self.seed,
+            "duplicate": self.duplicate,
+            "episodes": self.episodes,
+            "deal_groups": self.groups,
+            "sample_unit": self.sample_unit,
+            "payoff_unit": self.payoff_unit,
+            "ci_method": self.ci_method,
+            "decisions": self.decisions,
+            "seconds": round(self.seconds, 3),
+            "agents": [a.to_dict() for a in self.agents],
+        }
+
+
+def _progress(total: int, unit: str, desc: str, enabled: bool) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(
+        total=total, unit=unit, desc=desc, disable=not enabled, leave=False, dynamic_ncols=True
+    )
+
+
+def run_tournament(
+    adapter: GameAdapter,
+    specs: Sequence[str | AgentSpec],
+    episodes: int,
+    seed: int = 0,
+    duplicate: bool = False,
+    options: dict[str, Any] | None = None,
+    history: IO[str] | None = None,
+    progress: bool = False,
+    agents: Sequence[Agent] | None = None,
+) -> TournamentResult:
+    """Play ``episodes`` episodes (rounded up to a multiple of the agent count) and measure.
+
+    ``specs`` name one agent per seat. ``history``, if given, receives one JSON line per hand.
+    ``agents`` may pass ready agents instead of building them from ``specs`` (same length).
+    """
+    options = dict(options or {})
+    parsed = [s if isinstance(s, AgentSpec) else parse_spec(s, _spec_game(adapter)) for s in specs]
+    n = adapter.num_players(len(parsed), options)
+    schedule = make_schedule(n, episodes, seed, duplicate)
+    env = adapter.make_env(n, options)
+    table = adapter.table_info(env)
+    if agents is None:
+        rngs = agent_seeds(seed, n)
+        agents = [make_agent(spec, table, rngs[i]) for i, spec in enumerate(parsed)]
+    elif len(agents) != n:
+        raise ValueError(f"got {len(agents)} agents for {n} specs")
+    collector = adapter.collector(env, n)
+    seat_of = {name: i for i, name in enumerate(env.possible_agents)}
+    labels = [a.label for a in parsed]
+
+    started = time.perf_counter()
+    decisions = 0
+    bar = _progress(
+        len(schedule),
+        adapter.sample_unit if adapter.sample_unit != "hand" else "ep",
+        adapter.name,
+        progress,
+    )
+    try:
+        for episode in schedule:
+            env.reset(seed=episode.reset_seed)
+            for agent in agents:
+                agent.reset()
+            collector.start_episode(env, episode)
+            seat_rewards = [0.0] * n
+            seats = episode.seats
+            for name in env.agent_iter():
+                _, reward, terminated, truncated, _ = env.last(observe=False)
+                seat = seat_of[name]
+                seat_rewards[seat] += reward
+                if terminated or truncated:
+                    env.step(None)
+                    continue
+                obs = env.observe(name)
+                who = seats[seat]
+                action = int(agents[who].act(obs["observation"], obs["action_mask"]))
+                collector.before_action(env, seat, who, action)
+                env.step(action)
+                collector.after_action(env, seat, who, action)
+                decisions += 1
+            collector.end_episode(env, episode, seat_rewards)
+            if history is not None:
+                for record in collector.histories(env):
+                    record = {
+                        "game": adapter.name,
+                        "episode": episode.index,
+                        "deal_group": episode.group,
+                        "reset_seed": episode.reset_seed,
+                        "seat_agents": [labels[a] for a in seats],
+                        **record,
+                    }
+                    history.write(json.dumps(record, separators=(",", ":")) + "\n")
+            bar.update(1)
+    finally:
+        bar.close()
+        env.close()
+    seconds = time.perf_counter() - started
+
+    metrics = collector.metrics
+    results = []
+    for i, spec in enumerate(parsed):
+        extra = {
+            m: metrics.estimate(m, i, duplicate)
+            for m in metrics.metrics
+            if m != collector.payoff_metric
+        }
+        results.append(
+            AgentResult(
+                index=i,
+                spec=spec.text,
+                label=spec.label,
+                payoff=metrics.estimate(collector.payoff_metric, i, duplicate),
+                seat_payoff=metrics.seat_means(collector.payoff_metric, i, n),
+                metrics=extra,
+                behaviour=collector.behaviour(i),
+            )
+        )
+    return TournamentResult(
+        game=adapter.name,
+        specs=[s.text for s in parsed],
+        options=options,
+        seed=seed,
+        duplicate=duplicate,
+        episodes=len(schedule),
+        groups=len({e.group for e in schedule}),
+        sample_unit=adapter.sample_unit,
+        payoff_unit=adapter.payoff_unit,
+        agents=results,
+        seconds=seconds,
+        decisions=decisions,
+    )
+
+
+def _pair_seed(seed: int, number: int) -> int:
+    """An independent evaluation seed for the round robin's ``number``-th table."""
+    return int(np.random.SeedSequence([seed, 2, number]).generate_state(1)[0])
+
+
+def _spec_game(adapter: GameAdapter) -> str | None:
+    from agents.registry import GAMES
+
+    return adapter.name if adapter.name in GAMES else None
+
+
+@dataclass
+class RoundRobinResult:
+    """``matrix[i][j]``: pool agent i's payoff against agent j (Estimate; None on the diagonal)."""
+
+    game: str
+    pool: list[str]
+    labels: list[str]
+    table_size: int
+    matrix: list[list[Estimate | None]]
+    matches: list[TournamentResult]
+    seconds: float
+
+    def mean_vs_pool(self, i: int) -> float | None:
+        row = [e.mean for e in self.matrix[i] if e is not None and e.n]
+        return float(np.mean(row)) if row else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "pool": self.pool,
+            "labels": self.labels,
+            "table_size": self.table_size,
+            "definition": (
+                "matrix[i][j] = mean payoff of pool[i] at a table with table_size - 1 copies of "
+                "pool[j]"
+            ),
+            "matrix": [
+                [e.to_dict() if e is not None else None for e in row] for row in self.matrix
+            ],
+            "mean_vs_pool": [self.mean_vs_pool(i) for i in range(len(self.pool))],
+            "seconds": round(self.seconds, 3),
+            "tournaments": [m.to_dict() for m in self.matches],
+        }
+
+
+def run_round_robin(
+    adapter: GameAdapter,
+    pool: Sequence[str],
+    episodes: int,
+    seed: int = 0,
+    duplicate: bool = False,
+    options: dict[str, Any] | None = None,
+    table_size: int | None = None,
+    history: IO[str] | None = None,
+    progress: bool = False,
+) -> RoundRobinResult:
+    """Every pool agent against every other: one of i with ``table_size - 1`` copies of j.
+
+    Heads-up (table size 2) each unordered pair plays once and fills both cells; larger tables
+    play each ordered pair.
+    """
+    options = dict(options or {})
+    if len(pool) < 2:
+        raise ValueError(f"a round robin needs at least 2 agents in the pool, got {len(pool)}")
+    parsed = [parse_spec(s, _spec_game(adapter)) for s in pool]
+    size = table_size or options.get("num_players") or adapter.default_num_players or 2
+    options.pop("num_players", None)
+    k = len(parsed)
+    matrix: list[list[Estimate | None]] = [[None] * k for _ in range(k)]
+    matches = []
+    started = time.perf_counter()
+    pairs = [(i, j) for i in range(k) for j in range(k) if i != j and (size > 2 or i < j)]
+    for number, (i, j) in enumerate(pairs):
+        specs = [parsed[i]] + [parsed[j]] * (size - 1)
+        result = run_tournament(
+            adapter,
+            specs,
+            episodes,
+            seed=_pair_seed(seed, number),
+            duplicate=duplicate,
+            options=options,
+            history=history,
+            progress=progress,
+        )
+        matches.append(result)
+        matrix[i][j] = result.agents[0].payoff
+        if size == 2:
+            matrix[j][i] = result.agents[1].payoff
+    return RoundRobinResult(
+        game=adapter.name,
+        pool=[p.text for p in parsed],
+        labels=[p.label for p in parsed],
+        table_size=size,
+        matrix=matrix,
+        matches=matches,
+        seconds=time.perf_counter() - started,
+    )
