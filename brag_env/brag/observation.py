@@ -165,44 +165,42 @@ class BragObserver:
         # Writing Python floats through a memoryview is several times faster than numpy scalar
         # assignment; the fill is a short Python loop, so this is its main cost.
         self._mv = memoryview(self.buffer)
-        n = config.num_players
-        self._n = n
-        self._num_actions = config.num_actions
-        # _rel[observer][seat]: the seat's row in the observer's relative view.
-        self._rel = [[(s - me) % n for s in range(n)] for me in range(n)]
+        n, na = config.num_players, config.num_actions
         self._inv_chips = 1.0 / config.starting_chips
         self._inv_stake = 1.0 / config.max_stake
         self._inv_hands = 1.0 / config.hands_per_session
         self._lowball = config.lowball
         self._allow_blind = config.allow_blind
         off = self.layout.offset
-        self._o_cards, self._o_cat, self._o_str = (
-            off("own_cards"),
-            off("own_category"),
-            off("own_strength"),
-        )
-        self._o_status, self._o_chips, self._o_in = (
-            off("seat_status"),
-            off("seat_chips"),
-            off("seat_chips_in"),
-        )
-        self._o_last, self._o_dealer, self._o_to_act = (
-            off("seat_last_action"),
-            off("seat_dealer"),
-            off("seat_to_act"),
-        )
-        self._o_stake, self._o_pot, self._o_hand, self._o_choice = (
-            off("stake"),
-            off("pot"),
-            off("hand_number"),
-            off("choice_pending"),
-        )
+        # Flat indices, precomputed so that the fill is only look-ups and writes.
+        # _seats[observer][seat]: (status row start, chips, chips in, last-action row start,
+        # dealer, to-act) for that seat's row (seat - observer) % n in the observer's view.
+        self._seats = [
+            [
+                (
+                    off("seat_status") + 4 * r,
+                    off("seat_chips") + r,
+                    off("seat_chips_in") + r,
+                    off("seat_last_action") + na * r,
+                    off("seat_dealer") + r,
+                    off("seat_to_act") + r,
+                )
+                for r in ((s - me) % n for s in range(n))
+            ]
+            for me in range(n)
+        ]
+        # _history_seat[observer][seat]: the seat's column in history slot 0 (+ n per slot).
+        self._history_seat = [
+            [off("history_seat") + (s - me) % n for s in range(n)] for me in range(n)
+        ]
+        # Per history slot k (most recent first): (seat row offset, action row start, paid).
+        self._history_slots = [
+            (n * k, off("history_action") + na * k, off("history_paid") + k)
+            for k in range(HISTORY_LEN)
+        ]
+        self._scalars = (off("stake"), off("pot"), off("hand_number"), off("choice_pending"))
         self._o_shown = off("shown_cards")
-        self._o_hseat, self._o_haction, self._o_hpaid = (
-            off("history_seat"),
-            off("history_action"),
-            off("history_paid"),
-        )
+        self._o_own = (off("own_cards"), off("own_category"), off("own_strength"))
 
     def has_looked(self, game: Any, player: int) -> bool:
         """Whether ``player`` has seen its own cards this hand (B10)."""
@@ -219,51 +217,51 @@ class BragObserver:
         """Write ``player``'s observation of ``game`` into the buffer and return the buffer."""
         self.buffer.fill(0.0)
         mv = self._mv
-        n, na = self._n, self._num_actions
-        rel = self._rel[player]
         inv = self._inv_chips
-        status, chips, put_in, last = game.status, game.chips, game.contributed, game.last_action
-        o_status, o_chips, o_in, o_last = self._o_status, self._o_chips, self._o_in, self._o_last
-        for s in range(n):
-            r = rel[s]
-            mv[o_status + 4 * r + status[s]] = 1.0
-            mv[o_chips + r] = chips[s] * inv
-            mv[o_in + r] = put_in[s] * inv
-            a = last[s]
-            if a >= 0:
-                mv[o_last + na * r + a] = 1.0
+        for (o_status, o_chips, o_in, o_last, _, _), status, chips, put_in, last in zip(
+            self._seats[player],
+            game.status,
+            game.chips,
+            game.contributed,
+            game.last_action,
+            strict=True,
+        ):
+            mv[o_status + status] = 1.0
+            mv[o_chips] = chips * inv
+            mv[o_in] = put_in * inv
+            if last >= 0:
+                mv[o_last + last] = 1.0
+        seats = self._seats[player]
         if game.dealer >= 0:
-            mv[self._o_dealer + rel[game.dealer]] = 1.0
-        current = game.current_player
-        if current >= 0:
-            mv[self._o_to_act + rel[current]] = 1.0
-        mv[self._o_stake] = game.stake * self._inv_stake
-        mv[self._o_pot] = game.pot * inv
-        mv[self._o_hand] = game.hand_number * self._inv_hands
+            mv[seats[game.dealer][4]] = 1.0
+        if game.current_player >= 0:
+            mv[seats[game.current_player][5]] = 1.0
+        o_stake, o_pot, o_hand, o_choice = self._scalars
+        mv[o_stake] = game.stake * self._inv_stake
+        mv[o_pot] = game.pot * inv
+        mv[o_hand] = game.hand_number * self._inv_hands
         if game.choosing:
-            mv[self._o_choice] = 1.0
+            mv[o_choice] = 1.0
         o_shown = self._o_shown
         for c in game.shown_cards:
             mv[o_shown + c] = 1.0
-
-        events = game.betting
-        m = len(events)
-        o_hseat, o_haction, o_hpaid = self._o_hseat, self._o_haction, self._o_hpaid
-        for k in range(min(m, HISTORY_LEN)):
-            seat, action, paid = events[m - 1 - k]
-            mv[o_hseat + n * k + rel[seat]] = 1.0
-            mv[o_haction + na * k + action] = 1.0
+        columns = self._history_seat[player]
+        # The HISTORY_LEN most recent events (zip stops at the shorter of the two).
+        for (o_seat, o_action, o_paid), (seat, action, paid) in zip(
+            self._history_slots, reversed(game.betting), strict=False
+        ):
+            mv[columns[seat] + o_seat] = 1.0
+            mv[o_action + action] = 1.0
             if paid:
-                mv[o_hpaid + k] = paid * inv
-
+                mv[o_paid] = paid * inv
         if self.has_looked(game, player):
             hand = game.hands[player]
-            o_cards = self._o_cards
+            o_cards, o_category, o_strength = self._o_own
             for c in hand:
                 mv[o_cards + c] = 1.0
             category, percentile = _hand_features(hand, self._lowball)
-            mv[self._o_cat + category] = 1.0
-            mv[self._o_str] = percentile
+            mv[o_category + category] = 1.0
+            mv[o_strength] = percentile
         return self.buffer
 
 
