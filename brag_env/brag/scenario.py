@@ -24,6 +24,7 @@ and the evaluation tools read the same files. A file is one JSON object:
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ import numpy as np
 
 from brag_env.brag.game import BragGame, HandResult
 from brag_env.brag.rules import BragConfig
+from brag_env.cards import format_cards, parse_cards
 
 _KEYS = {"name", "description", "rules", "config", "seed", "dealer", "deck", "actions", "expected"}
 
@@ -88,7 +90,7 @@ def play_scenario(scenario: Scenario) -> tuple[BragGame, list[HandResult]]:
     game.new_session(
         np.random.default_rng(scenario.seed), deck=scenario.deck, dealer=scenario.dealer
     )
-    results = []
+    results: list[HandResult] = []
     for i, action in enumerate(scenario.action_ids()):
         try:
             result = game.apply(action)
@@ -129,3 +131,41 @@ def check_scenario(scenario: Scenario) -> BragGame:
             f"expected {exp['session_over']}"
         )
     return game
+
+
+def stack_deck(hands: Sequence[str | Sequence[int] | None], dealer: int, rest: str = "") -> str:
+    """Deck text, top card first, that deals ``hands[s]`` to seat ``s`` when ``dealer`` deals.
+
+    Follows B9 (one card at a time, from the left of the dealer); seats given ``None`` sit out.
+    ``rest`` is appended below (for instance the next hand's cards, B18).
+    """
+    n = len(hands)
+    if not 0 <= dealer < n:
+        raise ValueError(f"dealer must be a seat in 0..{n - 1}, got {dealer}")
+    parsed = {s: parse_cards(h) for s, h in enumerate(hands) if h is not None}
+    for s, cards in parsed.items():
+        if len(cards) != 3:
+            raise ValueError(f"seat {s} must get 3 cards, got {len(cards)}")
+    order = [(dealer + i) % n for i in range(1, n + 1) if (dealer + i) % n in parsed]
+    top = [parsed[s][r] for r in range(3) for s in order]
+    text = format_cards(top, symbols=False)
+    return f"{text} {rest}".strip()
+
+
+def apply_names(game: BragGame, names: Iterable[str]) -> list[HandResult]:
+    """Apply actions by name; returns the results of the hands they finished."""
+    ids = {name: i for i, name in enumerate(game.config.action_names)}
+    results = []
+    for name in names:
+        if name not in ids:
+            raise ValueError(f"unknown action name {name!r}; names: {', '.join(ids)}")
+        result = game.apply(ids[name])
+        if result is not None:
+            results.append(result)
+    return results
+
+
+def legal_names(game: BragGame) -> list[str]:
+    """The names of the legal actions of the seat to act."""
+    names = game.config.action_names
+    return [names[a] for a in game.legal_actions()]
