@@ -1,22 +1,23 @@
 """
 # Three-Card Brag
 
-| Import             | `from brag_env import brag_v0`                          |
-|--------------------|---------------------------------------------------------|
-| Actions            | Discrete                                                |
-| Parallel API       | No                                                      |
-| Manual Control     | No                                                      |
+| Import             | `from brag_env import brag_v0`                                     |
+|--------------------|--------------------------------------------------------------------|
+| Creation           | `pettingzoo.make("aec", "brag_env/brag_v0")` (see `brag_env.registry`) |
+| Actions            | Discrete                                                           |
+| Parallel API       | No                                                                 |
+| Manual Control     | No                                                                 |
 | Agents             | `agents= ['player_0', 'player_1', 'player_2', 'player_3']` (default) |
-| Agents             | 2 to 8 (`num_players`, default 4)                       |
-| Action Shape       | Discrete(6 + len(raise_sizes)), Discrete(7) by default |
-| Action Values      | Discrete(7)                                             |
-| Observation Shape  | (size,) float32, 367 for 4 players with the defaults    |
-| Observation Values | [0, num_players] (amounts), [0, 1] (everything else)    |
+| Agents             | 2 to 8 (`num_players`, default 4)                                  |
+| Action Shape       | Discrete(6 + len(raise_sizes)): Discrete(7) by default             |
+| Action Values      | 0 .. 5 + len(raise_sizes)                                          |
+| Observation Shape  | (size,) float32: 367 for 4 players with the default options        |
+| Observation Values | [0, num_players] for chip amounts, [0, 1] for everything else      |
 
 Three-Card Brag is the old British ancestor of poker: everyone antes, gets three cards and
 bets on them, possibly without looking at them ("blind", for half price), until one player is
 left or the last two see each other's hands. The rules are the project's rules document
-(rule IDs B1..B21); this environment plays a session of `hands_per_session` hands (default
+`seeds/rules/brag.md` (rule IDs B1..B21); this environment plays a session of `hands_per_session` hands (default
 one hand per episode) with stacks carried from hand to hand.
 
 Agents are "player_0" .. "player_{n-1}" in seat order (clockwise); the player to the left of
