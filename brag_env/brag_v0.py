@@ -17,8 +17,8 @@
 Three-Card Brag is the old British ancestor of poker: everyone antes, gets three cards and
 bets on them, possibly without looking at them ("blind", for half price), until one player is
 left or the last two see each other's hands. The rules are the project's rules document
-`seeds/rules/brag.md` (rule IDs B1..B21); this environment plays a session of `hands_per_session` hands (default
-one hand per episode) with stacks carried from hand to hand.
+`seeds/rules/brag.md` (rule IDs B1..B21). This environment plays a session of
+`hands_per_session` hands (default: one hand per episode) with stacks carried from hand to hand.
 
 Agents are "player_0" .. "player_{n-1}" in seat order (clockwise); the player to the left of
 seat k is seat k+1 (wrapping), so betting after a dealer k starts at seat k+1.
