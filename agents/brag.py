@@ -82,30 +82,47 @@ class BragView:
         self._is_bet[STAY] = True
 
     def load(self, obs: np.ndarray) -> None:
-        """Decode ``obs`` into attributes (called once per decision)."""
-        self.looked = bool(obs[self._cat].any())
+        """Decode ``obs`` into attributes (called once per decision; keep it cheap)."""
+        self._obs = obs
+        category = obs[self._cat]
+        self.looked = bool(category.any())
+        self.category = int(category.argmax()) if self.looked else -1
         self.strength = float(obs[self._strength])
-        self.category = int(np.argmax(obs[self._cat])) if self.looked else -1
         status = obs[self._status].reshape(self.n, 4)
         self.blind = bool(status[0, _BLIND] > 0.5)
-        others = status[1:]
-        self.opponents = int((others[:, _BLIND] + others[:, _OPEN]).sum())
-        self.opponents_blind = int(others[:, _BLIND].sum())
+        live = status[1:, _BLIND:].sum(axis=0)  # opponents still in: blind, open
+        self.opponents_blind = int(live[0])
+        self.opponents = int(live[0] + live[1])
         self.stake = round(float(obs[self._stake]) * self.max_stake)
         self.pot = round(float(obs[self._pot]) * self.chips_scale)
         self.chips = round(float(obs[self._chips]) * self.chips_scale)
         self.hand_number = round(float(obs[self._hand]) * self.hands_per_session)
-        seats = obs[self._hseat].reshape(HISTORY_LEN, self.n)
-        actions = obs[self._haction].reshape(HISTORY_LEN, self.num_actions)
-        mine = seats[:, 0] > 0.5
-        acted = actions.argmax(axis=1)
-        present = actions.max(axis=1) > 0.5
-        self.my_bets = int((mine & present & self._is_bet[acted]).sum())
-        self.raises = int((present & self._is_raise[acted]).sum())
-        # Raises by others since my last event (the history is most recent first).
-        last_mine = int(np.argmax(mine)) if mine.any() else HISTORY_LEN
-        recent = present[:last_mine] & self._is_raise[acted[:last_mine]]
-        self.raises_since_mine = int(recent.sum())
+        self._history: tuple[int, int] | None = None
+
+    def _read_history(self) -> tuple[int, int]:
+        """(my stays and raises this hand, raises by others since my last event)."""
+        if self._history is None:
+            obs = self._obs
+            mine = obs[self._hseat].reshape(HISTORY_LEN, self.n)[:, 0] > 0.5
+            actions = obs[self._haction].reshape(HISTORY_LEN, self.num_actions)
+            present = actions.max(axis=1) > 0.5
+            acted = actions.argmax(axis=1)
+            my_bets = int((mine & present & self._is_bet[acted]).sum())
+            # The history is most recent first: count raises before my latest event.
+            last_mine = int(mine.argmax()) if mine.any() else HISTORY_LEN
+            raises = present[:last_mine] & self._is_raise[acted[:last_mine]]
+            self._history = (my_bets, int(raises.sum()))
+        return self._history
+
+    @property
+    def my_bets(self) -> int:
+        """My stays and raises so far this hand (within the observation's 16-event history)."""
+        return self._read_history()[0]
+
+    @property
+    def raises_since_mine(self) -> int:
+        """Raises by the others since my own last move this hand."""
+        return self._read_history()[1]
 
     def equity(self) -> float:
         """Chance the hand beats every opponent still in, as if their hands were random."""

@@ -107,7 +107,16 @@ class BragCollector(Collector):
 
     def start_episode(self, env: Any, episode: Episode) -> None:
         self._episode = episode
+        self._chip_changes = [0] * len(episode.seats)
         self._begin_hand(env.unwrapped.game)
+
+    def end_episode(self, env: Any, episode: Episode, seat_rewards: list[float]) -> None:
+        # The payoff samples are the per-hand chip changes; the env's rewards must add up to them.
+        if [float(x) for x in self._chip_changes] != [float(x) for x in seat_rewards]:
+            raise RuntimeError(
+                f"brag rewards {seat_rewards} disagree with the engine's chip changes "
+                f"{self._chip_changes} in episode {episode.index}"
+            )
 
     def before_action(self, env: Any, seat: int, agent: int, action: int) -> None:
         game = env.unwrapped.game
@@ -172,6 +181,7 @@ class BragCollector(Collector):
         seats = episode.seats
         for seat, delta in enumerate(result.deltas):
             agent = seats[seat]
+            self._chip_changes[seat] += delta
             self.metrics.add("payoff", agent, episode.group, seat, delta / self.unit)
             if self._percentile[seat] < 0:  # sat out this hand (B16)
                 continue

@@ -212,6 +212,7 @@ class TournamentResult:
     agents: list[AgentResult]
     seconds: float
     decisions: int
+    samples: int  # payoff samples per agent: hands (Brag) or matches (Put) played
 
     @property
     def ci_method(self) -> str:
@@ -233,6 +234,7 @@ class TournamentResult:
             "sample_unit": self.sample_unit,
             "payoff_unit": self.payoff_unit,
             "ci_method": self.ci_method,
+            "samples_per_agent": self.samples,
             "decisions": self.decisions,
             "seconds": round(self.seconds, 3),
             "agents": [a.to_dict() for a in self.agents],
@@ -358,6 +360,7 @@ def run_tournament(
         agents=results,
         seconds=seconds,
         decisions=decisions,
+        samples=int(metrics.values(collector.payoff_metric, 0).size),
     )
 
 

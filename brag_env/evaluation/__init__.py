@@ -1,0 +1,128 @@
+"""Tournaments between agents, with confidence intervals and behaviour statistics.
+
+``evaluate("brag", ["brag:tight", "random", "random", "random"], 20_000, seed=0)`` plays the
+hands with rotating seats and returns a ``TournamentResult``; ``round_robin`` fills a payoff
+matrix over a pool of agents; ``run_headsup`` is the one-number summary ``train.py`` logs.
+``evaluate.py`` is the command line over these functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import IO, Any
+
+from brag_env.evaluation.games import ADAPTERS, get_adapter
+from brag_env.evaluation.runner import (
+    AgentResult,
+    Collector,
+    FactoryAdapter,
+    GameAdapter,
+    MetricStore,
+    RoundRobinResult,
+    TournamentResult,
+    run_round_robin,
+    run_tournament,
+)
+from brag_env.evaluation.schedule import make_schedule, seats_for_rotation
+from brag_env.evaluation.stats import Estimate, mean_ci
+
+__all__ = [
+    "ADAPTERS",
+    "AgentResult",
+    "Collector",
+    "Estimate",
+    "FactoryAdapter",
+    "GameAdapter",
+    "MetricStore",
+    "RoundRobinResult",
+    "TournamentResult",
+    "episodes_for",
+    "evaluate",
+    "get_adapter",
+    "make_schedule",
+    "mean_ci",
+    "round_robin",
+    "run_headsup",
+    "run_round_robin",
+    "run_tournament",
+    "seats_for_rotation",
+]
+
+
+def episodes_for(game: str, count: int, options: dict[str, Any] | None = None) -> int:
+    """Episodes needed for ``count`` hands (Brag sessions hold ``hands_per_session`` hands)."""
+    if count < 1:
+        raise ValueError(f"the number of hands/matches must be at least 1, got {count}")
+    if game == "brag":
+        per_session = int((options or {}).get("hands_per_session", 1))
+        return -(-count // max(per_session, 1))
+    return count
+
+
+def evaluate(
+    game: str,
+    specs: Sequence[str],
+    count: int,
+    seed: int = 0,
+    duplicate: bool = False,
+    options: dict[str, Any] | None = None,
+    history: IO[str] | None = None,
+    progress: bool = False,
+) -> TournamentResult:
+    """One table: ``specs[i]`` is agent i; ``count`` hands (Brag) or matches (Put)."""
+    adapter = get_adapter(game)
+    episodes = episodes_for(adapter.name, count, options)
+    return run_tournament(
+        adapter, specs, episodes, seed, duplicate, options, history=history, progress=progress
+    )
+
+
+def round_robin(
+    game: str,
+    pool: Sequence[str],
+    count: int,
+    seed: int = 0,
+    duplicate: bool = False,
+    options: dict[str, Any] | None = None,
+    table_size: int | None = None,
+    history: IO[str] | None = None,
+    progress: bool = False,
+) -> RoundRobinResult:
+    """Every pool agent against every other (see ``run_round_robin``); ``count`` per table."""
+    adapter = get_adapter(game)
+    episodes = episodes_for(adapter.name, count, options)
+    return run_round_robin(
+        adapter, pool, episodes, seed, duplicate, options, table_size, history, progress
+    )
+
+
+def run_headsup(
+    game: str,
+    agent_spec: str,
+    opponent_spec: str,
+    n: int,
+    seed: int = 0,
+    env_config: dict[str, Any] | None = None,
+    duplicate: bool = False,
+) -> dict[str, Any]:
+    """``agent_spec`` against ``num_players - 1`` copies of ``opponent_spec``, one number.
+
+    Returns ``{"metric", "mean", "ci_low", "ci_high", "n"}``: Brag, the mean payoff per hand in
+    antes over ``n`` hands; Put, the match win rate over ``n`` matches.
+    """
+    options = dict(env_config or {})
+    adapter = get_adapter(game)
+    size = int(options.pop("num_players", adapter.default_num_players or 2))
+    result = evaluate(
+        adapter.name, [agent_spec] + [opponent_spec] * (size - 1), n, seed, duplicate, options
+    )
+    agent = result.agents[0]
+    metric = "match_win" if adapter.name == "put" else "payoff"
+    estimate = agent.metrics[metric] if metric != "payoff" else agent.payoff
+    return {
+        "metric": "match win rate" if metric == "match_win" else f"payoff ({result.payoff_unit})",
+        "mean": estimate.mean,
+        "ci_low": estimate.low,
+        "ci_high": estimate.high,
+        "n": estimate.n,
+    }

@@ -1,0 +1,144 @@
+"""Rich terminal tables for tournament and round-robin results."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from brag_env.evaluation.runner import RoundRobinResult, TournamentResult
+from brag_env.evaluation.stats import Estimate
+
+# (behaviour key, column title), per game.
+BEHAVIOUR_COLUMNS: dict[str, list[tuple[str, str]]] = {
+    "brag": [
+        ("blind_play_rate", "blind play"),
+        ("look_rate", "looks"),
+        ("turns_before_look", "blind moves before look"),
+        ("fold_rate", "fold"),
+        ("raise_rate", "raise"),
+        ("bluff_rate", "bluff rate"),
+        ("bluff_success", "bluff success"),
+        ("fold_to_raise", "fold to raise"),
+        ("see_frequency", "see freq"),
+        ("showdown_win_rate", "showdown win"),
+    ],
+    "put": [
+        ("put_rate", "Put rate"),
+        ("put_success", "Put success"),
+        ("bluff_rate", "bluff rate"),
+        ("bluff_success", "bluff success"),
+        ("fold_to_put", "fold to Put"),
+        ("see_frequency", "see freq"),
+        ("showdown_win_rate", "showdown win"),
+    ],
+}
+_COUNT_KEYS = {"turns_before_look"}  # shown as a number, not a percentage
+
+
+def _ci(e: Estimate, digits: int = 3, percent: bool = False) -> str:
+    if e.n == 0:
+        return "-"
+    scale, unit = (100.0, "%") if percent else (1.0, "")
+    if e.n < 2:
+        return f"{e.mean * scale:.{digits}f}{unit}"
+    return f"{e.mean * scale:.{digits}f}{unit} ± {e.half_width * scale:.{digits}f}"
+
+
+def _interval(e: Estimate, digits: int = 3, percent: bool = False) -> str:
+    if e.n < 2:
+        return "-"
+    scale = 100.0 if percent else 1.0
+    return f"[{e.low * scale:.{digits}f}, {e.high * scale:.{digits}f}]"
+
+
+def _rate(value: Any, key: str) -> str:
+    if value is None:
+        return "-"
+    if key in _COUNT_KEYS:
+        return f"{value:.2f}"
+    return f"{100.0 * value:.1f}%"
+
+
+def tournament_tables(result: TournamentResult) -> list[Table]:
+    """The payoff table and the behaviour table (statistics as rows) of a tournament."""
+    unit = result.sample_unit
+    plural = "matches" if unit == "match" else f"{unit}s"
+    payoff = Table(
+        title=f"{result.game}: {result.samples} {plural}, seed {result.seed}"
+        + (f", duplicate deals ({result.groups} groups)" if result.duplicate else ""),
+        caption=f"95% CI: {result.ci_method}",
+    )
+    payoff.add_column("#", justify="right")
+    payoff.add_column("agent", style="bold")
+    put = result.game == "put"
+    if put:  # the match win rate is the headline; the reward is 2 * rate - 1 heads-up
+        payoff.add_column("match wins ± 95% CI", justify="right")
+        payoff.add_column("95% CI", justify="right")
+        payoff.add_column("points/hand ± CI", justify="right")
+    else:
+        payoff.add_column(f"{result.payoff_unit} ± 95% CI", justify="right")
+        payoff.add_column("95% CI", justify="right")
+    payoff.add_column("n", justify="right")
+    for a in result.agents:
+        if put:
+            wins = a.metrics["match_win"]
+            row = [
+                _ci(wins, 1, percent=True),
+                _interval(wins, 1, percent=True),
+                _ci(a.metrics["points_per_hand"], 2),
+            ]
+            n = wins.n
+        else:
+            row = [_ci(a.payoff), _interval(a.payoff)]
+            n = a.payoff.n
+        payoff.add_row(str(a.index), a.label, *row, str(n))
+
+    tables = [payoff]
+    columns = BEHAVIOUR_COLUMNS.get(result.game)
+    if columns:
+        behaviour = Table(title="behaviour (definitions: README, section Evaluate)")
+        behaviour.add_column("statistic")
+        for a in result.agents:
+            behaviour.add_column(f"{a.index} {a.label}", justify="right")
+        for key, title in columns:
+            cells = [_rate(a.behaviour.get(key), key) for a in result.agents]
+            behaviour.add_row(title, *cells)
+        tables.append(behaviour)
+    return tables
+
+
+def round_robin_table(result: RoundRobinResult) -> Table:
+    """The payoff matrix: row agent's mean payoff (± 95% CI half-width) against the column's."""
+    table = Table(
+        title=f"{result.game} round robin, tables of {result.table_size}: "
+        "row agent's payoff vs the column agent",
+        caption="cell = mean ± 95% CI half-width; with more than 2 seats, the row agent plays "
+        "against copies of the column agent",
+    )
+    table.add_column("agent", style="bold")
+    for label in result.labels:
+        table.add_column(label, justify="right")
+    table.add_column("mean vs pool", justify="right")
+    for i, label in enumerate(result.labels):
+        cells = ["—" if e is None else _ci(e, 2) for e in result.matrix[i]]
+        mean = result.mean_vs_pool(i)
+        table.add_row(label, *cells, "-" if mean is None else f"{mean:+.2f}")
+    return table
+
+
+def print_tournament(result: TournamentResult, console: Console | None = None) -> None:
+    console = console or Console()
+    for table in tournament_tables(result):
+        console.print(table)
+    console.print(
+        f"{result.decisions} decisions in {result.seconds:.1f} s "
+        f"({result.decisions / max(result.seconds, 1e-9):,.0f}/s)"
+    )
+
+
+def print_round_robin(result: RoundRobinResult, console: Console | None = None) -> None:
+    console = console or Console()
+    console.print(round_robin_table(result))
+    console.print(f"{len(result.matches)} tables in {result.seconds:.1f} s")

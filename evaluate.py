@@ -1,0 +1,174 @@
+"""Evaluate agents against each other: payoffs with 95% confidence intervals, behaviour stats.
+
+Examples::
+
+    python evaluate.py --game brag --agents brag:tight random random random --hands 20000 --seed 0
+    python evaluate.py --game put --agents put:greedy random --matches 2000 --seed 0
+    python evaluate.py --game brag --round-robin random brag:tight brag:bluffer --hands 4000
+    python evaluate.py --game brag --agents brag:tips random --option num_players=2 --duplicate
+
+Agent specs: "random", "brag:<style>", "put:<style>" (optionally ":k=v,..." parameters) or a
+path to a model .zip saved by train.py. The logic lives in ``brag_env.evaluation``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+DEFAULT_COUNT = {"brag": 10_000, "put": 1_000}
+_PROG = "evaluate.py"
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a bad command line in one line, without the usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{_PROG}: error: {message} (see --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from agents.registry import GAMES
+
+    p = _Parser(
+        prog=_PROG,
+        description="Play agents against each other and report payoffs with 95%% confidence "
+        "intervals and behaviour statistics.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--game", required=True, help=f"one of: {', '.join(GAMES)}")
+    who = p.add_mutually_exclusive_group(required=True)
+    who.add_argument("--agents", nargs="+", metavar="SPEC", help="one agent spec per seat")
+    who.add_argument(
+        "--round-robin",
+        nargs="+",
+        metavar="SPEC",
+        help="a pool of agents: every one against every other, with a payoff matrix",
+    )
+    p.add_argument("--hands", type=int, help="Brag: number of hands (default 10000)")
+    p.add_argument("--matches", type=int, help="Put: number of matches (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="seed of deals and agents (default 0)")
+    p.add_argument(
+        "--duplicate",
+        action="store_true",
+        help="replay every deal once per seat rotation (CI over deal groups)",
+    )
+    p.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an env option, e.g. --option ante=5 --option raise_sizes=[2,4] (repeatable)",
+    )
+    p.add_argument(
+        "--table-size",
+        type=int,
+        help="round robin: seats per table (default: the game's default, brag 4, put 2)",
+    )
+    p.add_argument("--json", metavar="FILE", help="write the full results as JSON")
+    p.add_argument("--history", metavar="FILE", help="write every hand history as JSON Lines")
+    p.add_argument(
+        "--plot",
+        nargs="?",
+        const="eval_plots",
+        metavar="DIR",
+        help="save a payoff heatmap and per-decile action charts (default DIR: eval_plots)",
+    )
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    return p
+
+
+def parse_options(items: list[str]) -> dict[str, Any]:
+    """``["ante=5", "raise_sizes=[2,4]"]`` -> ``{"ante": 5, "raise_sizes": [2, 4]}`` (YAML values)."""
+    import yaml
+
+    options: dict[str, Any] = {}
+    for item in items:
+        key, eq, raw = item.partition("=")
+        key = key.strip()
+        if not eq or not key or not raw.strip():
+            raise ValueError(f"bad --option {item!r}: expected KEY=VALUE, e.g. ante=5")
+        try:
+            value = yaml.safe_load(raw)
+        except yaml.YAMLError:
+            raise ValueError(f"bad --option {item!r}: cannot read the value {raw!r}") from None
+        if isinstance(value, list):
+            value = tuple(value)
+        options[key] = value
+    return options
+
+
+def _count(args: argparse.Namespace) -> int:
+    game = args.game
+    wrong, right = ("matches", "hands") if game == "brag" else ("hands", "matches")
+    if getattr(args, wrong) is not None:
+        raise ValueError(f"{game} counts {right}: use --{right}, not --{wrong}")
+    value = getattr(args, right)
+    return DEFAULT_COUNT[game] if value is None else value
+
+
+def run(args: argparse.Namespace) -> int:
+    from brag_env.evaluation import evaluate, get_adapter, round_robin
+    from brag_env.evaluation.report import print_round_robin, print_tournament
+
+    game = get_adapter(args.game).name
+    args.game = game
+    count = _count(args)
+    options = parse_options(args.option)
+    progress = not args.no_progress and sys.stderr.isatty()
+
+    with contextlib.ExitStack() as stack:
+        history = None
+        if args.history:
+            history = stack.enter_context(open(args.history, "w", encoding="utf-8"))
+        if args.round_robin:
+            result: Any = round_robin(
+                game,
+                args.round_robin,
+                count,
+                args.seed,
+                args.duplicate,
+                options,
+                args.table_size,
+                history,
+                progress,
+            )
+            print_round_robin(result)
+        else:
+            if args.table_size is not None:
+                raise ValueError("--table-size is for --round-robin; --agents gives one per seat")
+            result = evaluate(
+                game, args.agents, count, args.seed, args.duplicate, options, history, progress
+            )
+            print_tournament(result)
+
+    if args.json:
+        Path(args.json).write_text(json.dumps(result.to_dict(), indent=2) + "\n", "utf-8")
+    if args.plot:
+        from brag_env.evaluation.plots import plot_round_robin, plot_tournament
+
+        plot = plot_round_robin if args.round_robin else plot_tournament
+        for path in plot(result, args.plot):
+            print(f"wrote {path}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return run(args)
+    except (ValueError, OSError) as e:
+        message = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        print(f"{_PROG}: error: {message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{_PROG}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
