@@ -21,6 +21,7 @@ NAMESPACE = "brag_env"
 # env name -> module holding its env()/raw_env(); extend this table for a new env.
 ENVIRONMENTS: dict[str, str] = {
     "brag_v0": "brag_env.brag_v0",
+    "put_v0": "brag_env.put_v0",
 }
 
 

@@ -122,8 +122,7 @@ class HandRecord:
             "deck": [_card_text(c) for c in self.deck],
             "deal": deal,
             "actions": [
-                {"seat": s, "action": ACTION_NAMES[a]}
-                | ({"card": _card_text(c)} if c >= 0 else {})
+                {"seat": s, "action": ACTION_NAMES[a]} | ({"card": _card_text(c)} if c >= 0 else {})
                 for s, a, c in self.actions
             ],
             "put": put,
@@ -193,7 +192,8 @@ class PutGame:
         if deck is not None:
             top = parse_cards(deck)
         if dealer is not None and (
-            not isinstance(dealer, (int, np.integer)) or isinstance(dealer, bool)
+            not isinstance(dealer, (int, np.integer))
+            or isinstance(dealer, bool)
             or not 0 <= dealer < n
         ):
             raise ValueError(f"dealer must be a seat number 0..{n - 1}, got {dealer!r}")
@@ -544,8 +544,7 @@ def replay_hand(record: dict, config: PutConfig | None = None) -> dict:
             raise ValueError(f"the hand ended before action {i} ({step})")
         if step["seat"] != game.current:
             raise ValueError(
-                f"action {i} ({step}) is by seat {step['seat']}, but seat {game.current} "
-                "is to act"
+                f"action {i} ({step}) is by seat {step['seat']}, but seat {game.current} is to act"
             )
         game.apply(action_id(step["action"]))
     if not game.history:

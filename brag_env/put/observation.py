@@ -109,8 +109,24 @@ class PutObserver:
         """Write ``player``'s view of ``game`` into the buffer and return the buffer."""
         b = self.buffer
         b.fill(0.0)
-        (o_hand, o_played, o_lead, o_win, o_tied, o_won, o_cur, o_act, o_phase, o_caller,
-         o_seen, o_folded, o_scores, o_dealer, o_passed, o_received) = self._offsets
+        (
+            o_hand,
+            o_played,
+            o_lead,
+            o_win,
+            o_tied,
+            o_won,
+            o_cur,
+            o_act,
+            o_phase,
+            o_caller,
+            o_seen,
+            o_folded,
+            o_scores,
+            o_dealer,
+            o_passed,
+            o_received,
+        ) = self._offsets
         n = self.n
         rel = self._rel[player]
         counts = game.counts[player]

@@ -1,0 +1,266 @@
+"""put_v0: the PettingZoo AEC layer (API, seeding, rewards, errors, render, registry)."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pettingzoo
+import pytest
+from pettingzoo.test import api_test, seed_test
+from pettingzoo.utils.wrappers import (
+    AssertOutOfBoundsWrapper,
+    OrderEnforcingWrapper,
+    TerminateIllegalWrapper,
+)
+
+from brag_env import put_v0
+from brag_env.put import PutConfig, action_id
+from brag_env.registry import ENVIRONMENTS
+
+SCENARIOS = Path(__file__).resolve().parents[1] / "seeds" / "scenarios"
+
+
+def scenario(name: str) -> dict:
+    return json.loads((SCENARIOS / f"{name}.json").read_text())
+
+
+def run_scripted(env, sc: dict, seed: int = 0) -> list[dict[str, float]]:
+    """Reset with the scenario's deck and dealer, play its actions; returns last() rewards seen."""
+    env.reset(seed=seed, options={"deck": sc["deck"], "dealer": sc["dealer"]})
+    seen = []
+    for seat, name in sc["actions"]:
+        assert env.agent_selection == f"player_{seat}"
+        obs, *_ = env.last()
+        assert obs["action_mask"][action_id(name)] == 1
+        env.step(action_id(name))
+        seen.append({a: env._cumulative_rewards[a] for a in env.agents})
+    return seen
+
+
+def finish(env) -> dict[str, float]:
+    """Step every done agent with None (as agent_iter does); returns each one's final reward."""
+    final = {}
+    for agent in env.agent_iter():
+        _, reward, term, trunc, _ = env.last()
+        assert term or trunc
+        final[agent] = reward
+        env.step(None)
+    return final
+
+
+# ------------------------------------------------------------- PettingZoo
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_api_test(num_players):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # dict observations and api_test's own reset option
+        api_test(put_v0.env(num_players=num_players), num_cycles=300)
+        api_test(put_v0.raw_env(num_players=num_players), num_cycles=300)
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_seed_test(num_players):
+    seed_test(lambda: put_v0.env(num_players=num_players), num_cycles=300)
+
+
+def test_classic_wrappers_and_metadata():
+    env = put_v0.env()
+    assert isinstance(env, OrderEnforcingWrapper)
+    assert isinstance(env.env, AssertOutOfBoundsWrapper)
+    assert isinstance(env.env.env, TerminateIllegalWrapper)
+    raw = env.unwrapped
+    assert isinstance(raw, put_v0.raw_env)
+    assert raw.metadata["name"] == "put_v0" and str(env) == "put_v0"
+    assert set(raw.metadata["render_modes"]) == {"human", "ansi"}
+    assert raw.action_names[0] == "play_3" and raw.action_names[-1] == "pass_4"
+    assert len(raw.action_names) == env.action_space("player_0").n == 29
+
+
+def test_registered_with_pettingzoo():
+    assert ENVIRONMENTS["put_v0"] == "brag_env.put_v0"
+    env = pettingzoo.make("aec", "brag_env/put_v0", num_players=3)
+    env.reset(seed=1)
+    assert env.possible_agents == ["player_0", "player_1", "player_2"]
+    assert isinstance(env.unwrapped, put_v0.raw_env)
+
+
+@pytest.mark.parametrize(("num_players", "size"), [(2, 125), (3, 176), (4, 253)])
+def test_spaces(num_players, size):
+    env = put_v0.raw_env(num_players=num_players)
+    env.reset(seed=0)
+    space = env.observation_space("player_0")
+    obs = env.observe(env.agent_selection)
+    assert space["observation"].shape == (size,) and obs["observation"].dtype == np.float32
+    assert obs["action_mask"].dtype == np.int8 and space.contains(obs)
+    assert env.agents == [f"player_{i}" for i in range(num_players)]
+
+
+def test_config_errors_name_the_field():
+    with pytest.raises(ValueError, match="num_players"):
+        put_v0.env(num_players=6)
+    with pytest.raises(ValueError, match="seen_put_points"):
+        put_v0.raw_env(seen_put_points="twice")
+    with pytest.raises(ValueError, match="render_mode"):
+        put_v0.raw_env(render_mode="rgb_array")
+    with pytest.raises(ValueError, match="colour"):
+        put_v0.raw_env(colour="red")
+    env = put_v0.raw_env(config=PutConfig(num_players=3), target_points=7)
+    assert env.config == PutConfig(num_players=3, target_points=7)
+
+
+# ---------------------------------------------------------- reset options
+def test_reset_stacks_the_deck_and_fixes_the_dealer():
+    env = put_v0.raw_env()
+    env.reset(seed=3, options={"deck": "4s 3h 5s 2h 6s 7h", "dealer": 1})
+    assert env.agent_selection == "player_0"
+    view = put_v0.decode_observation(env.observe("player_0")["observation"])
+    assert view["hand"] == ["6", "5", "4"] and view["dealer"] == 1 and view["acting"] == 0
+    assert put_v0.decode_observation(env.observe("player_1")["observation"])["hand"] == [
+        "3",
+        "2",
+        "7",
+    ]
+    with pytest.raises(ValueError, match="dealer"):
+        env.reset(options={"dealer": 2})
+    with pytest.warns(UserWarning, match="dek"):
+        env.reset(options={"dek": "As"})
+
+
+def test_same_seed_same_match():
+    def actions(seed):
+        env = put_v0.env(num_players=3)
+        env.reset(seed=seed)
+        rng = np.random.default_rng(1)
+        trace = []
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, _ = env.last()
+            action = None
+            if not (term or trunc):
+                action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            trace.append((agent, action, reward))
+            env.step(action)
+        return trace, env.unwrapped.hand_histories()
+
+    assert actions(11) == actions(11)
+    assert actions(11) != actions(12)
+
+
+# ----------------------------------------------------------------- rewards
+@pytest.mark.parametrize(
+    ("name", "num_players", "expected"),
+    [
+        ("put_folded_put", 2, [-1.0, 1.0]),
+        ("put_three_players_both_fold", 3, [-0.5, -0.5, 1.0]),
+        ("put_partnership_fold", 4, [1.0, -1.0, 1.0, -1.0]),
+    ],
+)
+def test_match_rewards_zero_sum_at_the_end(name, num_players, expected):
+    sc = scenario(name)
+    env = put_v0.env(num_players=num_players, target_points=1)
+    seen = run_scripted(env, sc)
+    assert all(v == 0.0 for step in seen[:-1] for v in step.values())
+    assert all(env.terminations.values())
+    final = finish(env)
+    assert [final[f"player_{i}"] for i in range(num_players)] == expected
+    assert env.agents == []
+
+
+@pytest.mark.parametrize(
+    ("name", "num_players", "expected"),
+    [
+        ("put_seen_put", 2, [-2.0, 2.0]),
+        ("put_three_players", 3, [-1.0, -1.0, 2.0]),
+        ("put_partnership_fold", 4, [1.0, -1.0, 1.0, -1.0]),
+    ],
+)
+def test_points_rewards_hand_by_hand(name, num_players, expected):
+    sc = scenario(name)
+    env = put_v0.raw_env(num_players=num_players, reward="points")
+    run_scripted(env, sc)
+    assert not any(env.terminations.values())
+    rewards = [env.rewards[f"player_{i}"] for i in range(num_players)]
+    assert rewards == expected and sum(rewards) == 0
+    # the next agent to act collects its share through last()
+    assert env.last()[1] == expected[int(env.agent_selection[-1])]
+    env.step(env.observe(env.agent_selection)["action_mask"].nonzero()[0][0])
+    assert all(v == 0.0 for v in env.rewards.values())
+
+
+# ------------------------------------------------------------------ errors
+def test_raw_env_illegal_action_raises_a_clear_value_error():
+    env = put_v0.raw_env()
+    env.reset(seed=0, options={"deck": "4s 3h 5s 2h 6s 7h", "dealer": 1})
+    with pytest.raises(ValueError, match=r"player_0.*illegal action play_K"):
+        env.step(action_id("play_K"))
+    with pytest.raises(ValueError, match="integer action id"):
+        env.step(1.5)
+    with pytest.raises(ValueError, match="must act"):
+        env.step(None)
+    env.step(np.int64(action_id("play_4")))  # numpy integers are fine
+    assert env.agent_selection == "player_1"
+
+
+def test_env_illegal_action_ends_the_match_with_a_penalty():
+    env = put_v0.env()
+    env.reset(seed=0, options={"deck": "4s 3h 5s 2h 6s 7h", "dealer": 1})
+    env.last()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        env.step(action_id("see"))
+    assert all(env.terminations.values())
+    final = finish(env)
+    assert final == {"player_0": -1.0, "player_1": 0.0}
+
+
+def test_env_out_of_bounds_action_is_asserted():
+    env = put_v0.env()
+    env.reset(seed=0)
+    env.last()
+    with pytest.raises(AssertionError, match="action space"):
+        env.step(29)
+
+
+def test_stepping_a_finished_match_is_a_clear_error():
+    env = put_v0.raw_env(target_points=1)
+    env.reset(seed=0, options={"deck": "4s 3h 5s 2h 6s 7h", "dealer": 1})
+    env.step(action_id("put"))
+    env.step(action_id("fold"))
+    assert all(env.terminations.values())
+    with pytest.raises(ValueError, match="match is over"):
+        env.step(action_id("play_3"))
+    finish(env)
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.step(0)
+    with pytest.raises(RuntimeError, match="reset"):
+        put_v0.raw_env().step(0)
+
+
+# ------------------------------------------------------------------ render
+def test_render_ansi_hides_hands_unless_revealed(capsys):
+    sc = scenario("put_seen_put")
+    env = put_v0.raw_env(render_mode="ansi")
+    env.reset(seed=0, options={"deck": sc["deck"], "dealer": sc["dealer"]})
+    for _, name in sc["actions"][:4]:
+        env.step(action_id(name))
+    text = env.render()
+    assert "▮ ▮" in text and "4♠" in text and "3♥" in text
+    assert "Put! called by player_1: player_0 see" in text
+    assert "won by player_1" in text and "To act: player_1" in text
+    shown = put_v0.raw_env(render_mode="human", reveal_cards=True)
+    shown.reset(seed=0, options={"deck": sc["deck"], "dealer": sc["dealer"]})
+    assert shown.render() is None
+    out = capsys.readouterr().out
+    assert "6♠ 5♠ 4♠" in out and "3♥ 2♥ 7♥" in out and "Score:" in out
+
+
+def test_hand_histories_are_json():
+    env = put_v0.raw_env(num_players=4, target_points=2)
+    env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    while not all(env.terminations.values()):
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+    histories = env.unwrapped.hand_histories()
+    assert histories and json.loads(json.dumps(histories)) == histories

@@ -1,0 +1,226 @@
+"""Put under random legal play: zero-sum, termination, masks, replayable histories, no leaks,
+and the fast observation encoder against a reference built from the hand history."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from brag_env import put_v0
+from brag_env.put import (
+    NUM_ACTIONS,
+    PASS,
+    PLAY,
+    PUT_RANK,
+    SEE,
+    PutConfig,
+    PutGame,
+    PutObserver,
+    replay_hand,
+)
+from brag_env.put.game import PHASE_OVER
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+@pytest.mark.parametrize("reward", ["match", "points"])
+def test_random_legal_matches(num_players, reward):
+    """P6/rewards: every match ends, rewards are zero-sum, the acting agent always has a move,
+    and every hand history replays to itself."""
+    config = PutConfig(num_players=num_players, reward=reward)
+    env = put_v0.env(num_players=num_players, reward=reward)
+    rng = np.random.default_rng(num_players)
+    hands = 0
+    for match in range(120):
+        env.reset(seed=1000 * num_players + match)
+        totals = dict.fromkeys(env.possible_agents, 0.0)
+        decisions = 0
+        for agent in env.agent_iter():
+            obs, reward_, term, trunc, _ = env.last()
+            totals[agent] += reward_
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            assert legal.size > 0, "the acting agent must have a legal action"
+            env.step(int(legal[int(rng.random() * legal.size)]))
+            assert sum(env.unwrapped.rewards.values()) == pytest.approx(0.0)
+            decisions += 1
+            assert decisions < 20_000, "a match must end"
+        assert sum(totals.values()) == pytest.approx(0.0)
+        game = env.unwrapped.game
+        if reward == "match":
+            winners = {f"player_{s}" for s in game.winners()}
+            loss = -0.5 if num_players == 3 else -1.0
+            assert totals == {a: (1.0 if a in winners else loss) for a in totals}
+        else:
+            scores = game.seat_scores()
+            for seat in range(num_players):
+                gained = sum(
+                    rec["result"]["points"]
+                    for rec in game.hand_histories()
+                    if rec["result"]["unit"] == game.unit_of[seat]
+                )
+                assert gained == scores[seat]
+            assert max(scores) >= config.target_points
+        for rec in game.hand_histories():
+            assert replay_hand(rec, config) == rec
+        hands += len(game.hand_histories())
+    assert hands >= 500
+
+
+def _prefix(game: PutGame, pick: random.Random, length: int) -> list[int]:
+    actions = []
+    while len(actions) < length and not game.history:
+        legal = game.legal_actions()
+        action = legal[int(pick.random() * len(legal))]
+        game.apply(action)
+        actions.append(action)
+    return actions
+
+
+def _observations(config, deck, dealer, actions, seat):
+    game = PutGame(config)
+    observer = PutObserver(config)
+    game.reset(np.random.default_rng(0), deck=deck, dealer=dealer)
+    seen = [(observer.set_from(game, seat).copy(), game.mask.copy() if game.current == seat else 0)]
+    for action in actions:
+        game.apply(action)
+        seen.append(
+            (observer.set_from(game, seat).copy(), game.mask.copy() if game.current == seat else 0)
+        )
+    return seen
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_no_leak_of_other_players_unplayed_cards(num_players):
+    """Changing any other player's unplayed (and, for P8, unknown) cards changes nothing in an
+    observation, at any step of the hand."""
+    config = PutConfig(num_players=num_players)
+    pick = random.Random(num_players)
+    checked = 0
+    for trial in range(150):
+        game = PutGame(config)
+        game.reset(np.random.default_rng(trial))
+        deck, dealer = list(game.record.deck), game.dealer
+        actions = _prefix(game, pick, pick.randrange(0, 3 * num_players + 6))
+        if game.history:  # the hand ended (a folded Put, or all tricks): keep the open prefix
+            actions = actions[:-1]
+            game = PutGame(config)
+            game.reset(np.random.default_rng(0), deck=deck, dealer=dealer)
+            for action in actions:
+                game.apply(action)
+        observer_seat = pick.randrange(num_players)
+        # Everything the others hold, except the card the observer passed to its partner (P8).
+        unknown = {
+            c
+            for seat in range(num_players)
+            if seat != observer_seat
+            for c in game.hands[seat]
+            if c != game.pass_card[observer_seat]
+        }
+        if not unknown:
+            continue
+        spare = [c for c in range(52) if c not in deck]
+        pick.shuffle(spare)
+        swap = dict(zip(sorted(unknown), spare, strict=False))
+        other_deck = [swap.get(c, c) for c in deck]
+        # A swapped card that another player chose to pass is now passed by its new rank.
+        other_actions = list(actions)
+        for i, (_, action, card) in enumerate(game.record.actions):
+            if action >= PASS and card in swap:
+                other_actions[i] = PASS + PUT_RANK[swap[card]]
+        assert other_deck != deck
+        a = _observations(config, deck, dealer, actions, observer_seat)
+        b = _observations(config, other_deck, dealer, other_actions, observer_seat)
+        for (obs_a, mask_a), (obs_b, mask_b) in zip(a, b, strict=True):
+            np.testing.assert_array_equal(obs_a, obs_b)
+            np.testing.assert_array_equal(mask_a, mask_b)
+        checked += 1
+    assert checked >= 100
+
+
+def _reference_observation(game: PutGame, player: int, observer: PutObserver) -> np.ndarray:
+    """The observation rebuilt from the hand history record and the public state, by name."""
+    n = game.n
+    buf = np.zeros(observer.size, dtype=np.float32)
+    views = {}
+    offset = 0
+    for name, shape in observer.layout:
+        size = int(np.prod(shape))
+        views[name] = buf[offset : offset + size].reshape(shape)
+        offset += size
+    rec = game.record
+    rel = [(s - player) % n for s in range(n)]
+    hand = list(rec.deck[(player - rec.dealer - 1) % n :: n])
+    passes = [(s, a - PASS, c) for s, a, c in rec.actions if a >= PASS]
+    plays = [(s, a - PLAY, c) for s, a, c in rec.actions if a < 13]
+    for s, r, _ in passes:
+        if s == player:
+            views["passed"][r] = 1
+    if len(passes) == n:
+        for s, r, c in passes:
+            if s == player:
+                hand.remove(c)
+            if (s + 2) % n == player:
+                hand.append(c)
+                views["received"][r] = 1
+    for k, (s, r, c) in enumerate(plays):
+        views["played"][k // n, rel[s], r] = 1
+        if s == player:
+            hand.remove(c)
+    for c in hand:
+        views["hand"][PUT_RANK[c]] += 1
+    leader = (rec.dealer + 1) % n
+    for t, (trick_leader, _, winner) in enumerate(rec.tricks):
+        assert trick_leader == leader
+        views["trick_leader"][t, rel[leader]] = 1
+        if winner >= 0:
+            views["trick_winner"][t, rel[winner]] = 1
+            views["tricks_won"][rel[winner]] += 1
+            leader = winner
+        else:
+            views["trick_tied"][t] = 1
+    if game.phase != PHASE_OVER:
+        t = len(rec.tricks)
+        views["trick_leader"][t, rel[leader]] = 1
+        views["current_trick"][t] = 1
+        views["acting"][rel[game.current]] = 1
+        views["phase"][game.phase] = 1
+    if rec.put_caller >= 0:
+        views["put_caller"][rel[rec.put_caller]] = 1
+        for s, answer in rec.answers:
+            if answer == SEE:
+                views["put_seen"][0] = 1
+            else:
+                views["put_folded"][rel[s]] = 1
+    for s in range(n):
+        views["scores"][rel[s]] = game.scores[game.unit_of[s]] / game.target
+    views["dealer"][rel[rec.dealer]] = 1
+    return buf
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_fast_observation_matches_the_reference(num_players):
+    config = PutConfig(num_players=num_players)
+    game, observer = PutGame(config), PutObserver(config)
+    rng, pick = np.random.default_rng(7), random.Random(7)
+    states = 0
+    while states < 1200:
+        game.reset(rng)
+        while True:
+            for seat in range(num_players):
+                fast = observer.set_from(game, seat)
+                np.testing.assert_array_equal(
+                    fast, _reference_observation(game, seat, observer), err_msg=f"seat {seat}"
+                )
+            if states % 10 == 0:
+                decoded = observer.decode(fast)
+                assert len(decoded["hand"]) == len(game.hands[num_players - 1])
+            states += 1
+            if game.over:
+                break
+            legal = game.legal_actions()
+            assert 0 < len(legal) <= NUM_ACTIONS
+            game.apply(legal[int(pick.random() * len(legal))])

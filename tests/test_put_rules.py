@@ -1,0 +1,333 @@
+"""Put rules engine (P1-P8): config, card order, scripted scenarios, dealing, Put, scoring."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from brag_env.cards import parse_cards
+from brag_env.put import (
+    ACTION_NAMES,
+    FOLD,
+    NUM_ACTIONS,
+    PHASE_ANSWER,
+    PHASE_PASS,
+    PHASE_PLAY,
+    PUT,
+    PUT_RANK,
+    RANK_NAMES,
+    SEE,
+    PutConfig,
+    PutGame,
+    action_id,
+    replay_hand,
+)
+
+SCENARIOS = Path(__file__).resolve().parents[1] / "seeds" / "scenarios"
+SCENARIO_FILES = sorted(SCENARIOS.glob("put_*.json"))
+
+
+def play_scenario(scenario: dict) -> PutGame:
+    """Deal the scenario's deck and apply its actions, checking whose turn each one is."""
+    game = PutGame(PutConfig.from_dict(scenario.get("config")))
+    game.reset(
+        np.random.default_rng(0),
+        deck=scenario["deck"],
+        dealer=scenario["dealer"],
+        scores=scenario.get("scores_before"),
+    )
+    for seat, name in scenario["actions"]:
+        assert game.current == seat, f"expected seat {seat} to act before {name}"
+        assert game.mask[action_id(name)] == 1, f"{name} is not legal for seat {seat}"
+        game.apply(action_id(name))
+    return game
+
+
+def legal_random_match(game: PutGame, rng: np.random.Generator, pick: random.Random) -> int:
+    """Play a match with uniformly random legal actions; returns the number of decisions."""
+    game.reset(rng)
+    decisions = 0
+    while not game.over:
+        legal = game.legal_actions()
+        game.apply(legal[int(pick.random() * len(legal))])
+        decisions += 1
+        assert decisions < 100_000, "a match must end"
+    return decisions
+
+
+# ------------------------------------------------------------------- config
+def test_config_defaults_follow_the_spec():
+    cfg = PutConfig()
+    assert (cfg.num_players, cfg.target_points, cfg.seen_put_points) == (2, 5, 2)
+    assert cfg.put_draw_to_opponent is False and cfg.reward == "match"
+    assert PutConfig.from_dict(cfg.to_dict()) == cfg
+
+
+@pytest.mark.parametrize(
+    ("options", "field"),
+    [
+        ({"num_players": 5}, "num_players"),
+        ({"num_players": 1}, "num_players"),
+        ({"num_players": "2"}, "num_players"),
+        ({"target_points": 0}, "target_points"),
+        ({"target_points": 2.5}, "target_points"),
+        ({"seen_put_points": 0}, "seen_put_points"),
+        ({"seen_put_points": "double"}, "seen_put_points"),
+        ({"seen_put_points": True}, "seen_put_points"),
+        ({"put_draw_to_opponent": "yes"}, "put_draw_to_opponent"),
+        ({"put_draw_to_opponent": True, "num_players": 3}, "put_draw_to_opponent"),
+        ({"put_draw_to_opponent": True, "num_players": 4}, "put_draw_to_opponent"),
+        ({"reward": "chips"}, "reward"),
+        ({"trumps": True}, "trumps"),
+    ],
+)
+def test_bad_config_values_name_the_field(options, field):
+    with pytest.raises(ValueError, match=field):
+        PutConfig.from_dict(options)
+
+
+def test_seen_put_points_accepts_game_and_other_integers():
+    assert PutConfig(seen_put_points="game").seen_put_points == "game"
+    assert PutConfig(seen_put_points=3).seen_put_points == 3
+
+
+# ----------------------------------------------------------------------- P1
+def test_p1_rank_order_three_high_four_low_suits_ignored():
+    cards = parse_cards("3c 2d Ah Ks Qc Jd 10h 9s 8c 7d 6h 5s 4c")
+    assert [PUT_RANK[c] for c in cards] == list(range(13))
+    assert [RANK_NAMES[PUT_RANK[c]] for c in cards] == list(RANK_NAMES)
+    for rank in ("3", "A", "10", "4"):
+        same = parse_cards(f"{rank}s {rank}h {rank}d {rank}c")
+        assert len({PUT_RANK[c] for c in same}) == 1
+
+
+def test_action_names_fixed_layout():
+    ranks = ["3", "2", "A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4"]
+    assert ACTION_NAMES[:13] == tuple(f"play_{r}" for r in ranks)
+    assert ACTION_NAMES[13:16] == ("put", "see", "fold")
+    assert ACTION_NAMES[16:] == tuple(f"pass_{r}" for r in RANK_NAMES)
+    assert NUM_ACTIONS == 29 and action_id("pass_4") == 28
+    with pytest.raises(ValueError, match="play_1"):
+        action_id("play_1")
+
+
+# ---------------------------------------------------------------- scenarios
+@pytest.mark.parametrize("path", SCENARIO_FILES, ids=lambda p: p.stem)
+def test_scripted_scenario(path):
+    scenario = json.loads(path.read_text())
+    game = play_scenario(scenario)
+    expected = scenario["expected"]
+    record = game.hand_histories()[0]
+    assert len(game.hand_histories()) == 1, "the scripted actions must finish exactly one hand"
+    for key in ("deal", "put", "result", "scores_after"):
+        if key in expected:
+            assert record[key] == expected[key], key
+    if "tricks" in expected:
+        got = [{k: t[k] for k in ("leader", "winner", "tied")} for t in record["tricks"]]
+        assert got == expected["tricks"]
+    if expected.get("match_over"):
+        assert game.over and game.winners() == expected["winners"]
+    else:
+        assert not game.over
+    if "next_dealer" in expected:
+        assert game.dealer == expected["next_dealer"]
+    if "next_to_act" in expected:
+        assert game.current == expected["next_to_act"]
+    # the history is replayable (and records exactly what happened)
+    assert replay_hand(record, game.config) == record
+
+
+def test_scenarios_cover_every_rule():
+    cited = set()
+    for path in SCENARIO_FILES:
+        cited |= set(json.loads(path.read_text())["rules"])
+    assert {"P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8"} <= cited
+
+
+# ----------------------------------------------------------------------- P3
+def test_p3_tied_trick_leader_leads_again_even_when_dealer_led():
+    """Dealer 0: seat 1 leads, takes trick 1, then ties trick 2 and leads trick 3 again."""
+    game = PutGame()
+    game.reset(np.random.default_rng(0), deck="As 9s 5s 5h 2h Qs", dealer=0)
+    # seat 1 holds A 5 2, seat 0 holds 9 5 Q
+    for name in ("play_A", "play_9", "play_5", "play_5"):
+        game.apply(action_id(name))
+    assert game.trick_results == [(1, 1), (1, -1)]
+    assert game.current == 1 and game.leader == 1
+
+
+# ----------------------------------------------------------------------- P4
+def test_p4_no_second_put_by_either_player():
+    game = PutGame()
+    game.reset(np.random.default_rng(0), deck="4s 3h 5s 2h 6s 7h", dealer=1)
+    assert game.mask[PUT] == 1
+    game.apply(PUT)
+    assert game.phase == PHASE_ANSWER and list(np.flatnonzero(game.mask)) == [SEE, FOLD]
+    game.apply(SEE)
+    assert game.phase == PHASE_PLAY and game.current == 0
+    for _ in range(6):
+        assert game.mask[PUT] == 0
+        with pytest.raises(ValueError, match="only one Put per hand"):
+            game.apply(PUT)
+        game.apply(game.legal_actions()[0])
+    assert game.hand_number == 2 and game.mask[PUT] == 1, "the next hand allows a Put again"
+
+
+def test_p4_put_on_the_last_card_is_allowed():
+    game = PutGame()
+    game.reset(np.random.default_rng(0), deck="4s 3h 5s 2h 6s 7h", dealer=1)
+    for name in ("play_4", "play_3", "play_7", "play_6", "play_2"):
+        game.apply(action_id(name))
+    assert game.current == 0 and game.mask[PUT] == 1
+    game.apply(PUT)
+    game.apply(FOLD)
+    assert game.history[0].result == ("fold", 0, 1)
+
+
+def test_p8_no_put_during_the_pass():
+    game = PutGame(PutConfig(num_players=4))
+    game.reset(np.random.default_rng(3))
+    for _ in range(4):
+        assert game.phase == PHASE_PASS and game.mask[PUT] == 0
+        assert game.mask[:13].sum() == 0 and game.mask[16:].sum() >= 1
+        game.apply(game.legal_actions()[0])
+    assert game.phase == PHASE_PLAY and game.mask[PUT] == 1
+
+
+def test_p8_pass_is_private_until_all_four_chose():
+    game = PutGame(PutConfig(num_players=4))
+    game.reset(np.random.default_rng(0), deck="3s Ks 3h Kh 4s 6s Ts Qs 8s 7s 9s 8h", dealer=3)
+    before = [sorted(h) for h in game.hands]
+    for name in ("pass_4", "pass_6", "pass_10"):
+        game.apply(action_id(name))
+        assert [sorted(h) for h in game.hands] == before
+        assert game.received == [-1, -1, -1, -1]
+    game.apply(action_id("pass_8"))
+    assert sorted(game.hands[0]) == sorted(parse_cards("3s 8s Ts"))
+    assert sorted(game.hands[1]) == sorted(parse_cards("Ks 7s 8h"))
+    assert [RANK_NAMES[r] for r in game.received] == ["10", "8", "4", "6"]
+    assert game.current == 0, "the player left of the dealer leads after the pass"
+
+
+# ----------------------------------------------------------------------- P2
+def test_p2_seeded_cut_lowest_card_deals_and_is_reproducible():
+    dealers = set()
+    for seed in range(40):
+        game = PutGame(PutConfig(num_players=3))
+        game.reset(np.random.default_rng(seed))
+        again = PutGame(PutConfig(num_players=3))
+        again.reset(np.random.default_rng(seed))
+        assert (game.dealer, game.hands, game.cut) == (again.dealer, again.hands, again.cut)
+        final = dict(game.cut[-1])  # the deciding round: the dealer alone cut the lowest card
+        lowest = max(PUT_RANK[c] for c in final.values())
+        assert PUT_RANK[final[game.dealer]] == lowest
+        assert sum(PUT_RANK[c] == lowest for c in final.values()) == 1
+        for round_ in game.cut[:-1]:  # earlier rounds were ties for the lowest card
+            lowest = max(PUT_RANK[c] for _, c in round_)
+            assert sum(PUT_RANK[c] == lowest for _, c in round_) >= 2
+        first_round = dict(game.cut[0])
+        assert PUT_RANK[first_round[game.dealer]] == max(PUT_RANK[c] for c in first_round.values())
+        dealers.add(game.dealer)
+    assert dealers == {0, 1, 2}
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_p2_deal_passes_left_every_hand_and_cards_come_from_the_dealers_left(num_players):
+    game = PutGame(PutConfig(num_players=num_players, target_points=30))
+    rng, pick = np.random.default_rng(5), random.Random(5)
+    legal_random_match(game, rng, pick)
+    dealers = [rec["dealer"] for rec in game.hand_histories()]
+    assert len(dealers) >= 10
+    assert all(b == (a + 1) % num_players for a, b in itertools.pairwise(dealers))
+    for rec in game.hand_histories():
+        first = (rec["dealer"] + 1) % num_players
+        assert rec["deal"][first][0] == rec["deck"][0]
+        assert rec["deal"][rec["dealer"]][-1] == rec["deck"][-1]
+        assert len({c for hand in rec["deal"] for c in hand}) == 3 * num_players
+
+
+def test_p2_stacked_deck_top_cards_then_seeded_rest():
+    a, b = PutGame(), PutGame()
+    a.reset(np.random.default_rng(9), deck="3s 4h", dealer=0)
+    b.reset(np.random.default_rng(9), deck="3s 4h", dealer=0)
+    assert a.hands == b.hands
+    assert a.hands[1][0] == parse_cards("3s")[0] and a.hands[0][0] == parse_cards("4h")[0]
+    a.apply(a.legal_actions()[0])  # the game goes on normally
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"dealer": 2}, "dealer"),
+        ({"dealer": -1}, "dealer"),
+        ({"dealer": "0"}, "dealer"),
+        ({"deck": "As Xx"}, "Xx"),
+        ({"deck": "As As"}, "duplicate"),
+        ({"scores": [5, 0]}, "scores"),
+        ({"scores": [0]}, "scores"),
+    ],
+)
+def test_reset_rejects_bad_options(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        PutGame().reset(np.random.default_rng(0), **kwargs)
+
+
+# ---------------------------------------------------------------- P5 / P6
+def test_p5_illegal_plays_raise_and_change_nothing():
+    game = PutGame()
+    game.reset(np.random.default_rng(0), deck="4s 3h 5s 2h 6s 7h", dealer=1)
+    with pytest.raises(ValueError, match="holds no K"):
+        game.apply(action_id("play_K"))
+    with pytest.raises(ValueError, match="see"):
+        game.apply(SEE)
+    with pytest.raises(ValueError, match="not an action id"):
+        game.apply(99)
+    assert game.current == 0 and game.plays == []
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_p6_match_ends_exactly_when_a_unit_reaches_the_target(num_players):
+    pick = random.Random(num_players)
+    rng = np.random.default_rng(num_players)
+    game = PutGame(PutConfig(num_players=num_players, target_points=3))
+    for _ in range(30):
+        legal_random_match(game, rng, pick)
+        histories = game.hand_histories()
+        for rec in histories[:-1]:
+            assert max(rec["scores_after"]) < 3
+        last = histories[-1]
+        assert max(last["scores_after"]) >= 3
+        winner = last["result"]["unit"]
+        assert last["scores_after"][winner] == max(last["scores_after"])
+        units = [game.unit_of[s] for s in game.winners()]
+        assert units and set(units) == {winner}
+        with pytest.raises(ValueError, match="match is over"):
+            game.apply(0)
+
+
+def test_p6_one_point_short_keeps_playing_and_reaching_the_target_ends():
+    game = PutGame(PutConfig(target_points=5))
+    game.reset(np.random.default_rng(0), deck="8s 8h 6s 6h 3s 2h", dealer=1, scores=[3, 4])
+    for name in ("play_8", "play_8", "play_6", "play_6", "play_3", "play_2"):
+        game.apply(action_id(name))
+    assert game.scores == [4, 4] and not game.over
+    game2 = PutGame(PutConfig(target_points=5))
+    game2.reset(np.random.default_rng(0), deck="8s 8h 6s 6h 3s 2h", dealer=1, scores=[4, 4])
+    for name in ("play_8", "play_8", "play_6", "play_6", "play_3", "play_2"):
+        game2.apply(action_id(name))
+    assert game2.scores == [5, 4] and game2.over and game2.winners() == [0]
+
+
+def test_p4_seen_put_value_follows_the_option():
+    for spp, expected in ((2, 2), (3, 3), ("game", 5)):
+        game = PutGame(PutConfig(seen_put_points=spp))
+        game.reset(np.random.default_rng(0), deck="4s 3h 5s 2h 6s 7h", dealer=1)
+        for name in ("play_4", "put", "see", "play_3", "play_7", "play_6", "play_2", "play_5"):
+            game.apply(action_id(name))
+        assert game.hand_histories()[0]["result"]["points"] == expected
+        assert game.over == (spp == "game")
