@@ -88,6 +88,23 @@ def test_b16_broke_player_sits_out_and_button_and_turn_skip_it():
     assert hist[2]["cards"][2] is None
 
 
+def test_b16_no_chips_sits_out_even_without_antes():
+    game = BragGame(
+        BragConfig(
+            num_players=3,
+            ante_mode="none",
+            allow_blind=False,
+            starting_chips=2,
+            hands_per_session=3,
+        )
+    )
+    game.new_session(np.random.default_rng(0), dealer=0)
+    apply_names(game, ["stay", "stay", "fold", "fold"])  # seat 1 is left with nothing
+    assert game.hand_results[0].chips == [2, 0, 4]
+    assert game.sitting_out == [1] and game.status[1] == SITTING_OUT
+    assert game.dealer == 2 and game.current_player == 0
+
+
 # ----------------------------------------------------------------------------- B17
 def test_b17_stacks_carry_over_for_hands_per_session():
     game = BragGame(BragConfig(num_players=3, hands_per_session=3, blind_keep_hand=False))
