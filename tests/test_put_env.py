@@ -247,12 +247,13 @@ def test_render_ansi_hides_hands_unless_revealed(capsys):
     text = env.render()
     assert "▮ ▮" in text and "4♠" in text and "3♥" in text
     assert "Put! called by player_1: player_0 see" in text
-    assert "won by player_1" in text and "To act: player_1" in text
+    assert "won by player_1" in text and text.endswith("To act: player_1 (play)\n")
     shown = put_v0.raw_env(render_mode="human", reveal_cards=True)
     shown.reset(seed=0, options={"deck": sc["deck"], "dealer": sc["dealer"]})
     assert shown.render() is None
     out = capsys.readouterr().out
     assert "6♠ 5♠ 4♠" in out and "3♥ 2♥ 7♥" in out and "Score:" in out
+    assert "To act: player_0 (play): play_6, play_5, play_4, put" in out
 
 
 def test_hand_histories_are_json():
@@ -264,3 +265,14 @@ def test_hand_histories_are_json():
         env.step(int(rng.choice(np.flatnonzero(mask))))
     histories = env.unwrapped.hand_histories()
     assert histories and json.loads(json.dumps(histories)) == histories
+
+
+def test_readme_put_example_runs_as_documented(capsys):
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = readme.split("\n## Put\n", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(code, "README.md#put", "exec"), {})
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "{'player_0': -2.0, 'player_1': 2.0}"
+    assert out[1] == "{'reason': 'tricks', 'unit': 1, 'points': 2}"
+    assert "dealer player_0" in out[2] and out[3] == "Score: player_0 0 · player_1 2"
