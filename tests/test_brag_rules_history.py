@@ -36,9 +36,10 @@ def test_french_example_scenario_file_reproduces_the_seed():
     game = check_scenario(scenario)
     (result,) = game.hand_results
     assert result.deltas == [-55, -10, -5, 70]  # the example's players 1, 2, 3, 4
-    # The deal the example describes: a pair of sevens, queen high, 4-6-9 of spades.
+    # The deal the example describes: a pair of sevens, queen high, 4-6-9 of spades (the same
+    # deck as the worked example in seeds/rules/brag.md).
     hist = game.history()[0]
-    assert hist["cards"][0] == "7h 7d Kc" and hist["cards"][1] == "Qh 9d 3c"
+    assert hist["cards"][0] == "7h 7d Kc" and hist["cards"][1] == "Qd 9c 4h"
     assert hist["cards"][3] == "4s 6s 9s"
     assert hist["see"]["categories"] == {"0": "pair", "3": "flush"}
 
