@@ -83,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def parse_options(items: list[str]) -> dict[str, Any]:
-    """``["ante=5", "raise_sizes=[2,4]"]`` -> ``{"ante": 5, "raise_sizes": [2, 4]}`` (YAML values)."""
+    """``["ante=5", "raise_sizes=[2,4]"]`` -> ``{"ante": 5, "raise_sizes": (2, 4)}`` (YAML)."""
     import yaml
 
     options: dict[str, Any] = {}

@@ -162,10 +162,14 @@ def _convert(spec: str, key: str, raw: str, default: Any) -> Any:
             return value
         return raw
     except ValueError:
-        kind = type(default).__name__
-        raise ValueError(
-            f"parameter {key}={raw!r} in agent spec {spec!r} must be a {kind}"
-        ) from None
+        kind = (
+            "true or false"
+            if isinstance(default, bool)
+            else "an integer"
+            if isinstance(default, int)
+            else "a number"
+        )
+        raise ValueError(f"parameter {key}={raw!r} in agent spec {spec!r} must be {kind}") from None
 
 
 def make_agent(

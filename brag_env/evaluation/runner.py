@@ -129,9 +129,13 @@ class GameAdapter:
 
     def num_players(self, num_agents: int, options: dict[str, Any]) -> int:
         """Check the agent count against the table; ``ValueError`` in one line if they differ."""
-        if self.allowed_num_players and num_agents not in self.allowed_num_players:
-            allowed = ", ".join(map(str, self.allowed_num_players))
-            raise ValueError(f"{self.name} needs {allowed} agents, got {num_agents}")
+        allowed = self.allowed_num_players
+        if allowed and num_agents not in allowed:
+            lo, hi = min(allowed), max(allowed)
+            span = f"{lo} to {hi}" if len(allowed) == hi - lo + 1 else ", ".join(map(str, allowed))
+            raise ValueError(
+                f"{self.name} needs {span} agents (one spec per seat), got {num_agents}"
+            )
         wanted = options.get("num_players")
         if wanted is not None and wanted != num_agents:
             raise ValueError(

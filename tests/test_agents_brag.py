@@ -1,0 +1,213 @@
+"""Brag baselines: each style's documented behaviour on crafted observations.
+
+Observations are written through the env's own named layout (``observation_layout(config)
+.views``), so they are exactly what ``brag_v0`` would give a player in that situation.
+"""
+
+import numpy as np
+import pytest
+
+from agents import make_agent, table_info
+from agents.brag import BragView
+from brag_env.brag.hands import CATEGORY_NAMES, hand_category, hand_strength, strength_percentile
+from brag_env.brag.observation import observation_layout
+from brag_env.brag.rules import FOLD, LOOK, SEE, STAY, BragConfig
+from brag_env.cards import parse_cards
+
+RAISE = 4  # raise_2x with the default ladder
+KEEP, TAKE = 5, 6
+STATUS = {"folded": 1, "blind": 2, "open": 3}
+
+WEAK = "2s 4h 7d"  # a low high card, bottom decile
+PAIR = "5s 5h 9d"
+FLUSH = "2h 7h Jh"
+PRIAL = "Ks Kh Kd"
+RUNNING_FLUSH = "Qs Ks As"
+
+
+def craft(
+    config: BragConfig,
+    cards: str | None = None,
+    others: tuple[str, ...] = ("blind", "blind", "blind"),
+    stake: int = 2,
+    pot: int = 4,
+    chips: int = 199,
+    history: tuple[tuple[int, int, int], ...] = (),
+) -> np.ndarray:
+    """One observation: ``cards`` None = still blind; ``history`` most recent first."""
+    layout = observation_layout(config)
+    buffer = np.zeros(layout.size, dtype=np.float32)
+    v = layout.views(buffer)
+    start = config.starting_chips
+    if cards is not None:
+        hand = parse_cards(cards)
+        v["own_cards"][hand] = 1.0
+        v["own_category"][CATEGORY_NAMES.index(hand_category(hand))] = 1.0
+        v["own_strength"][0] = strength_percentile(hand_strength(hand))
+    v["seat_status"][0, STATUS["blind" if cards is None else "open"]] = 1.0
+    for row, status in enumerate(others, start=1):
+        v["seat_status"][row, STATUS[status]] = 1.0
+    v["seat_chips"][0] = chips / start
+    v["stake"][0] = stake / config.max_stake
+    v["pot"][0] = pot / start
+    for k, (seat, action, paid) in enumerate(history):
+        v["history_seat"][k, seat] = 1.0
+        v["history_action"][k, action] = 1.0
+        v["history_paid"][k] = paid / start
+    return buffer
+
+
+def mask(*legal: int, size: int = 7) -> np.ndarray:
+    m = np.zeros(size, dtype=np.int8)
+    m[list(legal)] = 1
+    return m
+
+
+BLIND_MASK = mask(FOLD, STAY, LOOK, RAISE)
+OPEN_MASK = mask(FOLD, STAY, RAISE)
+HEADS_UP_MASK = mask(FOLD, STAY, SEE, RAISE)
+HEADS_UP = ("open", "folded", "folded")
+
+
+@pytest.fixture(scope="module")
+def config() -> BragConfig:
+    return BragConfig()
+
+
+def agent(spec: str, players: int = 4):
+    return make_agent(spec, table_info("brag", num_players=players), seed=0)
+
+
+def test_view_reads_the_crafted_fields(config):
+    view = BragView(table_info("brag"))
+    history = ((2, RAISE, 4), (0, STAY, 2), (1, RAISE, 4))
+    view.load(
+        craft(
+            config,
+            PAIR,
+            others=("open", "blind", "folded"),
+            stake=8,
+            pot=30,
+            chips=150,
+            history=history,
+        )
+    )
+    assert view.looked and not view.blind
+    assert view.opponents == 2 and view.opponents_blind == 1
+    assert (view.stake, view.pot, view.chips) == (8, 30, 150)
+    assert view.my_bets == 1
+    assert view.raises_since_mine == 1  # only the raise after my stay counts
+    assert view.strength == pytest.approx(strength_percentile(hand_strength(PAIR)), abs=1e-6)
+
+
+def test_b19_choice_takes_the_new_hand(config):
+    for spec in ("brag:caller", "brag:tight", "brag:bluffer", "brag:blind", "brag:tips"):
+        assert agent(spec).act(craft(config), mask(KEEP, TAKE)) == TAKE
+
+
+def test_a_lone_legal_fold_is_played(config):
+    for spec in ("brag:caller", "brag:tight", "brag:blind", "brag:tips"):
+        assert agent(spec).act(craft(config, PRIAL), mask(FOLD)) == FOLD
+
+
+def test_caller_looks_stays_and_sees(config):
+    caller = agent("brag:caller")
+    assert caller.act(craft(config), BLIND_MASK) == LOOK
+    assert caller.act(craft(config, WEAK, stake=32, pot=200), OPEN_MASK) == STAY
+    assert caller.act(craft(config, WEAK, others=HEADS_UP), HEADS_UP_MASK) == SEE
+
+
+def test_tight_looks_folds_weak_raises_strong_sees_when_ahead(config):
+    tight = agent("brag:tight")
+    assert tight.act(craft(config), BLIND_MASK) == LOOK
+    assert tight.act(craft(config, WEAK), OPEN_MASK) == FOLD
+    assert tight.act(craft(config, PRIAL), OPEN_MASK) == RAISE
+    assert tight.act(craft(config, PRIAL), mask(FOLD, STAY)) == STAY  # raise capped (B13)
+    assert tight.act(craft(config, RUNNING_FLUSH, others=HEADS_UP), HEADS_UP_MASK) == SEE
+
+
+def test_tight_thresholds_scale_with_the_number_of_opponents(config):
+    """A pair is worth raising heads-up but only a stay against three, and a fold against seven."""
+    tight = agent("brag:tight", players=8)
+    eight = BragConfig(num_players=8)
+    pair = "9s 9h 4d"
+    assert tight.act(craft(eight, pair, others=("open",) + ("folded",) * 6), OPEN_MASK) == RAISE
+    assert tight.act(craft(eight, pair, others=("open",) * 3 + ("folded",) * 4), OPEN_MASK) == STAY
+    assert tight.act(craft(eight, pair, others=("open",) * 7), OPEN_MASK) == FOLD
+
+
+def test_tight_sees_a_playable_hand_once_patience_runs_out(config):
+    tight = agent("brag:tight")
+    mid = "Ks 9h 4d"  # a king high: playable heads-up, not strong enough to see at once
+    assert tight.act(craft(config, mid, others=HEADS_UP), HEADS_UP_MASK) == STAY
+    bets = tuple((0, STAY, 2) for _ in range(3))
+    assert tight.act(craft(config, mid, others=HEADS_UP, history=bets), HEADS_UP_MASK) == SEE
+
+
+def test_bluffer_raises_weak_hands_at_its_bluff_probability(config):
+    always, never = agent("brag:bluffer:bluff=1"), agent("brag:bluffer:bluff=0")
+    assert always.act(craft(config), BLIND_MASK) == LOOK
+    assert always.act(craft(config, WEAK), OPEN_MASK) == RAISE
+    assert never.act(craft(config, WEAK), OPEN_MASK) == FOLD
+    # A committed bluff gives up after bluff_bets bets and never sees.
+    always.reset()
+    assert always.act(craft(config, WEAK, others=HEADS_UP), HEADS_UP_MASK) == RAISE
+    bets = tuple((0, RAISE, 4) for _ in range(3))
+    assert always.act(craft(config, WEAK, others=HEADS_UP, history=bets), HEADS_UP_MASK) == FOLD
+
+
+def test_bluffer_bluffs_at_about_the_set_rate(config):
+    bluffer = agent("brag:bluffer:bluff=0.3")
+    raises = 0
+    for _ in range(2000):
+        bluffer.reset()  # a new hand each time
+        raises += bluffer.act(craft(config, WEAK), OPEN_MASK) == RAISE
+    assert 0.25 < raises / 2000 < 0.35
+
+
+def test_blind_specialist_stays_blind_while_the_stake_is_low(config):
+    blind = agent("brag:blind:blind_raise=0")
+    assert blind.act(craft(config, stake=2), BLIND_MASK) == STAY
+    assert blind.act(craft(config, stake=8), BLIND_MASK) == LOOK  # 4 x min_stake
+    blind_heads_up = ("blind", "folded", "folded")
+    assert blind.act(craft(config, others=blind_heads_up), mask(FOLD, STAY, LOOK, SEE)) == SEE
+    # Against an open opponent, who cannot see it (B14), it keeps staying blind.
+    assert blind.act(craft(config, others=HEADS_UP), mask(FOLD, STAY, LOOK, SEE)) == STAY
+    assert agent("brag:blind:blind_raise=1").act(craft(config), BLIND_MASK) == RAISE
+
+
+def test_seed_tips_player_follows_the_advice(config):
+    tips = agent("brag:tips:blind_raise=0")
+    assert tips.act(craft(config, stake=4), BLIND_MASK) == STAY  # blind while cheap
+    assert tips.act(craft(config, stake=8), BLIND_MASK) == LOOK  # then look and commit or fold
+    assert tips.act(craft(config, WEAK), OPEN_MASK) == FOLD  # a high card only: fold
+    assert tips.act(craft(config, PAIR), OPEN_MASK) == STAY  # pairs are playable
+    scared = ((1, RAISE, 4), (3, RAISE, 8), (0, STAY, 2))
+    assert tips.act(craft(config, PAIR, history=scared), OPEN_MASK) == FOLD  # strong early bets
+    assert tips.act(craft(config, PAIR, stake=32, chips=100), OPEN_MASK) == FOLD  # not the stack
+    assert tips.act(craft(config, FLUSH), OPEN_MASK) == RAISE  # not the table minimum
+    assert tips.act(craft(config, PRIAL, pot=10), OPEN_MASK) == STAY  # slow-play a prial...
+    assert tips.act(craft(config, PRIAL, pot=60), OPEN_MASK) == RAISE  # ...until the pot is big
+    assert tips.act(craft(config, FLUSH, others=HEADS_UP), HEADS_UP_MASK) == SEE  # ahead: see
+
+
+def test_baselines_only_play_legal_actions_in_real_games():
+    """Every style, at tables of 2 to 8, picks a legal action at every decision."""
+    from brag_env import brag_v0
+
+    for players in (2, 5, 8):
+        env = brag_v0.raw_env(num_players=players, hands_per_session=3)
+        info = table_info("brag", num_players=players, hands_per_session=3)
+        specs = ["brag:caller", "brag:tight", "brag:bluffer", "brag:blind", "brag:tips", "random"]
+        agents = [make_agent(specs[i % len(specs)], info, seed=i) for i in range(players)]
+        for episode in range(15):
+            env.reset(seed=episode)
+            for name in env.agent_iter():
+                _, _, done, _, _ = env.last(observe=False)
+                if done:
+                    env.step(None)
+                    continue
+                obs = env.observe(name)
+                action = agents[int(name.split("_")[1])].act(obs["observation"], obs["action_mask"])
+                assert obs["action_mask"][action] == 1
+                env.step(action)

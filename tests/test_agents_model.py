@@ -1,0 +1,211 @@
+"""Trained-model agents: load a MaskablePPO .zip safely, check it fits the table, play legally."""
+
+import base64
+import json
+import os
+import pickle
+import zipfile
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+
+from agents import make_agent, parse_spec, table_info
+from agents.model import ModelAgent, load_policy
+from brag_env import brag_v0
+
+
+class _TableShapedEnv(gym.Env):
+    """A dummy single-agent env with the spaces of a 2-player Brag table and the env's masks."""
+
+    def __init__(self) -> None:
+        self.inner = brag_v0.raw_env(num_players=2)
+        space = self.inner.observation_space("player_0")["observation"]
+        self.observation_space = gym.spaces.Box(0.0, space.high, space.shape, np.float32)
+        self.action_space = gym.spaces.Discrete(self.inner.action_space("player_0").n)
+        self._rng = np.random.default_rng(0)
+
+    def _obs(self) -> np.ndarray:
+        obs = self.inner.observe(self.inner.agent_selection)
+        self._mask = obs["action_mask"].astype(bool)
+        return obs["observation"]
+
+    def reset(self, seed=None, options=None):
+        super().reset(seed=seed)
+        self.inner.reset(seed=int(self._rng.integers(1 << 30)))
+        return self._obs(), {}
+
+    def step(self, action):
+        self.inner.step(int(action))
+        done = not self.inner.agents or all(self.inner.terminations.values())
+        reward = float(self.inner.rewards["player_0"])
+        return (
+            np.zeros(self.observation_space.shape, np.float32) if done else self._obs(),
+            reward,
+            done,
+            False,
+            {},
+        )
+
+    def action_masks(self) -> np.ndarray:
+        return self._mask
+
+
+@pytest.fixture(scope="module")
+def model_path(tmp_path_factory) -> Path:
+    from sb3_contrib import MaskablePPO
+
+    torch.manual_seed(0)
+    model = MaskablePPO(
+        "MlpPolicy",
+        _TableShapedEnv(),
+        n_steps=64,
+        batch_size=32,
+        n_epochs=1,
+        policy_kwargs={"net_arch": [16], "activation_fn": torch.nn.ReLU},
+        seed=0,
+        device="cpu",
+    )
+    model.learn(64)
+    path = tmp_path_factory.mktemp("model") / "model.zip"
+    model.save(path)
+    return path
+
+
+def _rewrite_data(src: Path, dst: Path, change) -> None:
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
+        for item in zin.infolist():
+            payload = zin.read(item.filename)
+            if item.filename == "data":
+                data = json.loads(payload)
+                change(data)
+                payload = json.dumps(data).encode()
+            zout.writestr(item, payload)
+
+
+class _Evil:
+    """A pickle that creates a directory when unpickled."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return (os.mkdir, (self.marker,))
+
+
+def test_model_agent_loads_and_plays_legal_actions(model_path):
+    table = table_info("brag", num_players=2)
+    agent = make_agent(str(model_path), table, seed=0)
+    assert isinstance(agent, ModelAgent)
+    assert agent.info.observation_shape == table.observation_shape
+    assert agent.info.num_actions == 7
+    env = brag_v0.raw_env(num_players=2)
+    env.reset(seed=5)
+    obs = env.observe(env.agent_selection)
+    for _ in range(50):
+        action = agent.act(obs["observation"], obs["action_mask"])
+        assert obs["action_mask"][action] == 1
+
+
+def test_numpy_forward_matches_torch_policy(model_path):
+    agent = ModelAgent(model_path, seed=0)
+    assert agent._layers is not None  # the fast path is in use for an MLP
+    env = brag_v0.raw_env(num_players=2)
+    for seed in range(5):
+        env.reset(seed=seed)
+        obs = env.observe(env.agent_selection)
+        ours = agent.action_probabilities(obs["observation"], obs["action_mask"])
+        mask = obs["action_mask"].astype(bool)[None]
+        with torch.no_grad():
+            dist = agent.policy.get_distribution(
+                torch.as_tensor(obs["observation"][None]), action_masks=mask
+            )
+        np.testing.assert_allclose(ours, dist.distribution.probs[0].numpy(), atol=1e-5)
+        assert ours[~mask[0]].sum() == 0.0
+
+
+def test_deterministic_flag_plays_the_most_probable_action(model_path):
+    agent = make_agent(f"{model_path}:deterministic=true", table_info("brag", num_players=2))
+    env = brag_v0.raw_env(num_players=2)
+    env.reset(seed=2)
+    obs = env.observe(env.agent_selection)
+    probs = agent.action_probabilities(obs["observation"], obs["action_mask"])
+    assert agent.act(obs["observation"], obs["action_mask"]) == int(np.argmax(probs))
+
+
+def test_sampling_repeats_with_the_seed(model_path):
+    env = brag_v0.raw_env(num_players=2)
+    env.reset(seed=2)
+    obs = env.observe(env.agent_selection)
+    one, two = ModelAgent(model_path, seed=4), ModelAgent(model_path, seed=4)
+    picks = [one.act(obs["observation"], obs["action_mask"]) for _ in range(40)]
+    assert picks == [two.act(obs["observation"], obs["action_mask"]) for _ in range(40)]
+
+
+def test_wrong_game_or_table_is_a_clear_error(model_path):
+    with pytest.raises(ValueError, match="expects observations of shape"):
+        make_agent(str(model_path), table_info("put"), seed=0)
+    with pytest.raises(ValueError, match="wrong game or different table options"):
+        make_agent(str(model_path), table_info("brag", num_players=4), seed=0)
+
+
+def test_missing_and_corrupt_files_are_clear_errors(tmp_path, model_path):
+    with pytest.raises(ValueError, match="no such file"):
+        load_policy(tmp_path / "absent.zip")
+    junk = tmp_path / "junk.zip"
+    junk.write_bytes(b"not a zip at all")
+    with pytest.raises(ValueError, match="not a zip archive"):
+        load_policy(junk)
+    empty = tmp_path / "empty.zip"
+    with zipfile.ZipFile(empty, "w") as z:
+        z.writestr("hello.txt", "hi")
+    with pytest.raises(ValueError, match="not an SB3 model"):
+        load_policy(empty)
+    broken = tmp_path / "broken.zip"
+    with zipfile.ZipFile(model_path) as zin, zipfile.ZipFile(broken, "w") as zout:
+        for item in zin.infolist():
+            payload = zin.read(item.filename)
+            zout.writestr(
+                item, payload[: len(payload) // 2] if item.filename == "policy.pth" else payload
+            )
+    with pytest.raises(ValueError, match="cannot load model"):
+        load_policy(broken)
+    with pytest.raises(ValueError, match="cannot load model") as info:
+        parse_spec(str(tmp_path / "absent.zip"), "brag")
+        make_agent(str(tmp_path / "absent.zip"), table_info("brag"))
+    assert "\n" not in str(info.value)
+
+
+def test_loading_never_unpickles_the_data_entries(tmp_path, model_path):
+    """Pickled entries are replaced, never loaded: a booby-trapped file stays inert."""
+    marker = tmp_path / "unpickled"
+    evil = base64.b64encode(pickle.dumps(_Evil(marker))).decode()
+
+    def plant(data):
+        for key in ("observation_space", "policy_class", "lr_schedule", "ep_info_buffer"):
+            data[key][":serialized:"] = evil
+
+    trapped = tmp_path / "trapped.zip"
+    _rewrite_data(model_path, trapped, plant)
+    policy, info = load_policy(trapped)
+    assert not marker.exists()
+    assert info.num_actions == 7 and policy is not None
+
+    # The trap is live: SB3's default loading would have run it.
+    from sb3_contrib import MaskablePPO
+
+    with pytest.raises(Exception):  # noqa: B017 - whatever SB3 makes of the unpickled object
+        MaskablePPO.load(trapped, device="cpu")
+    assert marker.exists()
+
+
+def test_unsupported_policy_kwargs_are_refused(tmp_path, model_path):
+    def swap(data):
+        data["policy_kwargs"]["activation_fn"] = "<class 'os.system'>"
+
+    odd = tmp_path / "odd.zip"
+    _rewrite_data(model_path, odd, swap)
+    with pytest.raises(ValueError, match="unsupported activation_fn"):
+        load_policy(odd)

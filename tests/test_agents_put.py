@@ -1,0 +1,147 @@
+"""Put baselines and the Put hand-strength measure, on crafted observations (P1, P3, P4, P8)."""
+
+import numpy as np
+import pytest
+
+from agents import make_agent, table_info
+from agents.put import card_percentile, live_strength
+from brag_env.put.observation import observation_layout
+from brag_env.put.rules import FOLD, NUM_ACTIONS, PASS, PLAY, PUT, RANK_NAMES, SEE
+
+R = {name: i for i, name in enumerate(RANK_NAMES)}  # put rank: 0 = the 3 (best) ... 12 = the 4
+PHASE = {"pass": 0, "play": 1, "answer": 2}
+
+
+def craft(
+    hand: list[str],
+    players: int = 2,
+    trick: int = 0,
+    table: dict[int, str] | None = None,
+    tricks_won: dict[int, int] | None = None,
+    phase: str = "play",
+) -> np.ndarray:
+    """An observation: ``hand`` ranks held, ``table`` relative seat -> rank played this trick."""
+    layout = observation_layout(players)
+    size = sum(int(np.prod(shape)) for _, shape in layout)
+    buffer = np.zeros(size, dtype=np.float32)
+    views, pos = {}, 0
+    for name, shape in layout:
+        n = int(np.prod(shape))
+        views[name] = buffer[pos : pos + n].reshape(shape)
+        pos += n
+    for rank in hand:
+        views["hand"][R[rank]] += 1
+    for seat, rank in (table or {}).items():
+        views["played"][trick, seat, R[rank]] = 1
+    for seat, won in (tricks_won or {}).items():
+        views["tricks_won"][seat] = won
+    views["current_trick"][trick] = 1
+    views["phase"][PHASE[phase]] = 1
+    views["acting"][0] = 1
+    return buffer
+
+
+def play_mask(hand: list[str], put: bool = True) -> np.ndarray:
+    m = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    for rank in hand:
+        m[PLAY + R[rank]] = 1
+    m[PUT] = int(put)
+    return m
+
+
+ANSWER = np.zeros(NUM_ACTIONS, dtype=np.int8)
+ANSWER[[SEE, FOLD]] = 1
+
+
+def agent(spec: str, players: int = 2):
+    return make_agent(spec, table_info("put", num_players=players), seed=0)
+
+
+def test_card_percentile_orders_hands_by_put_rank():
+    assert card_percentile([R["4"], R["4"], R["4"]]) == 0.0
+    best = card_percentile([R["3"], R["3"], R["3"]])
+    assert best > card_percentile([R["3"], R["3"], R["2"]]) > card_percentile([R["A"]] * 3)
+    assert 0.99 < best < 1.0
+    assert card_percentile([R["3"]]) == pytest.approx(48 / 52)  # P1: only the 4 threes beat none
+    with pytest.raises(ValueError, match="1 to 3 cards"):
+        card_percentile([])
+
+
+def test_live_strength_credits_tricks_ahead():
+    cards = [R["9"], R["8"]]
+    assert live_strength(cards, 1) == pytest.approx(card_percentile(cards) + 0.25)
+    assert live_strength(cards, -1) == pytest.approx(max(0.0, card_percentile(cards) - 0.25))
+    assert live_strength([R["3"], R["3"]], 2) == 1.0
+    assert live_strength([], 0) == 0.0
+
+
+def test_greedy_leads_high_wins_cheaply_else_dumps_low():
+    greedy = agent("put:greedy")
+    hand = ["3", "9", "4"]
+    assert greedy.act(craft(hand), play_mask(hand)) == PLAY + R["3"]
+    hand = ["A", "Q", "4"]
+    led_king = craft(hand, table={1: "K"})
+    assert greedy.act(led_king, play_mask(hand)) == PLAY + R["A"]  # cheapest winner (P3)
+    hand = ["Q", "J", "4"]
+    assert greedy.act(craft(hand, table={1: "K"}), play_mask(hand)) == PLAY + R["4"]
+
+
+def test_greedy_never_puts_and_always_sees():
+    greedy = agent("put:greedy")
+    hand = ["3", "3", "2"]
+    assert greedy.act(craft(hand), play_mask(hand)) != PUT
+    weak = ["4", "5", "6"]
+    assert greedy.act(craft(weak, phase="answer"), ANSWER) == SEE
+
+
+def test_greedy_lets_the_partner_hold_the_trick():
+    """P8: when the partner (relative seat 2) holds the best card, dump the lowest."""
+    greedy = agent("put:greedy", players=4)
+    hand = ["2", "9", "5"]
+    partner_winning = craft(hand, players=4, table={1: "8", 2: "A"})
+    assert greedy.act(partner_winning, play_mask(hand, put=False)) == PLAY + R["5"]
+    opponent_winning = craft(hand, players=4, table={1: "A", 2: "8"})
+    assert greedy.act(opponent_winning, play_mask(hand, put=False)) == PLAY + R["2"]
+
+
+def test_greedy_passes_its_best_card_to_the_partner():
+    greedy = agent("put:greedy", players=4)
+    hand = ["K", "2", "7"]
+    m = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    for rank in hand:
+        m[PASS + R[rank]] = 1
+    assert greedy.act(craft(hand, players=4, phase="pass"), m) == PASS + R["2"]
+
+
+def test_caller_puts_strong_hands_and_folds_weak_ones():
+    caller = agent("put:caller")
+    strong, weak = ["3", "2", "A"], ["4", "5", "6"]
+    assert caller.act(craft(strong), play_mask(strong)) == PUT
+    assert caller.act(craft(weak), play_mask(weak)) == PLAY + R["6"]
+    assert caller.act(craft(weak, phase="answer"), ANSWER) == FOLD
+    assert caller.act(craft(strong, phase="answer"), ANSWER) == SEE
+
+
+def test_caller_counts_its_card_on_the_table_and_the_tricks_won():
+    caller = agent("put:caller")
+    # It led a 3 that the opponent has not answered: with 9 and 8 left it still sees a Put.
+    low = ["9", "8"]
+    assert caller.act(craft(low, table={0: "3"}, phase="answer"), ANSWER) == SEE
+    assert caller.act(craft(low, phase="answer"), ANSWER) == FOLD
+    # One trick up with two middling cards is worth a Put.
+    mid = ["Q", "10"]
+    assert caller.act(craft(mid, trick=1, tricks_won={0: 1}), play_mask(mid)) == PUT
+
+
+def test_bluffer_puts_weak_hands_at_its_rate_and_sees_mid_hands():
+    weak, mid = ["4", "5", "6"], ["J", "10", "8"]
+    always, never = agent("put:bluffer:bluff=1"), agent("put:bluffer:bluff=0")
+    assert always.act(craft(weak), play_mask(weak)) == PUT
+    assert never.act(craft(weak), play_mask(weak)) != PUT
+    assert live_strength([R[r] for r in mid], 0) < 0.5
+    assert live_strength([R[r] for r in mid], 0) >= 0.35
+    assert never.act(craft(mid, phase="answer"), ANSWER) == SEE
+    assert agent("put:caller").act(craft(mid, phase="answer"), ANSWER) == FOLD
+    bluffer = agent("put:bluffer:bluff=0.3")
+    puts = sum(bluffer.act(craft(weak), play_mask(weak)) == PUT for _ in range(2000))
+    assert 0.25 < puts / 2000 < 0.35

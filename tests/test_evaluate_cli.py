@@ -1,0 +1,97 @@
+"""evaluate.py as a user runs it: one-line errors, outputs (--json, --history, --plot)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(ROOT / "evaluate.py"), *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["--game", "chess", "--agents", "random", "random"], "unknown game 'chess'"),
+        (["--game", "brag", "--agents", "brag:wizard", "random"], "unknown brag style 'wizard'"),
+        (["--game", "brag", "--agents", "put:greedy", "random"], "is a put agent"),
+        (["--game", "brag", "--agents", "random"], "brag needs 2 to 8 agents"),
+        (["--game", "put", "--agents", *["random"] * 5], "put needs 2 to 4 agents"),
+        (["--game", "brag", "--agents", "random", "random", "--option", "ante"], "bad --option"),
+        (["--game", "brag", "--agents", "random", "random", "--option", "ante=-1"], "ante"),
+        (["--game", "brag", "--agents", "random", "random", "--matches", "5"], "use --hands"),
+        (["--game", "put", "--agents", "random", "nowhere/model.zip"], "no such file"),
+        (["--game", "brag"], "one of the arguments --agents --round-robin is required"),
+        (["--game", "brag", "--agents", "random", "random", "--hands", "0"], "at least 1"),
+    ],
+)
+def test_bad_command_lines_fail_with_one_line(args, fragment):
+    result = run(*args)
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("evaluate.py: error:")
+    assert fragment in lines[0]
+
+
+def test_small_evaluation_writes_json_history_and_plots(tmp_path):
+    out = tmp_path / "res.json"
+    hist = tmp_path / "hands.jsonl"
+    plots = tmp_path / "plots"
+    args = ["--game", "brag", "--agents", "brag:tight", "random", "random", "--hands", "60"]
+    result = run(
+        *args, "--seed", "4", "--json", str(out), "--history", str(hist), "--plot", str(plots)
+    )
+    assert result.returncode == 0, result.stderr
+    assert "brag:tight" in result.stdout and "bluff rate" in result.stdout
+    data = json.loads(out.read_text())
+    assert data["game"] == "brag" and data["specs"] == ["brag:tight", "random", "random"]
+    assert data["agents"][0]["payoff"]["n"] == 60
+    assert "ci_method" in data and "actions_by_decile" in data["agents"][0]["behaviour"]
+    hands = [json.loads(line) for line in hist.read_text().splitlines()]
+    assert len(hands) == 60 and all("deltas" in h and "seat_agents" in h for h in hands)
+    assert (plots / "payoff_by_seat.png").stat().st_size > 0
+    assert (plots / "actions_by_decile.png").stat().st_size > 0
+
+    again = tmp_path / "again.json"
+    rerun = run(*args, "--seed", "4", "--json", str(again))
+    assert rerun.returncode == 0
+    first, second = json.loads(out.read_text()), json.loads(again.read_text())
+    first.pop("seconds")
+    second.pop("seconds")
+    assert first == second
+
+
+def test_round_robin_command_writes_the_matrix(tmp_path):
+    out = tmp_path / "rr.json"
+    plots = tmp_path / "plots"
+    result = run(
+        "--game",
+        "put",
+        "--round-robin",
+        "random",
+        "put:greedy",
+        "--matches",
+        "6",
+        "--json",
+        str(out),
+        "--plot",
+        str(plots),
+    )
+    assert result.returncode == 0, result.stderr
+    assert "round robin" in result.stdout
+    data = json.loads(out.read_text())
+    assert data["pool"] == ["random", "put:greedy"] and data["matrix"][0][0] is None
+    assert (plots / "payoff_matrix.png").exists() and (plots / "actions_by_decile.png").exists()

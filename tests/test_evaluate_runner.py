@@ -1,0 +1,152 @@
+"""Tournaments end to end: payoffs, seat rotation, duplicate deals, determinism, round robin."""
+
+import io
+import json
+from collections import Counter
+
+import pytest
+
+from brag_env.evaluation import (
+    FactoryAdapter,
+    evaluate,
+    get_adapter,
+    round_robin,
+    run_headsup,
+    run_tournament,
+)
+
+
+def _strip_timing(d: dict) -> dict:
+    d = dict(d)
+    d.pop("seconds", None)
+    return d
+
+
+def test_brag_tournament_payoffs_are_per_hand_in_antes_and_zero_sum():
+    result = evaluate("brag", ["brag:tight", "random", "random", "random"], 200, seed=1)
+    assert result.samples == 200 and result.episodes == 200
+    assert [a.payoff.n for a in result.agents] == [200] * 4
+    assert sum(a.payoff.mean for a in result.agents) == pytest.approx(0.0, abs=1e-9)
+    # The ante is the unit: with ante 2 the same hands are worth half as many antes.
+    doubled = evaluate("brag", ["brag:tight", "random"], 100, seed=1, options={"ante": 2})
+    plain = evaluate("brag", ["brag:tight", "random"], 100, seed=1, options={"ante": 1})
+    assert doubled.agents[0].payoff.mean != plain.agents[0].payoff.mean
+    no_ante = evaluate("brag", ["random", "random"], 50, seed=1, options={"ante_mode": "none"})
+    assert no_ante.payoff_unit == "antes/hand"  # min_stake is the unit then (README)
+    behaviour = result.agents[0].behaviour
+    assert behaviour["hands"] == 200
+    assert behaviour["look_rate"] > 0.9  # tight looks at once
+    table = behaviour["actions_by_decile"]
+    assert len(table["counts"]) == 11 and table["rows"][-1] == "blind"
+    assert sum(map(sum, table["counts"])) == behaviour["betting_decisions"]
+
+
+def test_brag_sessions_give_one_sample_per_hand():
+    result = evaluate("brag", ["random"] * 3, 40, seed=0, options={"hands_per_session": 5})
+    assert result.episodes == 9  # 8 sessions rounded up to whole rotations of 3
+    assert result.samples == result.agents[1].payoff.n >= 9  # sessions may end early (B17)
+
+
+def test_seats_rotate_and_duplicate_replays_the_same_deals():
+    history = io.StringIO()
+    specs = ["brag:tight", "brag:caller", "random"]
+    result = evaluate("brag", specs, 30, seed=3, duplicate=True, history=history)
+    assert result.groups == 10 and result.agents[0].payoff.n == 10
+    hands = [json.loads(line) for line in history.getvalue().splitlines()]
+    assert len(hands) == 30
+    seats = Counter((h["seat_agents"][s], s) for h in hands for s in range(3))
+    assert set(seats.values()) == {10}
+    by_group: dict[int, list] = {}
+    for h in hands:
+        by_group.setdefault(h["deal_group"], []).append(h)
+    for group in by_group.values():
+        assert len(group) == 3
+        assert len({json.dumps(h["cards"]) for h in group}) == 1  # same deal
+        assert len({h["dealer"] for h in group}) == 1
+        assert len({tuple(h["seat_agents"]) for h in group}) == 3  # seats permuted
+
+
+def test_same_seed_same_results_to_the_last_digit():
+    specs = ["brag:bluffer", "brag:blind", "random", "brag:tips"]
+    a = evaluate("brag", specs, 120, seed=5).to_dict()
+    b = evaluate("brag", specs, 120, seed=5).to_dict()
+    c = evaluate("brag", specs, 120, seed=6).to_dict()
+    assert json.dumps(_strip_timing(a)) == json.dumps(_strip_timing(b))
+    assert json.dumps(_strip_timing(a)) != json.dumps(_strip_timing(c))
+    p = evaluate("put", ["put:bluffer", "random"], 20, seed=5).to_dict()
+    q = evaluate("put", ["put:bluffer", "random"], 20, seed=5).to_dict()
+    assert json.dumps(_strip_timing(p)) == json.dumps(_strip_timing(q))
+
+
+def test_put_tournament_reports_matches_points_and_behaviour():
+    history = io.StringIO()
+    result = evaluate("put", ["put:greedy", "put:caller"], 40, seed=2, history=history)
+    greedy, caller = result.agents
+    assert result.sample_unit == "match" and greedy.payoff.n == 40
+    assert greedy.metrics["match_win"].mean + caller.metrics["match_win"].mean == pytest.approx(1)
+    assert greedy.payoff.mean == pytest.approx(2 * greedy.metrics["match_win"].mean - 1)
+    assert greedy.behaviour["put_rate"] == 0.0 and greedy.behaviour["fold_to_put"] in (0.0, None)
+    assert caller.behaviour["put_rate"] > 0.0
+    lines = [json.loads(x) for x in history.getvalue().splitlines()]
+    assert lines and all(x["game"] == "put" and "tricks" in x for x in lines)
+    assert {x["episode"] for x in lines} == set(range(40))
+
+
+def test_put_three_and_four_players():
+    three = evaluate("put", ["put:greedy", "random", "random"], 9, seed=0)
+    assert sum(a.metrics["match_win"].mean for a in three.agents) == pytest.approx(1.0)
+    four = evaluate("put", ["put:greedy", "random", "put:caller", "random"], 8, seed=0)
+    wins = [a.metrics["match_win"].mean for a in four.agents]
+    assert sum(wins) == pytest.approx(2.0)  # partners win together (P8)
+
+
+def test_any_aec_env_can_be_evaluated():
+    from pettingzoo.classic.tictactoe import tictactoe
+
+    adapter = FactoryAdapter("tictactoe", tictactoe.raw_env)
+    result = run_tournament(adapter, ["random", "random"], 50, seed=0)
+    assert result.samples == 50
+    assert sum(a.payoff.mean for a in result.agents) == pytest.approx(0.0)
+    with pytest.raises(ValueError, match="seats 2 agents, got 3"):
+        run_tournament(adapter, ["random"] * 3, 3, seed=0)
+
+
+def test_agent_counts_and_games_are_checked():
+    with pytest.raises(ValueError, match="brag needs 2 to 8 agents"):
+        evaluate("brag", ["random"], 10)
+    with pytest.raises(ValueError, match="put needs 2 to 4 agents"):
+        evaluate("put", ["random"] * 5, 10)
+    with pytest.raises(ValueError, match="num_players=4"):
+        evaluate("brag", ["random"] * 3, 10, options={"num_players": 4})
+    with pytest.raises(ValueError, match="unknown game 'poker'"):
+        get_adapter("poker")
+    with pytest.raises(ValueError, match="unknown Brag option"):
+        evaluate("brag", ["random"] * 2, 10, options={"antes": 1})
+
+
+def test_round_robin_heads_up_matrix_is_antisymmetric():
+    pool = ["random", "put:greedy", "put:caller"]
+    result = round_robin("put", pool, 10, seed=0)
+    assert result.table_size == 2 and len(result.matches) == 3
+    for i in range(3):
+        assert result.matrix[i][i] is None
+        for j in range(3):
+            if i != j:
+                assert result.matrix[i][j].mean == pytest.approx(-result.matrix[j][i].mean)
+    d = result.to_dict()
+    assert len(d["matrix"]) == 3 and d["mean_vs_pool"][0] is not None
+
+
+def test_round_robin_at_a_bigger_table_plays_ordered_pairs():
+    result = round_robin("brag", ["random", "brag:tight"], 12, seed=0, table_size=3)
+    assert len(result.matches) == 2
+    assert result.matches[0].specs == ["random", "brag:tight", "brag:tight"]
+    assert result.matrix[1][0].mean > result.matrix[0][1].mean
+
+
+def test_run_headsup_summarises_one_number():
+    out = run_headsup("put", "put:greedy", "random", 30, seed=0)
+    assert out["metric"] == "match win rate" and out["n"] == 30
+    assert out["ci_low"] < out["mean"] < out["ci_high"]
+    brag = run_headsup("brag", "brag:tight", "random", 20, env_config={"num_players": 3})
+    assert brag["metric"] == "payoff (antes/hand)" and brag["n"] == 21  # whole rotations

@@ -1,0 +1,89 @@
+"""Confidence intervals against hand calculations; seat rotation and duplicate schedules."""
+
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from brag_env.evaluation.runner import MetricStore, group_means
+from brag_env.evaluation.schedule import agent_seeds, make_schedule, seats_for_rotation
+from brag_env.evaluation.stats import mean_ci, z_value
+
+
+def test_mean_ci_matches_a_hand_calculation():
+    # x = 1, 2, 3, 4: mean 2.5; sample variance ((1.5^2 + 0.5^2) * 2) / 3 = 5/3.
+    e = mean_ci([1, 2, 3, 4])
+    sd = math.sqrt(5 / 3)
+    assert e.mean == 2.5 and e.n == 4
+    assert e.std == pytest.approx(sd)
+    assert e.half_width == pytest.approx(1.959964 * sd / 2, rel=1e-6)
+    assert (e.low, e.high) == pytest.approx((2.5 - 1.265151, 2.5 + 1.265151), abs=1e-5)
+    assert z_value(0.95) == pytest.approx(1.959964, abs=1e-6)
+    assert z_value(0.99) == pytest.approx(2.575829, abs=1e-6)
+
+
+def test_mean_ci_of_a_rate_and_edge_cases():
+    wins = [1] * 60 + [0] * 40  # p = 0.6, sd with n - 1 = sqrt(0.24 * 100 / 99)
+    e = mean_ci(wins)
+    assert e.mean == pytest.approx(0.6)
+    assert e.half_width == pytest.approx(1.959964 * math.sqrt(0.24 * 100 / 99) / 10, rel=1e-6)
+    assert e.excludes(0.5) and not e.excludes(0.55)
+    one = mean_ci([3.0])
+    assert one.n == 1 and math.isnan(one.half_width) and not one.excludes(0.0)
+    assert mean_ci([]).n == 0
+    assert mean_ci([2.0, 2.0]).half_width == 0.0
+    d = e.to_dict()
+    assert d["ci_low"] == pytest.approx(e.low) and d["n"] == 100
+    assert one.to_dict()["half_width"] is None  # JSON-safe, no NaN
+    with pytest.raises(ValueError, match="confidence"):
+        z_value(1.5)
+
+
+def test_duplicate_estimates_use_group_means():
+    store = MetricStore(1)
+    # Two deal groups of two rotations: group means 1.5 and 3.5.
+    for group, seat, value in [(0, 0, 1.0), (0, 1, 2.0), (1, 0, 3.0), (1, 1, 4.0)]:
+        store.add("payoff", 0, group, seat, value)
+    plain, dup = store.estimate("payoff", 0), store.estimate("payoff", 0, duplicate=True)
+    assert plain.n == 4 and dup.n == 2
+    assert dup.mean == 2.5
+    assert dup.std == pytest.approx(math.sqrt(2.0))  # sd of (1.5, 3.5)
+    assert store.seat_means("payoff", 0, 2) == [2.0, 3.0]
+    np.testing.assert_allclose(group_means([5, 5, 2], [1.0, 3.0, 7.0]), [7.0, 2.0])
+
+
+def test_rotation_puts_every_agent_in_every_seat_equally_often():
+    for n in (2, 3, 4, 8):
+        schedule = make_schedule(n, 5 * n - 1, seed=0)
+        assert len(schedule) == 5 * n  # rounded up to whole rotations
+        seats = Counter((e.seats[s], s) for e in schedule for s in range(n))
+        assert set(seats.values()) == {5}
+        assert len(seats) == n * n
+        assert all(sorted(e.seats) == list(range(n)) for e in schedule)
+    assert seats_for_rotation(3, 1) == (2, 0, 1)  # agent a sits in seat (a + 1) % 3
+
+
+def test_duplicate_schedule_replays_each_deal_in_every_rotation():
+    schedule = make_schedule(3, 9, seed=4, duplicate=True)
+    groups: dict[int, list] = {}
+    for e in schedule:
+        groups.setdefault(e.group, []).append(e)
+    assert len(groups) == 3
+    for episodes in groups.values():
+        assert len({e.reset_seed for e in episodes}) == 1
+        # Every agent holds every seat's cards of the deal once.
+        assert {(e.seats[s], s) for e in episodes for s in range(3)} == {
+            (a, s) for a in range(3) for s in range(3)
+        }
+    assert len({episodes[0].reset_seed for episodes in groups.values()}) == 3
+
+
+def test_schedules_and_agent_seeds_are_deterministic():
+    assert make_schedule(4, 40, seed=9) == make_schedule(4, 40, seed=9)
+    assert make_schedule(4, 40, seed=9) != make_schedule(4, 40, seed=10)
+    a = [g.integers(1 << 30) for g in agent_seeds(3, 4)]
+    assert a == [g.integers(1 << 30) for g in agent_seeds(3, 4)]
+    assert len(set(a)) == 4
+    with pytest.raises(ValueError, match="at least 1"):
+        make_schedule(2, 0, seed=0)
