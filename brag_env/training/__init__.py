@@ -1,0 +1,1 @@
+"""Training helpers for ``train.py``: config, checkpoints, vector envs, evaluation, progress."""

@@ -1,0 +1,77 @@
+"""Model files and checkpoints, written atomically.
+
+Both are ordinary Stable-Baselines3 ``MaskablePPO`` zips (``model.save``), so ``agents`` loads them
+as agent specs with its safe loader (``agents/model.py``: nothing is unpickled). A checkpoint
+carries one extra JSON entry, ``brag_env_training.json``, with what ``--resume`` needs besides the
+weights: the steps done, the opponent pool and the evaluation history. Resuming restores weights
+and optimizer state with SB3's ``set_parameters``, which reads only the ``*.pth`` entries, with
+``torch.load(weights_only=True)``.
+
+Atomic: the zip is built in memory, written to a temporary file in the target directory and renamed
+over the target with ``os.replace``, so a run killed at any moment leaves the previous file intact.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Any
+
+TRAINING_ENTRY = "brag_env_training.json"
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to a temporary file next to ``path``, fsync it, then ``os.replace`` it in."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the file the usual mode
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def save_model(
+    model: Any, path: str | os.PathLike[str], training_state: dict[str, Any] | None = None
+) -> Path:
+    """Save an SB3 model to ``path`` atomically; with ``training_state``, as a checkpoint."""
+    buffer = io.BytesIO()
+    model.save(buffer)
+    if training_state is not None:
+        with zipfile.ZipFile(buffer, mode="a") as archive:
+            archive.writestr(TRAINING_ENTRY, json.dumps(training_state, indent=1, sort_keys=True))
+    atomic_write_bytes(path, buffer.getvalue())
+    return Path(path)
+
+
+def read_training_state(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The training state stored in a checkpoint; ``ValueError`` naming the problem if unusable."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"checkpoint {str(path)!r} does not exist")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            if TRAINING_ENTRY not in archive.namelist():
+                raise ValueError(f"{path} is a model, not a checkpoint (no {TRAINING_ENTRY})")
+            state = json.loads(archive.read(TRAINING_ENTRY))
+    except (zipfile.BadZipFile, OSError, json.JSONDecodeError) as e:
+        raise ValueError(f"checkpoint {str(path)!r} is corrupt ({e})") from None
+    if not isinstance(state, dict) or "num_timesteps" not in state:
+        raise ValueError(f"checkpoint {str(path)!r}: {TRAINING_ENTRY} lacks num_timesteps")
+    return state

@@ -1,0 +1,262 @@
+"""Train a Brag or Put agent by self-play with MaskablePPO (sb3-contrib), on the CPU.
+
+    python train.py                                          # the default: configs/put_ppo.yaml
+    python train.py --config configs/brag_headsup_ppo.yaml
+    python train.py --config configs/brag_ppo.yaml --seed 3 --set total_timesteps=500000
+    python train.py --config configs/brag_ppo.yaml --resume  # continue an interrupted run
+
+Self-play, the safe way (``brag_env/selfplay.py``): the learner holds one seat of the PettingZoo
+game and the env plays every other seat with an opponent drawn from a pool: the rule-based
+baselines of ``pool.opponents`` plus frozen snapshots of the learner, one every
+``pool.snapshot_every`` steps. The learner is paid its own result of every hand, seats rotate,
+illegal actions are masked.
+
+Everything that shapes a run is in the YAML config (``brag_env/training/config.py`` is its schema);
+``--set key=value`` overrides one key. A run writes to ``runs/<name>/`` (or ``--out DIR``):
+
+    config.yaml      the config as used (defaults filled in, --seed and --set applied)
+    tb/              TensorBoard: PPO losses, rollout/ep_rew_mean, eval/<opponent>/mean ...
+    evals.jsonl      every evaluation against the baselines, one JSON line each
+    snapshots/       the learner's frozen snapshots (opponent pool)
+    checkpoint.zip   the latest checkpoint, written atomically: --resume continues from it
+    model.zip        the final model, an agent spec for evaluate.py (--agents runs/<name>/model.zip)
+    final_eval.json  the final evaluation, also printed at the end
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.logger import configure
+
+from brag_env.training.checkpoint import read_training_state, save_model
+from brag_env.training.config import (
+    TrainConfig,
+    dump_config,
+    load_config,
+)
+from brag_env.training.envs import make_vec_env
+from brag_env.training.evaluation import evaluate_model, format_short, format_table
+from brag_env.training.progress import ProgressBar
+
+DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "put_ppo.yaml"
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        prog="train.py",
+        description="Self-play MaskablePPO training for Brag and Put.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__.split("\n\n")[1],
+    )
+    p.add_argument("--config", help=f"YAML config (default: {DEFAULT_CONFIG.name})")
+    p.add_argument("--out", help="run directory (default: runs/<name>)")
+    p.add_argument("--seed", type=int, help="override the config's seed")
+    p.add_argument("--resume", action="store_true", help="continue the run in the run directory")
+    p.add_argument(
+        "--overwrite", action="store_true", help="start over in an existing run directory"
+    )
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        dest="overrides",
+        help="override one config key, e.g. --set ppo.learning_rate=1e-4 (repeatable)",
+    )
+    p.add_argument(
+        "--progress",
+        choices=["auto", "on", "off"],
+        default="auto",
+        help="progress bar: auto shows it when stderr is a terminal",
+    )
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        train(args)
+    except ValueError as e:  # a bad config, run directory or checkpoint: one line, no traceback
+        print(f"train.py: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(
+            "\ntrain.py: interrupted; continue with the same command plus --resume", file=sys.stderr
+        )
+        return 130
+    return 0
+
+
+def resolve_config(args: argparse.Namespace) -> tuple[TrainConfig, Path]:
+    """The config (file, then --seed, then --set) and the run directory."""
+    config_path = args.config or DEFAULT_CONFIG
+    overrides = list(args.overrides) + ([f"seed={args.seed}"] if args.seed is not None else [])
+    cfg = load_config(config_path, overrides)
+    run_dir = Path(args.out) if args.out else Path("runs") / cfg.name
+    if args.resume:
+        saved_path = run_dir / "config.yaml"
+        if not saved_path.is_file():
+            raise ValueError(f"--resume: no run to resume in {run_dir} (no config.yaml)")
+        saved = load_config(saved_path)
+        if (args.config or overrides) and saved.to_dict() != cfg.to_dict():
+            raise ValueError(
+                f"--resume: the config differs from the run's {saved_path}; resume with the same "
+                "--config/--set/--seed (or none of them)"
+            )
+        return saved, run_dir
+    if ((run_dir / "checkpoint.zip").exists() or (run_dir / "model.zip").exists()) and (
+        not args.overwrite
+    ):
+        raise ValueError(
+            f"{run_dir} already holds a run: add --resume to continue it, --overwrite to start "
+            "over, or --out DIR for a new directory"
+        )
+    return cfg, run_dir
+
+
+def build_model(cfg: TrainConfig, venv: Any, seed: int) -> MaskablePPO:
+    """MaskablePPO with every hyper-parameter from the config."""
+    activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.ppo.activation]
+    return MaskablePPO(
+        "MlpPolicy",
+        venv,
+        learning_rate=cfg.ppo.learning_rate,
+        n_steps=cfg.ppo.n_steps,
+        batch_size=cfg.ppo.batch_size,
+        n_epochs=cfg.ppo.n_epochs,
+        gamma=cfg.ppo.gamma,
+        gae_lambda=cfg.ppo.gae_lambda,
+        clip_range=cfg.ppo.clip_range,
+        ent_coef=cfg.ppo.ent_coef,
+        vf_coef=cfg.ppo.vf_coef,
+        max_grad_norm=cfg.ppo.max_grad_norm,
+        target_kl=cfg.ppo.target_kl,
+        policy_kwargs={
+            "net_arch": {"pi": list(cfg.ppo.net_arch), "vf": list(cfg.ppo.net_arch)},
+            "activation_fn": activation,
+        },
+        seed=seed,
+        device="cpu",
+        verbose=0,
+    )
+
+
+def crossed(before: int, after: int, every: int) -> bool:
+    """Whether a multiple of ``every`` lies in (before, after]; never for every = 0."""
+    return every > 0 and after // every > before // every
+
+
+def save_checkpoint(model: MaskablePPO, path: Path, state: dict[str, Any]) -> None:
+    save_model(model, path, training_state=state)
+
+
+def train(args: argparse.Namespace) -> None:
+    # --- 1. config and run directory -------------------------------------------------------------
+    cfg, run_dir = resolve_config(args)
+    checkpoint_path = run_dir / "checkpoint.zip"
+    state: dict[str, Any] = {"num_timesteps": 0, "n_updates": 0, "snapshots": [], "evals": []}
+    if args.resume:
+        state = read_training_state(checkpoint_path)
+    else:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        (run_dir / "config.yaml").write_text(dump_config(cfg))
+        (run_dir / "evals.jsonl").write_text("")
+    torch.set_num_threads(cfg.torch_threads)
+    done = int(state["num_timesteps"])
+    total = (
+        cfg.num_iterations * cfg.rollout_steps
+    )  # whole rollouts: a resumed run ends at the same step
+    print(
+        f"train.py: {cfg.game}, {cfg.env.get('num_players', 'default')} players, {total:,} steps "
+        f"({cfg.n_envs} {cfg.vec_env} envs), run directory {run_dir}"
+        + (f", resuming at step {done:,}" if done else "")
+    )
+
+    # --- 2. the self-play envs and the learner ---------------------------------------------------
+    # A resumed run gets fresh deals (seed + steps done) rather than replaying the start of the run.
+    snapshots = [str(run_dir / name) for name in state["snapshots"]]
+    venv = make_vec_env(cfg, seed=cfg.seed + done, snapshots=snapshots)
+    model = build_model(cfg, venv, seed=cfg.seed + done)
+    model.set_logger(configure(str(run_dir / "tb"), ["tensorboard"]))
+    if args.resume:
+        model.set_parameters(str(checkpoint_path))  # weights + optimizer; safe (weights_only)
+        model.num_timesteps = done
+        model._n_updates = int(state["n_updates"])
+
+    def evaluate(path: Path, episodes: int, label: str) -> list[dict[str, Any]]:
+        results = evaluate_model(
+            cfg.game, path, cfg.eval.opponents, episodes, cfg.seed, cfg.env, cfg.eval.deterministic
+        )
+        for r in results:
+            for key in ("mean", "ci_low", "ci_high"):
+                model.logger.record(f"{label}/{r['opponent']}/{key}", r[key])
+        model.logger.dump(model.num_timesteps)
+        with (run_dir / "evals.jsonl").open("a") as f:
+            f.write(
+                json.dumps({"step": model.num_timesteps, "label": label, "results": results}) + "\n"
+            )
+        return results
+
+    # --- 3. the loop: one rollout + PPO update per learn() call ----------------------------------
+    progress = {"auto": None, "on": True, "off": False}[args.progress]
+    start = time.perf_counter()
+    with ProgressBar(total, initial=done, enabled=progress) as bar:
+        if state["evals"]:
+            bar.set_eval(state["evals"][-1])
+        while model.num_timesteps < total:
+            before = model.num_timesteps
+            model.learn(cfg.rollout_steps, reset_num_timesteps=False, callback=bar)
+            after = model.num_timesteps
+
+            if crossed(before, after, cfg.pool.snapshot_every) and after < total:
+                name = f"snapshots/step_{after:09d}.zip"
+                save_model(model, run_dir / name)
+                venv.env_method("add_snapshot", str(run_dir / name))
+                state["snapshots"] = (state["snapshots"] + [name])[-cfg.pool.max_snapshots :]
+
+            if crossed(before, after, cfg.eval.every):
+                eval_path = run_dir / "eval_model.zip"
+                save_model(model, eval_path)
+                try:
+                    results = evaluate(eval_path, cfg.eval.episodes, "eval")
+                finally:
+                    eval_path.unlink(missing_ok=True)
+                state["evals"].append(format_short(results, cfg.game))
+                bar.set_eval(state["evals"][-1])
+                bar.write(f"[{after:>11,} steps] eval: {state['evals'][-1]}")
+
+            if crossed(before, after, cfg.checkpoint_every) or after >= total:
+                state.update(num_timesteps=after, n_updates=model._n_updates)
+                save_checkpoint(model, checkpoint_path, state)
+    venv.close()
+    minutes = (time.perf_counter() - start) / 60
+
+    # --- 4. the final model and its evaluation against every baseline ----------------------------
+    save_model(model, run_dir / "model.zip")
+    print(
+        f"train.py: {model.num_timesteps:,} steps in {minutes:.1f} min (this session); "
+        f"model saved to {run_dir / 'model.zip'}"
+    )
+    results = evaluate(run_dir / "model.zip", cfg.eval.final_episodes, "final")
+    (run_dir / "final_eval.json").write_text(json.dumps(results, indent=1))
+    print(
+        format_table(
+            results,
+            cfg.game,
+            f"final evaluation, seed {cfg.seed} "
+            f"({cfg.eval.final_episodes} {'matches' if cfg.game == 'put' else 'hands'} "
+            "per opponent):",
+        )
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
