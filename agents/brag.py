@@ -23,11 +23,11 @@ Styles (parameters and defaults in ``DEFAULTS``):
   and folds after that. The decision to bluff is made once per hand.
 - ``blind`` (blind specialist): stays blind while the stake is below ``look_stake`` times the
   minimum stake (raising blind with probability ``blind_raise``), looks once it gets there; open,
-  it plays with ``play``/``raise_at``/``see_at``. Blind heads-up it sees a blind opponent (cheap) or
-  keeps staying against an open one, who cannot see a blind player (B14) and pays double.
+  it plays with ``play``/``raise_at``/``see_at``. It never sees blind: against an open opponent,
+  who cannot see a blind player (B14), staying blind costs it half what the opponent pays.
 - ``tips`` (the seed documents' advice as a whole): starts blind and stays blind only while the
   stake is low (``look_stake``), raising blind now and then (``blind_raise``) for pressure;
-  open, it folds a mere high card (heads-up it keeps one at percentile >= ``see_at``), plays pairs
+  open, it folds a mere high card (heads-up it keeps one better than the median hand), plays pairs
   but folds them facing ``fear_raises`` raises or when a stay would cost more than
   ``max_share`` of its stack, raises rather than min-bets with a flush or better, slow-plays
   prials (stays until the pot holds ``slowplay_pot`` minimum stakes, then raises) and sees
@@ -103,12 +103,13 @@ class BragView:
         """(my stays and raises this hand, raises by others since my last event)."""
         if self._history is None:
             obs = self._obs
-            mine = obs[self._hseat].reshape(HISTORY_LEN, self.n)[:, 0] > 0.5
             actions = obs[self._haction].reshape(HISTORY_LEN, self.num_actions)
             present = actions.max(axis=1) > 0.5
             acted = actions.argmax(axis=1)
+            # My moves: my events other than a look (a look does not end the turn, B10).
+            mine = (obs[self._hseat].reshape(HISTORY_LEN, self.n)[:, 0] > 0.5) & (acted != LOOK)
             my_bets = int((mine & present & self._is_bet[acted]).sum())
-            # The history is most recent first: count raises before my latest event.
+            # The history is most recent first: count raises before my latest move.
             last_mine = int(mine.argmax()) if mine.any() else HISTORY_LEN
             raises = present[:last_mine] & self._is_raise[acted[:last_mine]]
             self._history = (my_bets, int(raises.sum()))
@@ -121,7 +122,7 @@ class BragView:
 
     @property
     def raises_since_mine(self) -> int:
-        """Raises by the others since my own last move this hand."""
+        """Raises by the others since my own last move (not a look) this hand."""
         return self._read_history()[1]
 
     def equity(self) -> float:
@@ -297,8 +298,6 @@ class BlindSpecialist(BragBaseline):
         if v.blind:
             if v.stake >= self.look_stake * v.min_stake:
                 return [LOOK, STAY]
-            if v.opponents == 1 and v.opponents_blind == 1:
-                return [SEE, STAY]  # blind sees blind for S: cheap (B14)
             if self.rng.random() < self.blind_raise:
                 return [*self.smallest_raise(mask), STAY]
             return [STAY, LOOK]
@@ -323,8 +322,6 @@ class SeedTips(BragBaseline):
             # Blind play is cheap and unsettles the others, but only while the stake is low.
             if v.stake >= self.look_stake * v.min_stake:
                 return [LOOK, STAY]
-            if v.opponents == 1 and v.opponents_blind == 1:
-                return [SEE, STAY]
             if self.rng.random() < self.blind_raise:
                 return [*self.smallest_raise(mask), STAY]
             return [STAY, LOOK]
@@ -344,5 +341,5 @@ class SeedTips(BragBaseline):
             scared = v.raises_since_mine >= self.fear_raises
             too_dear = v.stay_cost > self.max_share * max(v.chips, 1)
             return [FOLD] if scared or too_dear else [STAY]
-        # A high card only: fold (heads-up, keep a good one).
-        return [STAY] if heads_up and ahead else [FOLD]
+        # A high card only: fold; heads-up, play one better than the median hand.
+        return [STAY] if heads_up and p >= 0.5 else [FOLD]

@@ -100,6 +100,16 @@ def test_view_reads_the_crafted_fields(config):
     assert view.strength == pytest.approx(strength_percentile(hand_strength(PAIR)), abs=1e-6)
 
 
+def test_a_look_does_not_hide_earlier_raises(config):
+    """LOOK does not end the turn (B10): raises before it still count as faced."""
+    view = BragView(table_info("brag"))
+    history = ((0, LOOK, 0), (1, RAISE, 4), (3, RAISE, 8), (0, STAY, 2))
+    view.load(craft(config, PAIR, history=history))
+    assert view.raises_since_mine == 2 and view.my_bets == 1
+    tips = agent("brag:tips")
+    assert tips.act(craft(config, PAIR, history=history), OPEN_MASK) == FOLD
+
+
 def test_b19_choice_takes_the_new_hand(config):
     for spec in ("brag:caller", "brag:tight", "brag:bluffer", "brag:blind", "brag:tips"):
         assert agent(spec).act(craft(config), mask(KEEP, TAKE)) == TAKE
@@ -169,9 +179,9 @@ def test_blind_specialist_stays_blind_while_the_stake_is_low(config):
     blind = agent("brag:blind:blind_raise=0")
     assert blind.act(craft(config, stake=2), BLIND_MASK) == STAY
     assert blind.act(craft(config, stake=8), BLIND_MASK) == LOOK  # 4 x min_stake
+    # It never sees blind; against an open opponent, who cannot see it (B14), it stays blind.
     blind_heads_up = ("blind", "folded", "folded")
-    assert blind.act(craft(config, others=blind_heads_up), mask(FOLD, STAY, LOOK, SEE)) == SEE
-    # Against an open opponent, who cannot see it (B14), it keeps staying blind.
+    assert blind.act(craft(config, others=blind_heads_up), mask(FOLD, STAY, LOOK, SEE)) == STAY
     assert blind.act(craft(config, others=HEADS_UP), mask(FOLD, STAY, LOOK, SEE)) == STAY
     assert agent("brag:blind:blind_raise=1").act(craft(config), BLIND_MASK) == RAISE
 

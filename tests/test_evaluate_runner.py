@@ -150,3 +150,73 @@ def test_run_headsup_summarises_one_number():
     assert out["ci_low"] < out["mean"] < out["ci_high"]
     brag = run_headsup("brag", "brag:tight", "random", 20, env_config={"num_players": 3})
     assert brag["metric"] == "payoff (antes/hand)" and brag["n"] == 21  # whole rotations
+
+
+def _play_scripted(game, deck, dealer, script, num_players=2):
+    """Drive a collector by hand through one scripted hand; returns each agent's behaviour."""
+    from brag_env.evaluation.schedule import Episode
+
+    adapter = get_adapter(game)
+    env = adapter.make_env(num_players, {})
+    collector = adapter.collector(env, num_players)
+    env.reset(seed=0, options={"deck": deck, "dealer": dealer})
+    episode = Episode(0, 0, 0, 0, tuple(range(num_players)))
+    collector.start_episode(env, episode)
+    rewards = [0.0] * num_players
+    names = env.unwrapped.action_names
+    for seat, name in script:
+        assert env.agent_selection == f"player_{seat}"
+        action = names.index(name)
+        collector.before_action(env, seat, seat, action)
+        env.step(action)
+        collector.after_action(env, seat, seat, action)
+    for agent in env.agents[:]:
+        rewards[int(agent.split("_")[1])] += env._cumulative_rewards[agent]
+    collector.end_episode(env, episode, rewards)
+    return [collector.behaviour(a) for a in range(num_players)], collector
+
+
+def test_brag_statistics_of_a_scripted_hand():
+    """Seat 0 stays blind, seat 1 raises blind, seat 0 looks at a weak hand and folds."""
+    from brag_env.brag.hands import hand_strength, strength_percentile
+    from brag_env.evaluation.brag_stats import BLIND_ROW, decile
+
+    # Dealer 1: seat 0 is dealt first (B9): cards 1, 3, 5 to seat 0, cards 2, 4, 6 to seat 1.
+    deck = "2s Ks 5h Kh 9d Kd"
+    script = [(0, "stay"), (1, "raise_2x"), (0, "look"), (0, "fold")]
+    (zero, one), collector = _play_scripted("brag", deck, 1, script)
+    assert zero["blind_play_rate"] == 1.0 and zero["look_rate"] == 1.0
+    assert zero["turns_before_look"] == 1.0
+    assert zero["fold_to_raise"] == 1.0  # the raise before its look still counts
+    assert zero["bluff_rate"] is None  # no open raise or see
+    weak = decile(strength_percentile(hand_strength("2s 5h 9d")))
+    counts = zero["actions_by_decile"]["counts"]
+    assert counts[BLIND_ROW] == [0, 1, 0, 0] and counts[weak] == [1, 0, 0, 0]
+    assert one["actions_by_decile"]["counts"][BLIND_ROW] == [0, 0, 1, 0]
+    assert one["hand_win_rate"] == 1.0 and one["look_rate"] == 0.0
+    payoffs = [collector.metrics.values("payoff", a).tolist() for a in range(2)]
+    assert payoffs == [[-2.0], [2.0]]  # ante 1 + blind stay 1 lost, in antes
+
+
+def test_brag_bluff_statistics_of_a_scripted_hand():
+    """Seat 0 looks at a weak hand and raises open; seat 1 looks at a prial and folds to it."""
+    deck = "2s Ks 5h Kh 9d Kd"
+    script = [(0, "look"), (0, "raise_2x"), (1, "look"), (1, "fold")]
+    (zero, one), _ = _play_scripted("brag", deck, 1, script)
+    assert zero["bluff_rate"] == 1.0 and zero["bluff_success"] == 1.0
+    assert zero["blind_play_rate"] == 0.0 and zero["turns_before_look"] == 0.0
+    assert one["fold_to_raise"] == 1.0
+    assert one["actions_by_decile"]["counts"][9] == [1, 0, 0, 0]  # folded a prial: top decile
+
+
+def test_put_statistics_of_a_scripted_hand():
+    """Seat 1 (non-dealer) calls Put with a weak hand and seat 0 folds: a successful bluff."""
+    # Dealer 0: the non-dealer (seat 1) is dealt first (P2).
+    deck = "4s 3s 5h 3h 6d 2d"
+    (zero, one), collector = _play_scripted("put", deck, 0, [(1, "put"), (0, "fold")])
+    assert one["put_rate"] == 1.0 and one["put_success"] == 1.0
+    assert one["bluff_rate"] == 1.0 and one["bluff_success"] == 1.0
+    assert zero["fold_to_put"] == 1.0 and zero["see_frequency"] == 0.0
+    assert zero["actions_by_decile"]["counts"][9][3] == 1  # folded a top hand
+    points = [collector.metrics.values("points_per_hand", a).tolist() for a in range(2)]
+    assert points == [[-1.0], [1.0]]

@@ -128,8 +128,7 @@ class BragCollector(Collector):
             self._looked[seat] = True
             c.looked_hands += 1
             c.turns_before_look += self._blind_moves[seat]
-            self._last_event[seat] = len(game.betting) + 1
-            return
+            return  # a look is part of the same turn: the raise window stays open
         # A betting decision: fold, stay, raise or see.
         c.betting_decisions += 1
         blind = status == BLIND
