@@ -1,0 +1,7 @@
+"""Terminal front ends shared by ``brag_env.play`` and ``brag_env.replay``.
+
+``terminal`` reads answers and draws cards with rich; ``brag_view``/``put_view`` turn a decoded
+observation (what ONE seat knows) and the public record of a finished hand into rich renderables;
+``brag_play``/``put_play`` run a human's session at a table of agents; ``brag_replay``/
+``put_replay`` rebuild what each player knew at each recorded decision.
+"""

@@ -1,0 +1,207 @@
+"""A human's Brag session against agents, in the terminal.
+
+The human's screen is built from that seat's observation (``brag_v0.decode_observation``), never
+from the engine's hidden state. What everybody at the table sees anyway is read from the
+engine's public record: each betting event as it happens (``game.betting``) and, when a hand
+ends, the public parts of its hand history (winner, see, shown hands, chip changes).
+"""
+
+from __future__ import annotations
+
+from typing import IO, Any
+
+import numpy as np
+from rich.console import Console
+from rich.panel import Panel
+
+from brag_env import brag_v0
+from brag_env.ui.brag_view import action_options, event_text, hand_result, standings, table_view
+from brag_env.ui.seating import HistoryWriter, Seating, build_agents
+from brag_env.ui.terminal import EndOfInput, Prompter, QuitRequested
+
+DEFAULT_HANDS = 10
+
+
+class BragSession:
+    """One session (B17) of ``hands`` hands with the human at ``seating.human``."""
+
+    def __init__(
+        self,
+        seating: Seating,
+        options: dict[str, Any],
+        seed: int,
+        prompter: Prompter,
+        history: IO[str] | None = None,
+    ) -> None:
+        n = seating.num_players
+        wanted = options.get("num_players")
+        if wanted is not None and wanted != n:
+            raise ValueError(
+                f"--option num_players={wanted} but the table has {n} seats (you and "
+                f"{n - 1} opponents)"
+            )
+        self.env = brag_v0.raw_env(**{**options, "num_players": n})
+        self.game = self.env.game
+        self.config = self.env.config
+        self.seating = seating
+        self.names = seating.names
+        self.human = seating.human
+        self.human_agent = self.env.possible_agents[self.human]
+        self.seed = seed
+        self.prompter = prompter
+        self.console: Console = prompter.console
+        self.history = HistoryWriter(history, seating, self.config.to_dict())
+        from agents.tables import table_info_from_env
+
+        self.agents = build_agents(seating, table_info_from_env(self.env), seed)
+        self.hands_done = 0
+
+    # ------------------------------------------------------------------ views
+    def _human_view(self) -> dict[str, Any]:
+        obs = self.env.observe(self.human_agent)
+        return brag_v0.decode_observation(obs["observation"], self.config)
+
+    def _announce_hand(self) -> None:
+        view = self._human_view()
+        n = self.config.num_players
+        dealer = next(
+            (self.human + row["relative_seat"]) % n for row in view["seats"] if row["dealer"]
+        )
+        self.console.print()
+        self.console.rule(
+            f"[bold]Hand {view['hand_number'] + 1} of {self.config.hands_per_session}[/] · "
+            f"dealer {self.names[dealer]}"
+        )
+        self.console.print(f"Antes are in: the pot holds {view['pot']}.")
+
+    def _ask_human(self, obs: dict[str, np.ndarray]) -> int:
+        view = brag_v0.decode_observation(obs["observation"], self.config)
+        names = self.config.action_names
+        legal = [names[a] for a in np.flatnonzero(obs["action_mask"])]
+        self.console.print(
+            Panel(
+                table_view(view, self.human, self.names, self.seating.players, self.config),
+                title=f"Your turn · hand {view['hand_number'] + 1}",
+                title_align="left",
+            )
+        )
+        options = action_options(view, legal)
+        for k, (_, text) in enumerate(options, 1):
+            self.console.print(f"  [bold]{k}[/]) {text}")
+        return names.index(options[self.prompter.choose(options)][0])
+
+    def _print_event(self, seat: int, action: str, paid: int) -> None:
+        style = "bold" if seat == self.human else "dim"
+        self.console.print(f"  {self.names[seat]}: {event_text(action, paid)}", style=style)
+
+    def _end_of_hand(self) -> None:
+        record = self.game.history()[-1]
+        self.hands_done += 1
+        hps = self.config.hands_per_session
+        self.console.print(
+            Panel(
+                hand_result(record, self.names, self.config.lowball),
+                title=f"Hand {record['hand_number'] + 1} of {hps}",
+                title_align="left",
+            )
+        )
+        if not self.game.session_over:  # the summary shows the last standings
+            self.console.print(
+                standings(
+                    record["chips_after"],
+                    self.config.starting_chips,
+                    self.names,
+                    f"Chips after hand {record['hand_number'] + 1} of {hps}",
+                )
+            )
+        self.history.write(record, 0, self.seed)
+
+    # ------------------------------------------------------------------ loop
+    def run(self) -> None:
+        env, game = self.env, self.game
+        env.reset(seed=self.seed)
+        for agent in self.agents:
+            if agent is not None:
+                agent.reset()
+        seat_of = {name: i for i, name in enumerate(env.possible_agents)}
+        self._announce_hand()
+        for name in env.agent_iter():
+            _, _, terminated, truncated, _ = env.last(observe=False)
+            if terminated or truncated:
+                env.step(None)
+                continue
+            seat = seat_of[name]
+            obs = env.observe(name)
+            agent = self.agents[seat]
+            if agent is None:
+                action = self._ask_human(obs)
+            else:
+                action = int(agent.act(obs["observation"], obs["action_mask"]))
+            finished = len(game.hand_results)
+            env.step(action)
+            if len(game.hand_results) == finished:
+                _, _, paid = game.betting[-1]
+                self._print_event(seat, self.config.action_names[action], paid)
+                continue
+            last = game.history()[-1]["actions"][-1]
+            self._print_event(seat, last["action"], last["cost"])
+            self._end_of_hand()
+            if game.session_over:
+                break
+            if self._human_view()["seats"][0]["status"] == "sitting_out":
+                self.console.print(
+                    "[bold red]You cannot pay the ante any more: you sit out the rest of the "
+                    "session (B16).[/]"
+                )
+                break
+            self.prompter.pause("Press Enter for the next hand (q to leave the table): ")
+            self._announce_hand()
+
+    def summary(self, reason: str) -> None:
+        """Final standings, from the last finished hand (chips in an unfinished pot excluded)."""
+        cfg = self.config
+        records = self.game.history()
+        chips = records[-1]["chips_after"] if records else [cfg.starting_chips] * cfg.num_players
+        self.console.print()
+        self.console.rule(f"[bold]{reason}[/]")
+        self.console.print(
+            standings(
+                chips,
+                cfg.starting_chips,
+                self.names,
+                f"Final chips after {self.hands_done} hand(s)",
+            )
+        )
+        if self.hands_done:
+            top = max(chips)
+            leaders = " and ".join(self.names[s] for s, c in enumerate(chips) if c == top)
+            self.console.print(f"Most chips (B17): {leaders} with {top}.")
+        net = chips[self.human] - cfg.starting_chips
+        self.console.print(f"[bold]Your result: {net:+d} chips.[/]")
+
+
+def play_brag(
+    seating: Seating,
+    options: dict[str, Any],
+    seed: int,
+    prompter: Prompter,
+    history: IO[str] | None = None,
+) -> int:
+    """Play a Brag session; returns the exit code (0, also when the human leaves early)."""
+    session = BragSession(seating, options, seed, prompter, history)
+    console = prompter.console
+    console.print(
+        f"[bold]Three-Card Brag[/]: {seating.num_players} players, "
+        f"{session.config.hands_per_session} hands, {session.config.starting_chips} chips each, "
+        f"seed {seed} (play this table again with --seed {seed})."
+    )
+    console.print(seating.who_is_who())
+    reason = "Session over"
+    try:
+        session.run()
+    except QuitRequested:
+        reason = "You left the table"
+    except EndOfInput:
+        reason = "End of input: you left the table"
+    session.summary(reason)
+    return 0

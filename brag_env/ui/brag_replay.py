@@ -1,0 +1,197 @@
+"""Rebuild what each Brag player knew at each recorded decision, and draw it.
+
+A hand history (``brag_env.brag.history``) is first checked by the engine's
+``brag_env.brag.replay.replay_hand`` (every cost, stake, pot and the result must come out the
+same). Then a fresh engine is put at the start of the hand exactly as ``replay_hand`` does it and
+the recorded actions are applied one by one; before each one, the acting seat's observation is
+encoded by ``BragObserver`` and decoded by ``decode_observation``. A step's ``view`` is therefore
+exactly what that player's observation held: its own cards only once it had looked (B10), the
+public betting, stakes and pot, and the cards shown at sees since the last shuffle (B18).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.panel import Panel
+from rich.text import Text
+
+from brag_env.brag.game import BragGame
+from brag_env.brag.hands import hand_category
+from brag_env.brag.observation import BragObserver, decode_observation
+from brag_env.brag.replay import replay_hand
+from brag_env.brag.rules import BragConfig
+from brag_env.cards import format_cards, parse_cards
+from brag_env.ui.brag_view import CATEGORY_TEXT, event_text, table_view
+from brag_env.ui.terminal import card_text
+
+# The keys every Brag hand history has (``brag_env.brag.history``).
+REQUIRED_KEYS = (
+    "hand_number",
+    "num_players",
+    "dealer",
+    "deal_order",
+    "sitting_out",
+    "chips_before",
+    "antes",
+    "cards",
+    "actions",
+    "winner",
+    "by_see",
+    "deltas",
+    "chips_after",
+)
+
+
+@dataclass(frozen=True)
+class BragStep:
+    """One decision: ``seat`` knew ``view`` (its decoded observation), could choose among
+    ``legal`` and chose ``action``, which cost ``cost`` and left ``stake`` and ``pot``."""
+
+    index: int
+    seat: int
+    view: dict[str, Any]
+    legal: list[str]
+    action: str
+    cost: int
+    stake: int
+    pot: int
+
+
+def config_for(
+    record: Mapping[str, Any], overrides: Mapping[str, Any], session_hands: int = 1
+) -> BragConfig:
+    """The rules a hand was played with: its ``config`` (written by ``play``), then
+    ``overrides`` (``--option``), and the history's own player count.
+
+    Without a recorded ``hands_per_session``, the number of hands its session has in the file
+    stands in for it: the B19 keep offer depends on whether another hand follows, and a session
+    cut short by B16 ended for want of players, which the engine sees from the stacks anyway.
+    """
+    options = dict(record.get("config") or {})
+    options.update(overrides)
+    options["num_players"] = record["num_players"]
+    options.setdefault("hands_per_session", max(session_hands, record["hand_number"] + 1))
+    return BragConfig.from_dict(options)
+
+
+def shown_before(session: Sequence[Mapping[str, Any]]) -> list[int]:
+    """Cards shown at sees since the last shuffle (B18), at the start of ``session[-1]``.
+
+    ``session`` is the hands of one session so far, in order, the hand of interest last.
+    """
+    shown: list[int] = []
+    for i, record in enumerate(session):
+        if record["hand_number"] == 0 or record.get("shuffled", False):
+            shown = []
+        if i == len(session) - 1:
+            break
+        see = record.get("see")
+        if see is not None:
+            for seat in (see["seer"], see["seen"]):
+                shown.extend(parse_cards(see["hands"][str(seat)]))
+    return shown
+
+
+def brag_steps(
+    record: Mapping[str, Any], config: BragConfig, shown: Sequence[int] = ()
+) -> list[BragStep]:
+    """Every decision of a recorded hand with what the acting player knew (see module doc)."""
+    replay_hand(dict(record), config)  # ValueError naming the hand and what differs
+    game = BragGame(config)
+    keep = record.get("keep")
+    # The same start as ``replay_hand``: stacks, antes, the deal and a pending B19 choice.
+    game._setup_replay(
+        hand_number=record["hand_number"],
+        dealer=record["dealer"],
+        sitting_out=record["sitting_out"],
+        chips_before=record["chips_before"],
+        antes=record["antes"],
+        dealt=[parse_cards(c) if c is not None else [] for c in record["cards"]],
+        keep=None if keep is None else (keep["seat"], parse_cards(keep["old_hand"])),
+    )
+    # B18: a fresh engine forgets earlier hands; give it what their sees showed.
+    game.shown_cards = list(shown)
+    observer = BragObserver(config)
+    ids = {name: i for i, name in enumerate(config.action_names)}
+    names = config.action_names
+    steps = []
+    for i, act in enumerate(record["actions"]):
+        seat = game.current_player
+        view = decode_observation(observer.fill(game, seat), config)
+        legal = [names[a] for a in game.legal_actions()]
+        game.apply(ids[act["action"]])
+        steps.append(
+            BragStep(i, seat, view, legal, act["action"], act["cost"], act["stake"], act["pot"])
+        )
+    return steps
+
+
+def hand_header(record: Mapping[str, Any], names: Sequence[str]) -> list[RenderableType]:
+    """Dealer, antes and any B19 choice of the hand (all public at the table)."""
+    antes = sum(record["antes"])
+    lines: list[RenderableType] = [
+        Text(
+            f"Dealer {names[record['dealer']]} · antes in the pot: {antes} · dealt from "
+            f"the dealer's left: {', '.join(names[s] for s in record['deal_order'])}"
+        )
+    ]
+    if record.get("sitting_out"):
+        out = ", ".join(names[s] for s in record["sitting_out"])
+        lines.append(Text(f"Sitting out (B16): {out}"))
+    keep = record.get("keep")
+    if keep is not None:
+        lines.append(
+            Text(
+                f"{names[keep['seat']]} won the last hand blind and first chooses between that "
+                "unseen hand and the new one (B19)."
+            )
+        )
+    return lines
+
+
+def step_panel(
+    step: BragStep, names: Sequence[str], players: Sequence[str], config: BragConfig
+) -> Panel:
+    """One decision: the acting player's knowledge, its options and its choice."""
+    seat = step.seat
+    body = table_view(step.view, seat, names, players, config, you="Own")
+    choice = Text("Legal: " + ", ".join(step.legal) + "\n", style="dim")
+    choice.append(f"▶ {names[seat]} chose: {event_text(step.action, step.cost)}", style="bold")
+    choice.append(f" · stake {step.stake} · pot {step.pot}")
+    return Panel(
+        Group(body, choice),
+        title=f"Step {step.index + 1} · {names[seat]} ({players[seat]}) to act",
+        title_align="left",
+    )
+
+
+def hidden_hands(
+    record: Mapping[str, Any],
+    steps: Sequence[BragStep],
+    names: Sequence[str],
+    config: BragConfig,
+) -> Group:
+    """After the hand: every dealt hand, which stayed hidden from the others at the table."""
+    looked = {s.seat: s.index for s in steps if s.action == "look"}
+    lines: list[RenderableType] = [Text("Dealt hands (hidden at the table):", style="bold")]
+    keep = record.get("keep")
+    for seat, cards in enumerate(record["cards"]):
+        if cards is None:
+            continue
+        cards_list = parse_cards(cards)
+        line = Text(f"  {names[seat]}: ")
+        line.append_text(card_text(format_cards(cards_list)))
+        line.append(f"  {CATEGORY_TEXT[hand_category(cards_list)]}")
+        if seat in looked:
+            line.append(f" · looked at step {looked[seat] + 1}")
+        elif config.allow_blind:
+            line.append(" · never looked")
+        if keep is not None and keep["seat"] == seat:
+            old = parse_cards(keep["old_hand"])
+            line.append(f" · old blind hand {format_cards(old)}: {keep['choice']} (B19)")
+        lines.append(line)
+    return Group(*lines)

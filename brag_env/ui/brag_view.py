@@ -1,0 +1,264 @@
+"""Rich views of a Brag table: one seat's knowledge, and the public end of a hand.
+
+The table view is drawn from a DECODED OBSERVATION (``brag_v0.decode_observation``) of one seat,
+so it can only show what that seat knows: its own cards once it has looked (B10), every seat's
+status, chips and bets, the stake and pot, the public betting and the cards shown at sees since
+the last shuffle (B18). Seats in an observation are relative to the observer; ``names`` are
+indexed by absolute seat.
+
+The end of a hand is drawn from the public parts of a hand history (``brag_env.brag.history``):
+who won and how, the hands shown at a see (B14), the chip changes. The dealt cards in the
+history are never read here: a hand won by folds shows nothing (B15).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from brag_env.brag.hands import hand_strength
+from brag_env.brag.rules import BragConfig
+from brag_env.cards import format_cards, parse_cards
+from brag_env.ui.terminal import card_text, hidden_cards
+
+CATEGORY_TEXT = {
+    "prial": "prial",
+    "running_flush": "running flush",
+    "run": "run",
+    "flush": "flush",
+    "pair": "pair",
+    "high_card": "high card",
+}
+STATUS_TEXT = {"blind": "blind", "open": "open", "folded": "folded", "sitting_out": "out"}
+RECENT_EVENTS = 8
+
+
+def raise_multiplier(action: str) -> int:
+    """``"raise_4x"`` -> 4."""
+    return int(action[len("raise_") : -1])
+
+
+def event_text(action: str, paid: int) -> str:
+    """One public betting event, e.g. ``"raise ×2 (paid 4)"``."""
+    if action.startswith("raise_"):
+        return f"raise ×{raise_multiplier(action)} (paid {paid})"
+    return {
+        "fold": "fold",
+        "stay": f"stay (paid {paid})",
+        "look": "look at the cards",
+        "see": f"see (paid {paid})",
+        "keep_old_hand": "keep the old blind hand (B19)",
+        "take_new_hand": "take the new hand (B19)",
+    }.get(action, action)
+
+
+def last_action_text(action: str | None) -> str:
+    """A seat's last action for the table's column."""
+    if action is None:
+        return "-"
+    if action.startswith("raise_"):
+        return f"raise ×{raise_multiplier(action)}"
+    return {"keep_old_hand": "kept old hand", "take_new_hand": "took new hand"}.get(action, action)
+
+
+def option_text(action: str, blind: bool, stake: int) -> str:
+    """A legal action as a menu entry, with what it costs (B11, B13, B14)."""
+    if action == "fold":
+        return "fold: give up this hand"
+    if action == "stay":
+        return f"stay blind: pay {stake // 2}" if blind else f"stay: pay {stake}"
+    if action == "look":
+        return "look at your cards (then decide again)"
+    if action == "see":
+        cost = stake if blind else 2 * stake
+        return f"see: pay {cost}, then both hands are shown"
+    if action.startswith("raise_"):
+        new = raise_multiplier(action) * stake
+        return f"raise the stake to {new}: pay {new // 2 if blind else new}"
+    if action == "keep_old_hand":
+        return "keep your old blind hand (unseen)"
+    if action == "take_new_hand":
+        return "take the newly dealt hand (unseen)"
+    return action
+
+
+def action_options(view: Mapping[str, Any], legal: Sequence[str]) -> list[tuple[str, str]]:
+    """``(name, description)`` per legal action, for ``Prompter.choose``."""
+    blind = view["seats"][0]["status"] == "blind"
+    return [(name, option_text(name, blind, view["stake"])) for name in legal]
+
+
+def _absolute(me: int, relative: int, n: int) -> int:
+    return (me + relative) % n
+
+
+def own_cards_text(view: Mapping[str, Any], you: str = "Your") -> Text:
+    """The observer's cards, or that it has not looked (B10)."""
+    status = view["seats"][0]["status"]
+    text = Text(f"{you} cards: ", style="bold")
+    if view["own_cards"] is None:
+        if status in ("folded", "sitting_out"):
+            text.append("none in play" if status == "sitting_out" else "folded without looking")
+        else:
+            text.append(hidden_cards(), style="bold")
+            text.append("  blind: not looked at yet", style="italic")
+        return text
+    text.append_text(card_text(view["own_cards"]))
+    category = CATEGORY_TEXT.get(view["own_category"] or "", view["own_category"] or "")
+    strength = view["own_strength"] or 0.0
+    text.append(f"  {category}, beats {strength:.0%} of all hands")
+    return text
+
+
+def seat_table(
+    view: Mapping[str, Any],
+    me: int,
+    names: Sequence[str],
+    players: Sequence[str],
+    config: BragConfig,
+) -> Table:
+    """Every seat as ``me`` sees it, in absolute seat order; ``players`` says who plays it."""
+    n = config.num_players
+    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
+    for column, justify in (
+        ("", "left"),
+        ("seat", "left"),
+        ("player", "left"),
+        ("", "left"),
+        ("status", "left"),
+        ("chips", "right"),
+        ("in pot", "right"),
+        ("last action", "left"),
+    ):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    rows = sorted(view["seats"], key=lambda row: _absolute(me, row["relative_seat"], n))
+    for row in rows:
+        seat = _absolute(me, row["relative_seat"], n)
+        status = row["status"] or ""
+        style = "dim" if status in ("folded", "sitting_out") else ""
+        if row["relative_seat"] == 0:
+            style += " bold"
+        table.add_row(
+            "▶" if row["to_act"] else "",
+            names[seat],
+            players[seat],
+            "D" if row["dealer"] else "",
+            STATUS_TEXT.get(status, status),
+            str(row["chips"]),
+            str(row["chips_in"]),
+            last_action_text(row["last_action"]),
+            style=style.strip() or None,
+        )
+    return table
+
+
+def recent_events(
+    view: Mapping[str, Any], me: int, names: Sequence[str], n: int, limit: int = RECENT_EVENTS
+) -> list[str]:
+    """This hand's latest public events, oldest first (from the observation's history)."""
+    events = view["history"][:limit]
+    return [
+        f"{names[_absolute(me, e['relative_seat'], n)]}: {event_text(e['action'], e['paid'])}"
+        for e in reversed(events)
+    ]
+
+
+def table_view(
+    view: Mapping[str, Any],
+    me: int,
+    names: Sequence[str],
+    players: Sequence[str],
+    config: BragConfig,
+    you: str = "Your",
+) -> Group:
+    """The whole table as seat ``me`` knows it (``players``: who plays each seat)."""
+    n = config.num_players
+    stake = view["stake"]
+    parts: list[RenderableType] = [seat_table(view, me, names, players, config)]
+    parts.append(
+        Text(
+            f"Stake {stake} (open players pay {stake}, blind players {stake // 2}) · "
+            f"pot {view['pot']}",
+            style="bold",
+        )
+    )
+    if view["shown_cards"]:
+        line = Text("Shown at sees since the last shuffle: ")
+        line.append_text(card_text(view["shown_cards"]))
+        parts.append(line)
+    events = recent_events(view, me, names, n)
+    if events:
+        more = "… " if len(view["history"]) > len(events) else ""
+        parts.append(Text(f"This hand: {more}" + " · ".join(events)))
+    if view["choice_pending"]:
+        parts.append(
+            Text("B19: keep the unseen hand that won the last hand by folds, or take the new one.")
+        )
+    parts.append(own_cards_text(view, you))
+    return Group(*parts)
+
+
+def shown_text(cards: str) -> str:
+    """History card text (``"Ah 3d"``) with suit symbols."""
+    return format_cards(parse_cards(cards))
+
+
+def hand_result(record: Mapping[str, Any], names: Sequence[str], lowball: bool = False) -> Group:
+    """The public outcome of a finished hand (never its hidden cards)."""
+    winner = record["winner"]
+    lines: list[RenderableType] = []
+    see = record.get("see")
+    if record["by_see"] and see is not None:
+        seer, seen = see["seer"], see["seen"]
+        lines.append(Text(f"{names[seer]} paid {see['cost']} to see {names[seen]} (B14):"))
+        strengths = []
+        for seat in (seer, seen):
+            cards = see["hands"][str(seat)]
+            strengths.append(hand_strength(parse_cards(cards), lowball))
+            line = Text(f"  {names[seat]} shows ")
+            line.append_text(card_text(shown_text(cards)))
+            line.append(f"  {CATEGORY_TEXT.get(see['categories'][str(seat)], '')}")
+            lines.append(line)
+        tie = " (equal hands: the player seen wins ties)" if strengths[0] == strengths[1] else ""
+        lines.append(
+            Text(f"{names[winner]} wins the pot of {record['pot']}{tie}.", style="bold green")
+        )
+    else:
+        lines.append(
+            Text(
+                f"{names[winner]} wins the pot of {record['pot']}: everyone else folded, "
+                "no cards are shown (B15).",
+                style="bold green",
+            )
+        )
+    bonus = record.get("bonus") or []
+    if any(bonus):
+        lines.append(Text(f"Prial bonus (B20): {names[winner]} collects {bonus[winner]}."))
+    if record.get("keep_offer"):
+        lines.append(Text(f"{names[winner]} may keep that unseen hand for the next deal (B19)."))
+    changes = ", ".join(
+        f"{names[s]} {d:+d}" for s, d in enumerate(record["deltas"]) if d or s == winner
+    )
+    lines.append(Text(f"Chip changes: {changes}"))
+    return Group(*lines)
+
+
+def standings(chips: Sequence[int], starting_chips: int, names: Sequence[str], title: str) -> Group:
+    """Running chip totals: every seat's stack and its gain or loss in the session (B17)."""
+    table = Table(box=None, header_style="bold")
+    table.add_column("seat")
+    table.add_column("chips", justify="right")
+    table.add_column("session", justify="right")
+    best = max(chips)
+    for seat, stack in enumerate(chips):
+        table.add_row(
+            names[seat],
+            str(stack),
+            f"{stack - starting_chips:+d}",
+            style="bold" if stack == best else None,
+        )
+    return Group(Text(title, style="bold"), table)

@@ -1,0 +1,43 @@
+"""Command-line helpers shared by ``brag_env.play`` and ``brag_env.replay``."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, NoReturn
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse that reports a bad command line in one line, without the usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def parse_options(items: list[str]) -> dict[str, Any]:
+    """``["ante=5", "raise_sizes=[2,4]"]`` -> ``{"ante": 5, "raise_sizes": (2, 4)}``.
+
+    Values are read as YAML scalars/lists (numbers, true/false, strings, ``[a, b]``), the same
+    way ``evaluate.py --option`` reads them.
+    """
+    import yaml
+
+    options: dict[str, Any] = {}
+    for item in items:
+        key, eq, raw = item.partition("=")
+        key = key.strip()
+        if not eq or not key or not raw.strip():
+            raise ValueError(f"bad --option {item!r}: expected KEY=VALUE, e.g. ante=5")
+        try:
+            value = yaml.safe_load(raw)
+        except yaml.YAMLError:
+            raise ValueError(f"bad --option {item!r}: cannot read the value {raw!r}") from None
+        if isinstance(value, list):
+            value = tuple(value)
+        options[key] = value
+    return options
+
+
+def one_line(error: BaseException) -> str:
+    """The first line of an error's message (or its type when it has none)."""
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__

@@ -1,0 +1,132 @@
+"""Rebuild what each Put player knew at each recorded decision, and draw it.
+
+A hand history (``brag_env.put.game.HandRecord.to_dict``) is first played again by the engine's
+``brag_env.put.replay_hand``, which must reproduce it. Then a fresh ``PutGame`` is reset to the
+hand's start (its dealt cards, dealer, score and hand number: all public arguments of
+``PutGame.reset``) and the actions are applied one by one; before each one the acting seat's
+observation is encoded by ``PutObserver`` and decoded. A step's ``view`` is exactly what that
+player's observation held: its own cards by rank (P1), the tricks so far, the Put, the score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from rich.console import Group, RenderableType
+from rich.panel import Panel
+from rich.text import Text
+
+from brag_env.cards import format_card, parse_card
+from brag_env.put.game import PutGame, replay_hand
+from brag_env.put.observation import PutObserver
+from brag_env.put.rules import ACTION_NAMES, PutConfig, action_id
+from brag_env.ui.put_view import event_text, table_view, unit_name
+from brag_env.ui.terminal import card_text
+
+# The keys every Put hand history has (``HandRecord.to_dict``).
+REQUIRED_KEYS = (
+    "hand",
+    "num_players",
+    "dealer",
+    "scores_before",
+    "deck",
+    "deal",
+    "actions",
+    "tricks",
+    "result",
+    "scores_after",
+)
+
+
+@dataclass(frozen=True)
+class PutStep:
+    """One decision: ``seat`` knew ``view`` (its decoded observation), could choose among
+    ``legal`` and chose ``action`` (``card``: the card it played or passed, else None)."""
+
+    index: int
+    seat: int
+    view: dict[str, Any]
+    legal: list[str]
+    action: str
+    card: str | None
+
+
+def config_for(record: Mapping[str, Any], overrides: Mapping[str, Any]) -> PutConfig:
+    """The rules of a hand: its ``config`` (written by ``play``), then ``overrides``, and the
+    history's own player count."""
+    options = dict(record.get("config") or {})
+    options.update(overrides)
+    options["num_players"] = record["num_players"]
+    return PutConfig.from_dict(options)
+
+
+def put_steps(record: Mapping[str, Any], config: PutConfig) -> list[PutStep]:
+    """Every decision of a recorded hand with what the acting player knew (see module doc)."""
+    hand = {key: record[key] for key in REQUIRED_KEYS} | {"put": record.get("put")}
+    again = replay_hand(hand, config)
+    for key, value in again.items():
+        if hand.get(key) != value:
+            raise ValueError(
+                f"hand {record['hand']}: {key} differs when played again "
+                f"(recorded {hand.get(key)!r}, replayed {value!r})"
+            )
+    game = PutGame(config)
+    game.reset(
+        np.random.default_rng(0),  # unused: the deck holds every dealt card
+        deck=record["deck"],
+        dealer=record["dealer"],
+        scores=record["scores_before"],
+        hand_number=record["hand"],
+    )
+    observer = PutObserver(config)
+    steps = []
+    for i, act in enumerate(record["actions"]):
+        seat = game.current
+        view = observer.decode(observer.set_from(game, seat))
+        legal = [ACTION_NAMES[a] for a in game.legal_actions()]
+        game.apply(action_id(act["action"]))
+        steps.append(PutStep(i, seat, view, legal, act["action"], act.get("card")))
+    return steps
+
+
+def hand_header(record: Mapping[str, Any], names: Sequence[str], config: PutConfig) -> Text:
+    n = config.num_players
+    first = (record["dealer"] + 1) % n
+    units = range(config.num_units)
+    score = " · ".join(f"{unit_name(u, names, config)} {record['scores_before'][u]}" for u in units)
+    return Text(
+        f"Dealer {names[record['dealer']]} · {names[first]} leads the first trick (P3) · "
+        f"score before the hand: {score}"
+    )
+
+
+def step_panel(
+    step: PutStep,
+    record: Mapping[str, Any],
+    names: Sequence[str],
+    players: Sequence[str],
+    config: PutConfig,
+) -> Panel:
+    """One decision: the acting player's knowledge, its options and its choice."""
+    seat = step.seat
+    body = table_view(step.view, seat, names, config, record["hand"], you="Own")
+    choice = Text("Legal: " + ", ".join(step.legal) + "\n", style="dim")
+    choice.append(f"▶ {names[seat]} {event_text(step.action, step.card, True)}", style="bold")
+    return Panel(
+        Group(body, choice),
+        title=f"Step {step.index + 1} · {names[seat]} ({players[seat]}) to act",
+        title_align="left",
+    )
+
+
+def hidden_hands(record: Mapping[str, Any], names: Sequence[str]) -> Group:
+    """After the hand: every dealt hand (the unplayed cards were hidden at the table)."""
+    lines: list[RenderableType] = [Text("Dealt hands (hidden at the table):", style="bold")]
+    for seat, cards in enumerate(record["deal"]):
+        line = Text(f"  {names[seat]}: ")
+        line.append_text(card_text([format_card(parse_card(c)) for c in cards]))
+        lines.append(line)
+    return Group(*lines)

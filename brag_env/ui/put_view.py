@@ -1,0 +1,200 @@
+"""Rich views of a Put table: one seat's knowledge, and the public end of a hand.
+
+The table view is drawn from a DECODED OBSERVATION (``put_v0.decode_observation``) of one seat:
+its own hand (ranks: suits never matter in Put, P1), the tricks played so far, the Put, the score,
+and with partners what it passed and received (P8). Seats in an observation are relative to the
+observer; ``names`` are indexed by absolute seat.
+
+The end of a hand is drawn from the public parts of a hand history (``brag_env.put.game``): the
+cards played to each trick, the Put and its answers, the result and the score. The ``deal`` and
+``deck`` of the history are never read here: cards not played when a Put is folded stay hidden.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from brag_env.cards import format_card, parse_card
+from brag_env.put.rules import PutConfig
+from brag_env.ui.terminal import card_text
+
+
+def unit_name(unit: int, names: Sequence[str], config: PutConfig) -> str:
+    """A scoring unit: a player, or with four players a side (seats u and u + 2, P8)."""
+    if config.partnerships:
+        return f"{names[unit]} & {names[unit + 2]}"
+    return names[unit]
+
+
+def points_text(points: int) -> str:
+    return f"{points} point" + ("" if points == 1 else "s")
+
+
+def seen_put_text(config: PutConfig) -> str:
+    spp = config.seen_put_points
+    return "the whole match" if spp == "game" else points_text(int(spp))
+
+
+def option_text(action: str, config: PutConfig) -> str:
+    """A legal action as a menu entry (P3, P4, P8)."""
+    if action.startswith("play_"):
+        return f"play {action[5:]}"
+    if action.startswith("pass_"):
+        return f"pass {action[5:]} to your partner"
+    return {
+        "put": f"call Put! (the other side sees for {seen_put_text(config)} or folds and "
+        "gives you 1 point)",
+        "see": f"see the Put: play on, the hand is worth {seen_put_text(config)}",
+        "fold": "fold: the caller scores 1 point and the hand ends",
+    }.get(action, action)
+
+
+def action_options(legal: Sequence[str], config: PutConfig) -> list[tuple[str, str]]:
+    """``(name, description)`` per legal action, for ``Prompter.choose``."""
+    return [(name, option_text(name, config)) for name in legal]
+
+
+def event_text(action: str, card: str | None, reveal_pass: bool = False) -> str:
+    """One event; a passed card is private (P8) unless ``reveal_pass``."""
+    if action.startswith("play_"):
+        return f"plays {format_card(parse_card(card))}" if card else f"plays {action[5:]}"
+    if action.startswith("pass_"):
+        if reveal_pass and card:
+            return f"passes {format_card(parse_card(card))} to the partner"
+        return "passes a card face down to the partner"
+    return {"put": "calls Put!", "see": "sees the Put", "fold": "folds to the Put"}.get(
+        action, action
+    )
+
+
+def _absolute(me: int, relative: int | None, n: int) -> int | None:
+    return None if relative is None else (me + relative) % n
+
+
+def table_view(
+    view: Mapping[str, Any],
+    me: int,
+    names: Sequence[str],
+    config: PutConfig,
+    hand_number: int | None = None,
+    you: str = "Your",
+) -> Group:
+    """The table as seat ``me`` knows it (from its decoded observation)."""
+    n = config.num_players
+    parts: list[RenderableType] = []
+    scores = [0] * n
+    for rel, score in enumerate(view["scores"]):
+        scores[(me + rel) % n] = score
+    units = range(2) if config.partnerships else range(n)
+    score = " · ".join(f"{unit_name(u, names, config)} {scores[u]}" for u in units)
+    parts.append(Text(f"Score: {score} (first to {config.target_points})", style="bold"))
+    dealer = _absolute(me, view["dealer"], n)
+    head = f"Hand {hand_number} · " if hand_number is not None else ""
+    parts.append(Text(f"{head}dealer {names[dealer] if dealer is not None else '-'}"))
+    tricks = Table(box=None, pad_edge=False, header_style="bold")
+    tricks.add_column("trick")
+    tricks.add_column("led by")
+    tricks.add_column("cards")
+    tricks.add_column("result")
+    for t, trick in enumerate(view["tricks"], 1):
+        # In play order: from the leader round the table (P3).
+        lead = trick["leader"] or 0
+        order = sorted(trick["cards"].items(), key=lambda item: (item[0] - lead) % n)
+        cards = ", ".join(f"{names[(me + rel) % n]} {rank}" for rel, rank in order)
+        if trick["tied"]:
+            result = "tied: its leader leads again (P3)"
+        elif trick["winner"] is not None:
+            result = f"won by {names[_absolute(me, trick['winner'], n)]}"  # type: ignore[index]
+        else:
+            result = "in play"
+        leader = _absolute(me, trick["leader"], n)
+        tricks.add_row(str(t), names[leader] if leader is not None else "-", cards or "-", result)
+    if view["tricks"]:
+        parts.append(tricks)
+    won = [0] * n
+    for rel, count in enumerate(view["tricks_won"]):
+        won[(me + rel) % n] = count
+    parts.append(Text("Tricks won: " + " · ".join(f"{names[s]} {won[s]}" for s in range(n))))
+    put = view["put"]
+    if put["caller"] is not None:
+        caller = names[_absolute(me, put["caller"], n)]  # type: ignore[index]
+        if put["seen"]:
+            state = f"seen: the hand is worth {seen_put_text(config)}"
+        else:
+            state = "waiting for the answer"
+        folded = [names[_absolute(me, s, n)] for s in put["folded"]]  # type: ignore[index]
+        if folded:
+            state += f" (folded: {', '.join(folded)})"
+        parts.append(Text(f"Put! called by {caller}: {state}", style="bold magenta"))
+    if config.partnerships:
+        passed, received = view.get("passed"), view.get("received")
+        if passed or received:
+            parts.append(
+                Text(f"Passed to your partner: {passed or '-'} · received: {received or '-'}")
+            )
+    hand = Text(f"{you} hand: ", style="bold")
+    hand.append_text(card_text(view["hand"]) if view["hand"] else Text("(no cards left)"))
+    parts.append(hand)
+    return Group(*parts)
+
+
+def hand_result(record: Mapping[str, Any], names: Sequence[str], config: PutConfig) -> Group:
+    """The public outcome of a finished hand: the cards played, the Put, the points, the score."""
+    lines: list[RenderableType] = []
+    played = 0
+    put = record.get("put")
+    for t, trick in enumerate(record["tricks"], 1):
+        if put is not None and put["trick"] == t:
+            lines.append(_put_line(put, names))
+        line = Text(f"Trick {t}, led by {names[trick['leader']]}: ")
+        for i, play in enumerate(trick["cards"]):
+            if i:
+                line.append(", ")
+            line.append(f"{names[play['seat']]} ")
+            line.append_text(card_text(format_card(parse_card(play["card"]))))
+            played += 1
+        if trick["tied"]:
+            line.append("  tied")
+        else:
+            line.append(f"  won by {names[trick['winner']]}")
+        lines.append(line)
+    if put is not None and put["trick"] > len(record["tricks"]):
+        lines.append(_put_line(put, names))
+    plays = [a for a in record["actions"] if a["action"].startswith("play_")]
+    if len(plays) > played:  # the cards of a trick left unfinished by a folded Put
+        line = Text("On the table when the hand ended: ")
+        for i, play in enumerate(plays[played:]):
+            if i:
+                line.append(", ")
+            line.append(f"{names[play['seat']]} ")
+            line.append_text(card_text(format_card(parse_card(play["card"]))))
+        lines.append(line)
+    result = record["result"]
+    reason, unit, points = result["reason"], result["unit"], result["points"]
+    who = unit_name(unit, names, config) if unit is not None else ""
+    if reason == "fold":
+        text = f"{who} scores 1 point: the Put was folded (unplayed cards stay hidden, P4)."
+    elif reason == "tricks":
+        text = f"{who} took more tricks and scores {points_text(points)} (P5)."
+    elif reason == "draw_to_opponent":
+        text = f"Drawn after a seen Put: {who} scores {points_text(points)} (P5 option)."
+    else:
+        text = "Drawn: nobody took more tricks, nobody scores (P5)."
+    lines.append(Text(text, style="bold green"))
+    units = range(2) if config.partnerships else range(config.num_players)
+    score = " · ".join(f"{unit_name(u, names, config)} {record['scores_after'][u]}" for u in units)
+    lines.append(Text(f"Score: {score} (first to {config.target_points})", style="bold"))
+    return Group(*lines)
+
+
+def _put_line(put: Mapping[str, Any], names: Sequence[str]) -> Text:
+    answers = ", ".join(f"{names[a['seat']]} {a['answer']}s" for a in put["answers"])
+    return Text(
+        f"Put! called by {names[put['caller']]} during trick {put['trick']}: {answers}",
+        style="magenta",
+    )

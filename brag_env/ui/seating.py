@@ -1,0 +1,109 @@
+"""Who sits where at a human's table, the agents in the other seats, and saving hand histories."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass
+from typing import IO, Any
+
+from agents.base import Agent, TableInfo
+from agents.registry import AgentSpec, make_agent, parse_spec
+from brag_env.evaluation.schedule import agent_seeds
+
+HUMAN_LABEL = "human"
+
+
+@dataclass(frozen=True)
+class Seating:
+    """Seat ``human`` is the person; ``specs[s]`` is the agent of every other seat s."""
+
+    game: str
+    human: int
+    specs: tuple[AgentSpec | None, ...]
+
+    @property
+    def num_players(self) -> int:
+        return len(self.specs)
+
+    @property
+    def labels(self) -> list[str]:
+        """Per seat: ``"human"`` or the agent's spec label (``seat_agents`` in histories)."""
+        return [HUMAN_LABEL if s is None else s.label for s in self.specs]
+
+    @property
+    def names(self) -> list[str]:
+        """Short display names: ``"You"``, ``"seat 1"``."""
+        return ["You" if spec is None else f"seat {seat}" for seat, spec in enumerate(self.specs)]
+
+    @property
+    def players(self) -> list[str]:
+        """Who plays each seat, for the table: ``"you"`` or the agent's spec label."""
+        return ["you" if spec is None else spec.label for spec in self.specs]
+
+    def who_is_who(self) -> str:
+        """``"You: seat 0 · seat 1: brag:tight · ..."``."""
+        return " · ".join(
+            f"You: seat {seat}" if spec is None else f"seat {seat}: {spec.label}"
+            for seat, spec in enumerate(self.specs)
+        )
+
+
+def seat_players(game: str, opponents: list[str], human: int) -> Seating:
+    """The human at seat ``human``, the opponents' specs (validated) in the other seats in order."""
+    if not opponents:
+        raise ValueError("name at least one opponent (an agent spec such as 'random')")
+    n = len(opponents) + 1
+    if not 0 <= human < n:
+        raise ValueError(f"--seat must be a seat number 0..{n - 1} for {n} players, got {human}")
+    parsed = [parse_spec(text, game) for text in opponents]
+    specs: list[AgentSpec | None] = list(parsed)
+    specs.insert(human, None)
+    return Seating(game, human, tuple(specs))
+
+
+def build_agents(seating: Seating, table: TableInfo, seed: int) -> list[Agent | None]:
+    """One seeded agent per non-human seat (``None`` for the human)."""
+    rngs = agent_seeds(seed, seating.num_players)
+    return [
+        None if spec is None else make_agent(spec, table, rngs[seat])
+        for seat, spec in enumerate(seating.specs)
+    ]
+
+
+def pick_seed(seed: int | None) -> int:
+    """The given seed, or a fresh one the user can note to play the same table again."""
+    if seed is not None:
+        if seed < 0:
+            raise ValueError(f"--seed must be >= 0, got {seed}")
+        return seed
+    return secrets.randbelow(2**31 - 1)
+
+
+class HistoryWriter:
+    """Writes each finished hand as one JSON line, in ``evaluate.py --history``'s format.
+
+    The evaluator's keys (``game``, ``episode``, ``deal_group``, ``reset_seed``,
+    ``seat_agents``) come first, then ``config`` (the full rules config, so ``brag_env.replay``
+    rebuilds each decision under the same rules), then the engine's hand history.
+    """
+
+    def __init__(self, stream: IO[str] | None, seating: Seating, config: dict[str, Any]) -> None:
+        self.stream = stream
+        self.seating = seating
+        self.config = config
+
+    def write(self, record: dict[str, Any], episode: int, reset_seed: int) -> None:
+        if self.stream is None:
+            return
+        line = {
+            "game": self.seating.game,
+            "episode": episode,
+            "deal_group": episode,
+            "reset_seed": reset_seed,
+            "seat_agents": self.seating.labels,
+            "config": self.config,
+            **record,
+        }
+        self.stream.write(json.dumps(line, separators=(",", ":")) + "\n")
+        self.stream.flush()  # a session left with q or Ctrl-C keeps every finished hand
