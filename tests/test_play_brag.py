@@ -105,6 +105,27 @@ def test_look_then_stay_by_action_names(tmp_path):
     assert "stay: pay 2" in out  # the open menu after looking
 
 
+def test_keeping_a_blind_hand_is_offered(tmp_path):
+    """B19: after winning blind by folds the human chooses, unseen, between the two hands."""
+    history = str(tmp_path / "h.jsonl")
+    # "2" is "stay blind" while betting and "take the new hand" at a B19 choice.
+    code, out = play(
+        ["brag", "--opponents", "brag:tight", "--seed", "3", "--hands", "4", "--history", history],
+        "2\n" * 60,
+    )
+    assert code == 0
+    assert "You win the pot of 2: everyone else folded, no cards are shown (B15)." in out
+    assert "You may keep that unseen hand for the next deal (B19)." in out
+    assert "  1) keep your old blind hand (unseen)\n  2) take the newly dealt hand (unseen)" in out
+    assert "You: take the new hand (B19)" in out
+    records = read_history(tmp_path / "h.jsonl")
+    keeps = [r["keep"] for r in records if r["keep"]]
+    assert keeps and all(k["seat"] == 0 and k["choice"] == "take_new_hand" for k in keeps)
+    for record in records:  # never looked: the human's cards never appear
+        mine = parse_cards(record["cards"][0])
+        assert format_cards(mine) not in out and format_cards(sorted(mine)) not in out
+
+
 def test_quit_leaves_cleanly(tmp_path):
     history = tmp_path / "h.jsonl"
     code, out = play(["brag", *CALLERS, "--seed", "1", "--history", str(history)], "q\n")

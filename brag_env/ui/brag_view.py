@@ -23,7 +23,7 @@ from rich.text import Text
 from brag_env.brag.hands import hand_strength
 from brag_env.brag.rules import BragConfig
 from brag_env.cards import format_cards, parse_cards
-from brag_env.ui.terminal import card_text, hidden_cards
+from brag_env.ui.terminal import card_text, hidden_cards, verb
 
 CATEGORY_TEXT = {
     "prial": "prial",
@@ -219,25 +219,34 @@ def hand_result(record: Mapping[str, Any], names: Sequence[str], lowball: bool =
         for seat in (seer, seen):
             cards = see["hands"][str(seat)]
             strengths.append(hand_strength(parse_cards(cards), lowball))
-            line = Text(f"  {names[seat]} shows ")
+            line = Text(f"  {names[seat]} {verb(names[seat], 'show')} ")
             line.append_text(card_text(shown_text(cards)))
             line.append(f"  {CATEGORY_TEXT.get(see['categories'][str(seat)], '')}")
             lines.append(line)
         tie = " (equal hands: the player seen wins ties)" if strengths[0] == strengths[1] else ""
         lines.append(
-            Text(f"{names[winner]} wins the pot of {record['pot']}{tie}.", style="bold green")
+            Text(
+                f"{names[winner]} {verb(names[winner], 'win')} the pot of {record['pot']}{tie}.",
+                style="bold green",
+            )
         )
     else:
         lines.append(
             Text(
-                f"{names[winner]} wins the pot of {record['pot']}: everyone else folded, "
+                f"{names[winner]} {verb(names[winner], 'win')} the pot of {record['pot']}: "
+                "everyone else folded, "
                 "no cards are shown (B15).",
                 style="bold green",
             )
         )
     bonus = record.get("bonus") or []
     if any(bonus):
-        lines.append(Text(f"Prial bonus (B20): {names[winner]} collects {bonus[winner]}."))
+        lines.append(
+            Text(
+                f"Prial bonus (B20): {names[winner]} {verb(names[winner], 'collect')} "
+                f"{bonus[winner]}."
+            )
+        )
     if record.get("keep_offer"):
         lines.append(Text(f"{names[winner]} may keep that unseen hand for the next deal (B19)."))
     changes = ", ".join(

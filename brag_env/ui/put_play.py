@@ -19,7 +19,7 @@ from brag_env.cards import format_card
 from brag_env.put.rules import ACTION_NAMES
 from brag_env.ui.put_view import action_options, event_text, hand_result, table_view, unit_name
 from brag_env.ui.seating import HistoryWriter, Seating, build_agents
-from brag_env.ui.terminal import EndOfInput, Prompter, QuitRequested
+from brag_env.ui.terminal import EndOfInput, Prompter, QuitRequested, verb
 
 
 class PutSession:
@@ -148,7 +148,7 @@ class PutSession:
         style = "bold green" if won else "bold red"
         self.console.print(
             f"Match {match + 1} is over: {who} reached {self.config.target_points} points "
-            f"and {'win' if won else 'wins'} (P6).",
+            f"and {verb(who, 'win')} (P6).",
             style=style,
         )
 

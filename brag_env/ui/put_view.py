@@ -21,7 +21,7 @@ from rich.text import Text
 
 from brag_env.cards import format_card, parse_card
 from brag_env.put.rules import PutConfig
-from brag_env.ui.terminal import card_text
+from brag_env.ui.terminal import card_text, verb
 
 
 def unit_name(unit: int, names: Sequence[str], config: PutConfig) -> str:
@@ -178,11 +178,16 @@ def hand_result(record: Mapping[str, Any], names: Sequence[str], config: PutConf
     reason, unit, points = result["reason"], result["unit"], result["points"]
     who = unit_name(unit, names, config) if unit is not None else ""
     if reason == "fold":
-        text = f"{who} scores 1 point: the Put was folded (unplayed cards stay hidden, P4)."
+        text = (
+            f"{who} {verb(who, 'score')} 1 point: the Put was folded (unplayed cards stay "
+            "hidden, P4)."
+        )
     elif reason == "tricks":
-        text = f"{who} took more tricks and scores {points_text(points)} (P5)."
+        text = f"{who} took more tricks and {verb(who, 'score')} {points_text(points)} (P5)."
     elif reason == "draw_to_opponent":
-        text = f"Drawn after a seen Put: {who} scores {points_text(points)} (P5 option)."
+        text = (
+            f"Drawn after a seen Put: {who} {verb(who, 'score')} {points_text(points)} (P5 option)."
+        )
     else:
         text = "Drawn: nobody took more tricks, nobody scores (P5)."
     lines.append(Text(text, style="bold green"))

@@ -52,6 +52,13 @@ def card_text(cards: str | Sequence[str]) -> Text:
     return text
 
 
+def verb(subject: str, base: str) -> str:
+    """``base`` agreeing with ``subject``: "You win", "seat 1 wins", "You & seat 2 win"."""
+    if subject.startswith("You") or " & " in subject:
+        return base
+    return base + ("es" if base.endswith(("s", "sh", "ch")) else "s")
+
+
 def hidden_cards(count: int = 3) -> str:
     return " ".join(HIDDEN_CARD for _ in range(count))
 
