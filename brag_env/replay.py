@@ -13,8 +13,9 @@ only once it had looked, the public betting or tricks, the stake and pot or the 
 of each hand come the public result and then the dealt hands, which the table never saw.
 
 At a terminal the replay waits after each step (Enter: next step, n: next hand, q: quit); when
-stdin is not a terminal, or with ``--no-pause``, it prints every step. Histories written by
-``play`` carry their rules; for other files, give non-default rules with ``--option KEY=VALUE``.
+stdin or stdout is not a terminal, or with ``--no-pause``, it prints every step. Histories
+written by ``play`` carry their rules; for other files, give non-default rules with
+``--option KEY=VALUE``.
 (``brag_env.brag.replay`` is the engine's verifying re-application; this is the viewer.)
 """
 
@@ -257,10 +258,8 @@ def run(args: argparse.Namespace, stdin: TextIO | None, stdout: TextIO | None) -
         raise ValueError(f"{args.file} holds {total} hand(s): --hand must be 1..{total}")
     stdin = stdin if stdin is not None else sys.stdin
     console = make_console(stdout)
-    try:
-        interactive = stdin.isatty()
-    except (AttributeError, ValueError):
-        interactive = False
+    # Pause only for a person at a terminal: stdin to answer, stdout to read.
+    interactive = _isatty(stdin) and _isatty(stdout if stdout is not None else sys.stdout)
     viewer = Viewer(console, stdin, interactive and not args.no_pause, overrides, args.file)
     sessions: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for record in records:
@@ -272,6 +271,13 @@ def run(args: argparse.Namespace, stdin: TextIO | None, stdout: TextIO | None) -
     except _Quit:
         console.print("Replay stopped.")
     return 0
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
 
 
 def main(

@@ -27,8 +27,15 @@ def eval_file(tmp_path_factory):
     return path
 
 
-def replay(argv: list[str], stdin: io.StringIO | None = None) -> tuple[int, str]:
-    out = io.StringIO()
+class Terminal(io.StringIO):
+    """A stream that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def replay(argv: list[str], stdin: io.StringIO | None = None, tty: bool = False) -> tuple[int, str]:
+    out = Terminal() if tty else io.StringIO()
     code = replay_main(argv, stdin=stdin or io.StringIO(""), stdout=out)
     return code, out.getvalue()
 
@@ -89,18 +96,15 @@ def test_hand_option_shows_one_hand(eval_file):
 
 def test_interactive_steps_and_quit(eval_file):
     """At a terminal: Enter = next step, n = next hand, q = quit."""
-
-    class Terminal(io.StringIO):
-        def isatty(self) -> bool:
-            return True
-
-    code, out = replay([str(eval_file)], Terminal("\nn\n\nq\n"))
+    code, out = replay([str(eval_file)], Terminal("\nn\n\nq\n"), tty=True)
     assert code == 0
     assert out.count("to act ─") == 4  # steps 1-2 of hand 1, then (n) steps 1-2 of hand 2
     assert "(rest of the hand skipped)" in out
     assert "Replay stopped." in out
-    code, out = replay([str(eval_file), "--no-pause", "--hand", "2"], Terminal(""))
-    assert "Replay stopped." not in out and out.count("Dealt hands") == 1
+    for argv, tty in (["--no-pause"], True), ([], False):  # the flag, or output to a file
+        code, out = replay([str(eval_file), "--hand", "2", *argv], Terminal(""), tty)
+        assert "Replay stopped." not in out and "Enter: next step" not in out
+        assert out.count("Dealt hands") == 1
 
 
 def test_replays_a_play_session_with_its_rules(tmp_path):

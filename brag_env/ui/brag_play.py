@@ -187,7 +187,8 @@ def play_brag(
     prompter: Prompter,
     history: IO[str] | None = None,
 ) -> int:
-    """Play a Brag session; returns the exit code (0, also when the human leaves early)."""
+    """Play a Brag session; returns the exit code (0, also when the human leaves; 130 on
+    Ctrl-C). Finished hands are already saved to ``history`` when the session stops."""
     session = BragSession(seating, options, seed, prompter, history)
     console = prompter.console
     console.print(
@@ -196,12 +197,14 @@ def play_brag(
         f"seed {seed} (play this table again with --seed {seed})."
     )
     console.print(seating.who_is_who())
-    reason = "Session over"
+    reason, code = "Session over", 0
     try:
         session.run()
     except QuitRequested:
         reason = "You left the table"
     except EndOfInput:
         reason = "End of input: you left the table"
+    except KeyboardInterrupt:
+        reason, code = "Interrupted: you left the table", 130
     session.summary(reason)
-    return 0
+    return code

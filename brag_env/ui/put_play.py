@@ -183,7 +183,8 @@ def play_put(
     prompter: Prompter,
     history: IO[str] | None = None,
 ) -> int:
-    """Play Put matches; returns the exit code (0, also when the human leaves early)."""
+    """Play Put matches; returns the exit code (0, also when the human leaves; 130 on
+    Ctrl-C). Finished hands are already saved to ``history`` when the session stops."""
     session = PutSession(seating, options, seed, matches, prompter, history)
     cfg = session.config
     sides = " in partnerships (P8): your partner sits opposite" if cfg.partnerships else ""
@@ -192,12 +193,14 @@ def play_put(
         f"points wins a match, seed {seed} (play this table again with --seed {seed})."
     )
     prompter.console.print(seating.who_is_who())
-    reason = "Session over"
+    reason, code = "Session over", 0
     try:
         session.run()
     except QuitRequested:
         reason = "You left the table"
     except EndOfInput:
         reason = "End of input: you left the table"
+    except KeyboardInterrupt:
+        reason, code = "Interrupted: you left the table", 130
     session.summary(reason)
-    return 0
+    return code
