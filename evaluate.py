@@ -32,12 +32,19 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from agents.registry import GAMES
+    from agents.registry import GAMES, styles
 
+    specs = "\n".join(
+        f"  {game + ':<style>':<15} styles: {', '.join(sorted(styles(game)))}" for game in GAMES
+    )
     p = _Parser(
         prog=_PROG,
-        description="Play agents against each other and report payoffs with 95%% confidence "
+        description="Play agents against each other and report payoffs with 95% confidence "
         "intervals and behaviour statistics.",
+        epilog="agent specs:\n  random\n"
+        + specs
+        + "\n  PATH.zip        a MaskablePPO model saved by train.py"
+        + "\n  parameters:     e.g. brag:bluffer:bluff=0.5,bluff_bets=2 (README: Evaluate)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--game", required=True, help=f"one of: {', '.join(GAMES)}")

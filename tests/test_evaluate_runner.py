@@ -54,6 +54,7 @@ def test_seats_rotate_and_duplicate_replays_the_same_deals():
     assert result.groups == 10 and result.agents[0].payoff.n == 10
     hands = [json.loads(line) for line in history.getvalue().splitlines()]
     assert len(hands) == 30
+    assert hands[0]["config"]["num_players"] == 3 and hands[0]["config"]["ante"] == 1
     seats = Counter((h["seat_agents"][s], s) for h in hands for s in range(3))
     assert set(seats.values()) == {10}
     by_group: dict[int, list] = {}

@@ -266,7 +266,9 @@ def run_tournament(
 ) -> TournamentResult:
     """Play ``episodes`` episodes (rounded up to a multiple of the agent count) and measure.
 
-    ``specs`` name one agent per seat. ``history``, if given, receives one JSON line per hand.
+    ``specs`` name one agent per seat. ``history``, if given, receives one JSON line per hand:
+    the episode, deal group, reset seed, the agent in each seat, the rules config and the
+    engine's hand history.
     ``agents`` may pass ready agents instead of building them from ``specs`` (same length).
     """
     options = dict(options or {})
@@ -283,6 +285,9 @@ def run_tournament(
     collector = adapter.collector(env, n)
     seat_of = {name: i for i, name in enumerate(env.possible_agents)}
     labels = [a.label for a in parsed]
+    # The rules go into every history line, so a replay needs no --option (brag_env.replay).
+    config = getattr(env.unwrapped, "config", None)
+    rules = {"config": config.to_dict()} if hasattr(config, "to_dict") else {}
 
     started = time.perf_counter()
     decisions = 0
@@ -323,6 +328,7 @@ def run_tournament(
                         "deal_group": episode.group,
                         "reset_seed": episode.reset_seed,
                         "seat_agents": [labels[a] for a in seats],
+                        **rules,
                         **record,
                     }
                     history.write(json.dumps(record, separators=(",", ":")) + "\n")
