@@ -20,7 +20,7 @@ AGENTS = ["brag:tight", "brag:blind", "random", "random"]
 
 @pytest.fixture(scope="module")
 def eval_file(tmp_path_factory):
-    """Four sessions of 2 hands from evaluate (no rules recorded: defaults + inference)."""
+    """Four sessions of 2 hands from evaluate."""
     path = tmp_path_factory.mktemp("replay") / "eval.jsonl"
     with path.open("w") as history:
         evaluate("brag", AGENTS, 4, seed=1, options={"hands_per_session": 2}, history=history)
@@ -138,16 +138,29 @@ def test_replays_a_play_session_with_its_rules(tmp_path):
     assert "Stake 4 (open players pay 4, blind players 2)" in out
 
 
-def test_rules_mismatch_and_options(eval_file, tmp_path, capsys):
-    """A history played under other rules fails with one line; --option fixes the rules."""
+def _without_rules(source, target):
+    """A copy of a history file with no recorded rules (as hand-made or older files are)."""
+    lines = [json.loads(line) for line in source.read_text().splitlines()]
+    target.write_text("".join(json.dumps(r | {"config": None}) + "\n" for r in lines))
+    return target
+
+
+def test_files_without_rules(eval_file, tmp_path, capsys):
+    """Without recorded rules: hands_per_session comes from the file (the B19 keep offer needs
+    it), other rules from --option; a mismatch is a one-line error."""
+    code, out = replay([str(_without_rules(eval_file, tmp_path / "bare.jsonl"))])
+    assert code == 0 and "(B19)" in out
     path = tmp_path / "stake4.jsonl"
     with path.open("w") as history:
         evaluate("brag", AGENTS, 4, seed=2, options={"min_stake": 4}, history=history)
-    code, _ = replay([str(path)])
+    code, out = replay([str(path)])  # evaluate records the rules
+    assert code == 0 and "Stake 4" in out
+    bare = _without_rules(path, tmp_path / "stake4_bare.jsonl")
+    code, _ = replay([str(bare)])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1
     assert "differs" in err and "--option" in err
-    code, out = replay([str(path), "--option", "min_stake=4"])
+    code, out = replay([str(bare), "--option", "min_stake=4"])
     assert code == 0 and "Stake 4" in out
 
 
