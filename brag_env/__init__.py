@@ -1,8 +1,10 @@
-"""brag-env: PettingZoo environments for Three-Card Brag and Put."""
+"""brag-env: PettingZoo environments for Three-Card Brag and Put.
+
+Importing the package registers its envs: ``pettingzoo.make("aec", "brag_env/brag_v0")``,
+``pettingzoo.make("aec", "brag_env/put_v0")`` and the self-play envs
+``gymnasium.make("brag_env/BragVsPool-v0")`` / ``"brag_env/PutVsPool-v0"``.
+"""
 
 __version__ = "0.1.0"
 
-# gymnasium.make("brag_env/BragVsPool-v0") and "brag_env/PutVsPool-v0": the self-play envs.
-from brag_env.selfplay import register_envs as _register_selfplay_envs
-
-_register_selfplay_envs()
+from brag_env import registry as _registry  # noqa: F401  (registers the envs)

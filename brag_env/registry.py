@@ -1,11 +1,11 @@
-"""The project's environments in PettingZoo's registry, so ``pettingzoo.make`` finds them.
+"""The project's environments in PettingZoo's and gymnasium's registries.
 
-Importing an env module (``from brag_env import brag_v0``) or this module registers every
-project env, lazily by entry-point string (nothing else is imported)::
+``import brag_env`` (or any env module) registers every project env, lazily by entry-point
+string, so nothing heavier than pettingzoo and gymnasium is imported::
 
-    import pettingzoo
-    import brag_env.registry  # noqa: F401
+    import brag_env, gymnasium, pettingzoo
     env = pettingzoo.make("aec", "brag_env/brag_v0", num_players=3)
+    selfplay = gymnasium.make("brag_env/BragVsPool-v0", opponents=["random"])
 
 ``make`` returns the same object as ``brag_v0.env(num_players=3)``. PettingZoo releases before
 the registry existed (< 1.26) have no ``pettingzoo.register``: registering is then a no-op and
@@ -14,6 +14,7 @@ the registry existed (< 1.26) have no ``pettingzoo.register``: registering is th
 
 from __future__ import annotations
 
+import gymnasium
 import pettingzoo
 
 NAMESPACE = "brag_env"
@@ -24,6 +25,12 @@ ENVIRONMENTS: dict[str, str] = {
     "put_v0": "brag_env.put_v0",
 }
 
+# gymnasium id -> entry point of the single-agent self-play envs (brag_env/selfplay.py).
+GYMNASIUM_ENVIRONMENTS: dict[str, str] = {
+    "brag_env/BragVsPool-v0": "brag_env.selfplay:BragVsPoolEnv",
+    "brag_env/PutVsPool-v0": "brag_env.selfplay:PutVsPoolEnv",
+}
+
 
 def env_id(name: str) -> str:
     """The registry id of an env name, e.g. ``"brag_env/brag_v0"``."""
@@ -31,7 +38,10 @@ def env_id(name: str) -> str:
 
 
 def register_envs() -> None:
-    """Register every env of ``ENVIRONMENTS`` with PettingZoo (idempotent)."""
+    """Register every env of both tables (idempotent)."""
+    for gym_id, entry_point in GYMNASIUM_ENVIRONMENTS.items():
+        if gym_id not in gymnasium.registry:
+            gymnasium.register(id=gym_id, entry_point=entry_point, disable_env_checker=True)
     if not hasattr(pettingzoo, "register"):
         return
     for name, module in ENVIRONMENTS.items():
