@@ -1,0 +1,71 @@
+"""A trained-model opponent (a MaskablePPO .zip, as train.py saves) at the human's table."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from brag_env import brag_v0
+from brag_env.play import main as play_main
+
+
+class _TableSpaces(gym.Env):
+    """Only the spaces of a 2-player Brag seat: enough to build and save an (untrained) model."""
+
+    def __init__(self) -> None:
+        env = brag_v0.raw_env(num_players=2)
+        space = env.observation_space("player_0")["observation"]
+        self.observation_space = gym.spaces.Box(0.0, space.high, space.shape, np.float32)
+        self.action_space = gym.spaces.Discrete(env.action_space("player_0").n)
+
+    def reset(self, seed=None, options=None):
+        return np.zeros(self.observation_space.shape, np.float32), {}
+
+    def step(self, action):
+        return np.zeros(self.observation_space.shape, np.float32), 0.0, True, False, {}
+
+
+@pytest.fixture(scope="module")
+def model_path(tmp_path_factory):
+    torch = pytest.importorskip("torch")
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    torch.manual_seed(0)
+    model = sb3_contrib.MaskablePPO(
+        "MlpPolicy", _TableSpaces(), policy_kwargs={"net_arch": [8]}, seed=0, device="cpu"
+    )
+    path = tmp_path_factory.mktemp("model") / "model.zip"
+    model.save(path)
+    return path
+
+
+def test_play_against_a_model(model_path, tmp_path):
+    history = str(tmp_path / "h.jsonl")
+    label = f"{model_path.parent.name}/model.zip"  # the spec's short label
+    out = io.StringIO()
+    code = play_main(
+        [
+            "brag",
+            "--opponents",
+            str(model_path),
+            "--seed",
+            "2",
+            "--hands",
+            "3",
+            "--history",
+            history,
+        ],
+        stdin=io.StringIO("2\n" * 40),
+        stdout=out,
+    )
+    assert code == 0
+    text = out.getvalue()
+    assert f"seat 1: {label}" in text
+    with open(history) as lines:
+        records = [json.loads(line) for line in lines]
+    assert len(records) == 3
+    assert all(r["seat_agents"] == ["human", label] for r in records)
+    assert any(a["seat"] == 1 for r in records for a in r["actions"])  # the model acted
