@@ -94,8 +94,8 @@ class BragSession:
         style = "bold" if seat == self.human else "dim"
         self.console.print(f"  {self.names[seat]}: {event_text(action, paid)}", style=style)
 
-    def _end_of_hand(self) -> None:
-        record = self.game.history()[-1]
+    def _end_of_hand(self, record: dict[str, Any]) -> None:
+        """Show a finished hand's public record and the running totals; save it."""
         self.hands_done += 1
         hps = self.config.hands_per_session
         self.console.print(
@@ -143,9 +143,10 @@ class BragSession:
                 _, _, paid = game.betting[-1]
                 self._print_event(seat, self.config.action_names[action], paid)
                 continue
-            last = game.history()[-1]["actions"][-1]
+            record = game.history()[-1]
+            last = record["actions"][-1]
             self._print_event(seat, last["action"], last["cost"])
-            self._end_of_hand()
+            self._end_of_hand(record)
             if game.session_over:
                 break
             if self._human_view()["seats"][0]["status"] == "sitting_out":
