@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal
 
+import numpy as np
+
 from brag_env.cards import NUM_CARDS, NUM_SUITS, RANK_LABELS
 
 NUM_RANKS = 13
@@ -80,8 +82,10 @@ class PutConfig:
         _check_int(self, "num_players", MIN_PLAYERS, MAX_PLAYERS)
         _check_int(self, "target_points", 1)
         spp = self.seen_put_points
-        if spp != "game" and (not isinstance(spp, int) or isinstance(spp, bool) or spp < 1):
-            raise ValueError(f'seen_put_points must be an integer >= 1 or "game", got {spp!r}')
+        if spp != "game":
+            if not _is_int(spp) or spp < 1:
+                raise ValueError(f'seen_put_points must be an integer >= 1 or "game", got {spp!r}')
+            object.__setattr__(self, "seen_put_points", int(spp))
         if not isinstance(self.put_draw_to_opponent, bool):
             raise ValueError(
                 f"put_draw_to_opponent must be true or false, got {self.put_draw_to_opponent!r}"
@@ -122,10 +126,18 @@ class PutConfig:
         return seat % 2 if self.num_players == 4 else seat
 
 
+def _is_int(value: object) -> bool:
+    """A Python or numpy integer, but not a bool."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
 def _check_int(cfg: PutConfig, name: str, lo: int, hi: int | None = None) -> None:
+    """Validate an integer field and store it as a plain int (numpy integers are accepted, so
+    the config stays JSON-serialisable and compares equal to one built from Python ints)."""
     v = getattr(cfg, name)
-    if not isinstance(v, int) or isinstance(v, bool):
+    if not _is_int(v):
         raise ValueError(f"{name} must be an integer, got {v!r}")
     if v < lo or (hi is not None and v > hi):
         bound = f">= {lo}" if hi is None else f"between {lo} and {hi}"
         raise ValueError(f"{name} must be {bound}, got {v}")
+    object.__setattr__(cfg, name, int(v))
