@@ -12,6 +12,7 @@ activations and optimizers).
 
 from __future__ import annotations
 
+import functools
 import json
 import zipfile
 from dataclasses import dataclass
@@ -173,9 +174,20 @@ def load_policy(path: str | Path) -> tuple[Any, SavedModelInfo]:
     """Load the policy network of a MaskablePPO ``.zip`` on the CPU, without unpickling anything.
 
     Returns ``(policy, info)``. Raises ``ValueError`` with one line naming the problem for a
-    missing, corrupt or unsupported file.
+    missing, corrupt or unsupported file. Loads are cached by path, size and modification time
+    (the policy is only read, so agents may share it); a rewritten file is loaded again.
     """
     path = Path(path)
+    try:
+        stat = path.stat()
+    except OSError:
+        raise _fail(path, "no such file") from None
+    return _load_cached(str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=16)
+def _load_cached(path_text: str, size: int, mtime_ns: int) -> tuple[Any, SavedModelInfo]:
+    path = Path(path_text)
     data = _read_data(path)
     custom, info = _safe_objects(path, data)
     from sb3_contrib import MaskablePPO

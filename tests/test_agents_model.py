@@ -209,3 +209,17 @@ def test_unsupported_policy_kwargs_are_refused(tmp_path, model_path):
     _rewrite_data(model_path, odd, swap)
     with pytest.raises(ValueError, match="unsupported activation_fn"):
         load_policy(odd)
+
+
+def test_a_model_spec_plays_in_an_evaluation(model_path):
+    from brag_env.evaluation import evaluate
+
+    result = evaluate(
+        "brag", [str(model_path), "brag:tight"], 20, seed=0, options={"num_players": 2}
+    )
+    assert result.agents[0].payoff.n == 20
+    assert result.agents[0].label == f"{model_path.parent.name}/model.zip"
+    again = evaluate(
+        "brag", [str(model_path), "brag:tight"], 20, seed=0, options={"num_players": 2}
+    )
+    assert again.agents[0].payoff.mean == result.agents[0].payoff.mean
