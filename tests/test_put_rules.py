@@ -331,3 +331,91 @@ def test_p4_seen_put_value_follows_the_option():
             game.apply(action_id(name))
         assert game.hand_histories()[0]["result"]["points"] == expected
         assert game.over == (spp == "game")
+
+
+# ------------------------------------------------------------ bad input
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"scores": [4.9, 0]}, "scores"),
+        ({"scores": ["4", 0]}, "scores"),
+        ({"scores": [True, 0]}, "scores"),
+        ({"deck": "4s 3h 5s 2h 6s 7h 8s"}, "at most 6 cards"),
+        ({"hand_number": 0}, "hand_number"),
+    ],
+)
+def test_reset_requires_integer_scores_and_a_deck_of_one_hand_at_most(kwargs, message):
+    """P2: every hand after the first is a fresh seeded shuffle, so a stacked deck can only
+    cover the first hand's 3 cards per player; scores are whole points (P5)."""
+    with pytest.raises(ValueError, match=message):
+        PutGame().reset(np.random.default_rng(0), **kwargs)
+
+
+def test_reset_accepts_numpy_integer_scores_and_a_full_stacked_hand():
+    game = PutGame()
+    game.reset(np.random.default_rng(0), deck="4s 3h 5s 2h 6s 7h", scores=np.array([1, 4]))
+    assert game.scores == [1, 4] and all(type(s) is int for s in game.scores)
+
+
+def test_config_accepts_numpy_integers_and_stores_plain_ints():
+    cfg = PutConfig(
+        num_players=np.int64(3), target_points=np.int32(7), seen_put_points=np.int64(3)
+    )
+    assert cfg == PutConfig(num_players=3, target_points=7, seen_put_points=3)
+    assert all(type(v) is int for v in (cfg.num_players, cfg.target_points, cfg.seen_put_points))
+    assert json.loads(json.dumps(cfg.to_dict())) == cfg.to_dict()
+    with pytest.raises(ValueError, match="num_players"):
+        PutConfig(num_players=np.float64(3))
+
+
+# ------------------------------------------------------ histories (P4-P6)
+SEEN_PUT_HAND = ("play_4", "put", "see", "play_3", "play_7", "play_6", "play_2", "play_5")
+ALL_TIED_AFTER_PUT = ("put", "see", "play_K", "play_K", "play_7", "play_7", "play_5", "play_5")
+
+
+def finished_hand(config: PutConfig, deck: str, actions, scores=None) -> dict:
+    game = PutGame(config)
+    game.reset(np.random.default_rng(0), deck=deck, dealer=1, scores=scores)
+    for name in actions:
+        game.apply(action_id(name))
+    return game.hand_histories()[0]
+
+
+RULES_THAT_CHANGE_A_HAND = [
+    # P4/P6: "game" credits the missing 4 points, a seen Put would otherwise be 2
+    (PutConfig(seen_put_points="game"), "4s 3h 5s 2h 6s 7h", SEEN_PUT_HAND, [1, 1]),
+    # P5: a drawn hand after a seen Put gives 1 to the caller's opponent
+    (PutConfig(put_draw_to_opponent=True), "Ks Kh 7s 7h 5s 5h", ALL_TIED_AFTER_PUT, None),
+    # P6: 6 points is a legal score before the hand only when the target is 7
+    (PutConfig(target_points=7), "4s 3h 5s 2h 6s 7h", SEEN_PUT_HAND, [1, 6]),
+]
+
+
+@pytest.mark.parametrize(("config", "deck", "actions", "scores"), RULES_THAT_CHANGE_A_HAND)
+def test_history_stores_its_rules_and_replays_alone(config, deck, actions, scores):
+    record = finished_hand(config, deck, actions, scores)
+    assert PutConfig.from_dict(record["config"]) == config
+    assert json.loads(json.dumps(record)) == record
+    assert replay_hand(record) == record
+
+
+@pytest.mark.parametrize(("config", "deck", "actions", "scores"), RULES_THAT_CHANGE_A_HAND)
+def test_replay_rejects_a_config_that_disagrees_with_the_history(config, deck, actions, scores):
+    record = finished_hand(config, deck, actions, scores)
+    changed = [k for k, v in config.to_dict().items() if v != PutConfig().to_dict()[k]]
+    with pytest.raises(ValueError, match=changed[0]):
+        replay_hand(record, PutConfig())
+    # the reward mode is the environment's, not a rule of the hand
+    same_rules = PutConfig.from_dict({**config.to_dict(), "reward": "points"})
+    assert replay_hand(record, same_rules)["result"] == record["result"]
+
+
+def test_replay_of_a_history_without_rules_needs_a_config():
+    """Histories written before the rules were stored: no silent defaults."""
+    record = finished_hand(PutConfig(seen_put_points="game"), "4s 3h 5s 2h 6s 7h", SEEN_PUT_HAND)
+    old = {k: v for k, v in record.items() if k != "config"}
+    with pytest.raises(ValueError, match="config"):
+        replay_hand(old)
+    assert replay_hand(old, PutConfig(seen_put_points="game")) == old
+    with pytest.raises(ValueError, match="num_players"):
+        replay_hand(old, PutConfig(num_players=3))

@@ -23,6 +23,7 @@ Rulings where the spec leaves room (see ``seeds/rules/put.md``):
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -64,6 +65,7 @@ class HandRecord:
     __slots__ = (
         "actions",
         "answers",
+        "config",
         "dealer",
         "deck",
         "num_players",
@@ -77,10 +79,11 @@ class HandRecord:
     )
 
     def __init__(
-        self, number: int, num_players: int, dealer: int, deck: list[int], scores: list[int]
+        self, number: int, config: PutConfig, dealer: int, deck: list[int], scores: list[int]
     ) -> None:
         self.number = number
-        self.num_players = num_players
+        self.config = config  # the rules the hand was played under
+        self.num_players = config.num_players
         self.dealer = dealer
         self.deck = deck  # the cards in the order they were dealt
         self.scores_before = scores
@@ -98,7 +101,8 @@ class HandRecord:
         ``deal`` lists each seat's cards as received (seat order from the dealer's left is the
         deal order); ``deck`` is the dealt cards in order, so ``reset(options={"deck": ...,
         "dealer": ...})`` deals this hand again. Scores are per scoring unit: the players, or
-        with four players the sides (0 = seats 0 and 2, 1 = seats 1 and 3).
+        with four players the sides (0 = seats 0 and 2, 1 = seats 1 and 3). ``config`` is the
+        full ``PutConfig`` as a dict, so ``replay_hand`` needs nothing else.
         """
         n = self.num_players
         first = (self.dealer + 1) % n
@@ -117,6 +121,7 @@ class HandRecord:
         return {
             "hand": self.number,
             "num_players": n,
+            "config": self.config.to_dict(),
             "dealer": self.dealer,
             "scores_before": list(self.scores_before),
             "deck": [_card_text(c) for c in self.deck],
@@ -146,6 +151,11 @@ class HandRecord:
 
 def _card_text(card: int) -> str:
     return format_card(card, symbols=False)
+
+
+def _is_whole(value: object) -> bool:
+    """A Python or numpy integer, not a bool (scores and hand numbers are whole numbers)."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
 class PutGame:
@@ -183,14 +193,22 @@ class PutGame:
         """Start a match.
 
         ``deck`` stacks the top of the first hand's deck (top card first, dealt per P2); the
-        rest of that deck and every later hand come from ``rng``. ``dealer`` fixes the first
-        dealer instead of the seeded cut. ``scores`` (per scoring unit) and ``hand_number``
-        resume a match part-way, which is how hand histories are replayed.
+        rest of that deck and every later hand come from ``rng``. As every hand is dealt from a
+        fresh shuffle (P2), the stack holds at most one hand's cards (3 per player).
+        ``dealer`` fixes the first dealer instead of the seeded cut. ``scores`` (whole points
+        per scoring unit) and ``hand_number`` resume a match part-way, which is how hand
+        histories are replayed.
         """
         n = self.n
         top = None
         if deck is not None:
             top = parse_cards(deck)
+            if len(top) > CARDS_PER_HAND * n:
+                raise ValueError(
+                    f"deck: a stacked deck covers the first hand only, so it holds at most "
+                    f"{CARDS_PER_HAND * n} cards with {n} players (P2: later hands are "
+                    f"shuffled afresh), got {len(top)}"
+                )
         if dealer is not None and (
             not isinstance(dealer, (int, np.integer))
             or isinstance(dealer, bool)
@@ -200,21 +218,24 @@ class PutGame:
         if scores is None:
             start_scores = [0] * self.num_units
         else:
-            start_scores = [int(s) for s in scores]
+            start_scores = list(scores)
             if len(start_scores) != self.num_units or any(
-                not 0 <= s < self.target for s in start_scores
+                not _is_whole(s) or not 0 <= s < self.target for s in start_scores
             ):
                 raise ValueError(
-                    f"scores must hold {self.num_units} values in 0..{self.target - 1}, "
-                    f"got {list(scores)}"
+                    f"scores must hold {self.num_units} integers in 0..{self.target - 1}, "
+                    f"got {start_scores!r}"
                 )
+            start_scores = [int(s) for s in start_scores]
+        if not _is_whole(hand_number) or hand_number < 1:
+            raise ValueError(f"hand_number must be an integer >= 1, got {hand_number!r}")
         self.rng = rng
         self.scores = start_scores
         self.winner = -1
         self.history = []
         self.cut = []
         self.dealer = int(dealer) if dealer is not None else self._cut_for_dealer()
-        self.hand_number = hand_number - 1
+        self.hand_number = int(hand_number) - 1
         self._start_hand(top)
 
     @property
@@ -273,7 +294,9 @@ class PutGame:
             hands[seat].append(card)
             counts[seat][r] += 1
             bits[seat] |= 1 << r
-        self.record = HandRecord(self.hand_number, n, self.dealer, dealt, list(self.scores))
+        self.record = HandRecord(
+            self.hand_number, self.config, self.dealer, dealt, list(self.scores)
+        )
         self.leader = first  # P3/P7/P8: the player left of the dealer leads
         self.current = first  # P8: the pass is also chosen in turn from the dealer's left
         self.phase = PHASE_PASS if self.config.partnerships else PHASE_PLAY
@@ -519,13 +542,37 @@ class PutGame:
         return [rec.to_dict() for rec in self.history]
 
 
-def replay_hand(record: dict, config: PutConfig | None = None) -> dict:
+# Options that change how a hand is played or scored; ``reward`` is the environment's only.
+RULE_FIELDS = ("num_players", "target_points", "seen_put_points", "put_draw_to_opponent")
+
+
+def replay_hand(record: dict[str, Any], config: PutConfig | None = None) -> dict[str, Any]:
     """Deal ``record``'s hand again and apply its actions; returns the new hand history.
 
-    The result equals ``record`` when the history is consistent with the rules. Raises
-    ``ValueError`` if an action is illegal or made out of turn.
+    The rules come from the history's own ``config``. A ``config`` given here must agree with
+    it on every rule (``RULE_FIELDS``; the reward mode may differ), else ``ValueError`` names
+    the fields. A history without ``config`` (written before the rules were stored in it)
+    needs ``config``, and the result then leaves ``config`` out too, so that it still equals
+    ``record`` when the history is consistent with the rules. Raises ``ValueError`` if an
+    action is illegal or made out of turn.
     """
-    config = config if config is not None else PutConfig(num_players=record["num_players"])
+    stored = record.get("config")
+    if stored is not None:
+        own = PutConfig.from_dict(stored)
+        if config is None:
+            config = own
+        else:
+            differ = [f for f in RULE_FIELDS if getattr(config, f) != getattr(own, f)]
+            if differ:
+                diffs = ", ".join(
+                    f"{f}={getattr(config, f)!r} (history: {getattr(own, f)!r})" for f in differ
+                )
+                raise ValueError(f"the given config disagrees with the hand history: {diffs}")
+    elif config is None:
+        raise ValueError(
+            "this hand history holds no rules (no 'config' key): pass the PutConfig it was "
+            "played under as config="
+        )
     if config.num_players != record["num_players"]:
         raise ValueError(
             f"num_players of the config ({config.num_players}) differs from the history's "
@@ -533,7 +580,7 @@ def replay_hand(record: dict, config: PutConfig | None = None) -> dict:
         )
     game = PutGame(config)
     game.reset(
-        np.random.default_rng(0),
+        np.random.default_rng(0),  # unused: the deck holds every dealt card
         deck=record["deck"],
         dealer=record["dealer"],
         scores=record["scores_before"],
@@ -549,4 +596,7 @@ def replay_hand(record: dict, config: PutConfig | None = None) -> dict:
         game.apply(action_id(step["action"]))
     if not game.history:
         raise ValueError("the actions do not finish the hand")
-    return game.history[0].to_dict()
+    again = game.history[0].to_dict()
+    if stored is None:
+        del again["config"]
+    return again
