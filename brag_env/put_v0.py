@@ -115,6 +115,7 @@ Importing this module registers the env with PettingZoo's registry (`brag_env.re
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import gymnasium
@@ -166,7 +167,7 @@ def _as_action(action: Any) -> int:
         isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu"
     ):
         return int(action)
-    raise ValueError(f"put_v0: an action must be an integer action id, got {action!r}")
+    raise ValueError(f"an action must be an integer action id, got {action!r}")
 
 
 class raw_env(AECEnv, EzPickle):
@@ -231,11 +232,17 @@ class raw_env(AECEnv, EzPickle):
 
     # ------------------------------------------------------------------ AEC API
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if options is None:
+            options = {}
+        elif not isinstance(options, Mapping):
+            raise ValueError(
+                f"put_v0.reset: options must be a dict such as {{'deck': ..., 'dealer': k}}, "
+                f"got {options!r}"
+            )
         if seed is not None:
             self._rng = make_rng(seed)
         elif self._rng is None:
             self._rng = make_rng(None)
-        options = options or {}
         unknown = sorted(str(k) for k in options if k not in _RESET_OPTIONS)
         if unknown:
             warnings.warn(
@@ -285,7 +292,7 @@ class raw_env(AECEnv, EzPickle):
             raise ValueError(f"put_v0: {agent} must act; step(None) is only for done agents")
         game = self.game
         try:
-            scored = game.apply(_as_action(action))
+            scored = game.apply(_as_action(action))  # both raise without the prefix added here
         except ValueError as exc:
             raise ValueError(f"put_v0: {agent}: {exc}") from None
         self._cumulative_rewards[agent] = 0.0

@@ -276,3 +276,25 @@ def test_readme_put_example_runs_as_documented(capsys):
     assert out[0] == "{'player_0': -2.0, 'player_1': 2.0}"
     assert out[1] == "{'reason': 'tricks', 'unit': 1, 'points': 2}"
     assert "dealer player_0" in out[2] and out[3] == "Score: player_0 0 · player_1 2"
+
+
+@pytest.mark.parametrize("action", [True, "put", 2.0, None])
+def test_a_non_integer_action_names_the_env_and_agent_once(action):
+    env = put_v0.raw_env()
+    env.reset(seed=0)
+    with pytest.raises(ValueError) as info:
+        env.step(action)
+    message = str(info.value)
+    assert message.startswith(f"put_v0: {env.agent_selection}")
+    assert message.count("put_v0") == 1, message
+
+
+@pytest.mark.parametrize("options", [["deck"], "deck", 3])
+def test_reset_options_must_be_a_dict(options):
+    with pytest.raises(ValueError, match="options must be a dict"):
+        put_v0.raw_env().reset(seed=0, options=options)
+
+
+def test_reset_rejects_a_stacked_deck_longer_than_one_hand():
+    with pytest.raises(ValueError, match="at most 6 cards"):
+        put_v0.raw_env().reset(seed=0, options={"deck": "4s 3h 5s 2h 6s 7h 8s"})
