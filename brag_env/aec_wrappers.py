@@ -9,7 +9,9 @@ unwrapped env and make the same checks in the same order, so behaviour, messages
 ``isinstance`` tests are those of the stock classes.
 
 They assume what ``classic_wrap`` builds: the three wrappers directly around one unwrapped env,
-none of which changes the attributes it forwards.
+none of which changes the attributes it forwards. The outer wrapper also skips the calls that
+only pass a value through (``AssertOutOfBoundsWrapper.observe``) and iterates ``agent_iter()``
+with an iterator that reads the unwrapped env directly.
 """
 
 from __future__ import annotations
@@ -23,6 +25,10 @@ from pettingzoo.utils.wrappers import (
     AssertOutOfBoundsWrapper,
     OrderEnforcingWrapper,
     TerminateIllegalWrapper,
+)
+from pettingzoo.utils.wrappers.order_enforcing import (
+    AECOrderEnforcingIterable,
+    AECOrderEnforcingIterator,
 )
 
 # The attributes OrderEnforcingWrapper refuses to give out before reset().
@@ -166,6 +172,10 @@ class FastOrderEnforcingWrapper(_DirectAttributes, OrderEnforcingWrapper):
     def __init__(self, env: AECEnv) -> None:
         super().__init__(env)
         self._raw = env.unwrapped
+        # AssertOutOfBoundsWrapper.observe only passes the call on: go straight to the wrapper
+        # below it when that is what sits here.
+        inner = env.env if type(env) is FastAssertOutOfBoundsWrapper else env
+        self._observe = inner.observe
 
     def __str__(self) -> str:
         return str(self.env)  # as the stock class prints itself: the env's name
@@ -183,7 +193,7 @@ class FastOrderEnforcingWrapper(_DirectAttributes, OrderEnforcingWrapper):
     def observe(self, agent: Any) -> Any:
         if not self._has_reset:
             EnvLogger.error_observe_before_reset()
-        return self.env.observe(agent)
+        return self._observe(agent)
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if not self._has_reset:
@@ -191,7 +201,7 @@ class FastOrderEnforcingWrapper(_DirectAttributes, OrderEnforcingWrapper):
         raw = self._raw
         agent = raw.agent_selection
         assert agent is not None
-        observation = self.observe(agent) if observe else None
+        observation = self._observe(agent) if observe else None
         return (
             observation,
             raw._cumulative_rewards[agent],
@@ -199,6 +209,32 @@ class FastOrderEnforcingWrapper(_DirectAttributes, OrderEnforcingWrapper):
             raw.truncations[agent],
             raw.infos[agent],
         )
+
+    def agent_iter(self, max_iter: int = 2**63) -> AECOrderEnforcingIterable:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _FastIterable(self, max_iter)
+
+
+class _FastIterable(AECOrderEnforcingIterable):
+    def __iter__(self) -> AECOrderEnforcingIterator:
+        return _FastIterator(self.env, self.max_iter)
+
+
+class _FastIterator(AECOrderEnforcingIterator):
+    """``AECOrderEnforcingIterator`` reading ``agents`` and ``agent_selection`` from the
+    unwrapped env: same stops, same assertion when ``step()`` was not called in between."""
+
+    def __next__(self) -> Any:
+        env = self.env
+        raw = env._raw
+        if not raw.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        agent = raw.agent_selection
+        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        env._has_updated = False
+        return agent
 
 
 def classic_wrap(env: AECEnv, illegal_reward: float) -> FastOrderEnforcingWrapper:

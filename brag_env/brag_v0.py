@@ -130,6 +130,7 @@ from pettingzoo import AECEnv
 
 from brag_env.aec_wrappers import FastOrderEnforcingWrapper, classic_wrap
 from brag_env.brag.game import BragGame
+from brag_env.brag.incremental_observation import IncrementalObserver
 from brag_env.brag.observation import BragObserver, decode_observation, observation_layout
 from brag_env.brag.render import render_table
 from brag_env.brag.rules import BragConfig
@@ -187,6 +188,8 @@ class raw_env(AECEnv, EzPickle):
         self.reveal_cards = reveal_cards
         self.game = BragGame(cfg)
         self.observer = BragObserver(cfg)
+        # The same vectors as observer.fill(...).copy(), updated event by event (hot path).
+        self._fast_observer = IncrementalObserver(cfg)
         self.action_names: list[str] = cfg.action_names
         n, num_actions = cfg.num_players, cfg.num_actions
         self.possible_agents = [f"player_{i}" for i in range(n)]
@@ -257,7 +260,7 @@ class raw_env(AECEnv, EzPickle):
             raise RuntimeError("brag_v0: call reset() before observe()")
         game = self.game
         seat = self._seat[agent]
-        observation = self.observer.fill(game, seat).copy()
+        observation = self._fast_observer.observation(game, seat)
         if seat == game.current_player and not self.terminations.get(agent, True):
             bits = game.legal_bits
             mask = self._masks.get(bits)
