@@ -5,7 +5,7 @@
 are described in ``agents.registry``; the styles in ``agents.brag`` and ``agents.put``.
 """
 
-from agents.base import Agent, RandomAgent, TableInfo, legal_actions
+from agents.base import Agent, RandomAgent, StyleAgent, TableInfo, legal_actions
 from agents.registry import AgentSpec, make_agent, parse_spec, styles
 from agents.tables import table_info, table_info_from_env
 
@@ -13,6 +13,7 @@ __all__ = [
     "Agent",
     "AgentSpec",
     "RandomAgent",
+    "StyleAgent",
     "TableInfo",
     "legal_actions",
     "make_agent",

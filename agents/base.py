@@ -10,8 +10,8 @@ cannot peek at hidden cards.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -35,7 +35,6 @@ class TableInfo:
     observation_shape: tuple[int, ...]
     config: Any = None
     decode: Callable[[np.ndarray], dict[str, Any]] | None = None
-    extras: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def num_actions(self) -> int:
@@ -85,6 +84,30 @@ class Agent(ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"
+
+
+class StyleAgent(Agent):
+    """A rule-based style with named parameters (``DEFAULTS``), as in ``brag:bluffer:bluff=0.5``.
+
+    Float parameters are shares or probabilities in [0, 1]; integer ones are counts >= 0.
+    Each becomes an attribute of the agent.
+    """
+
+    DEFAULTS: ClassVar[dict[str, Any]] = {}
+
+    def __init__(self, seed: Any = None, name: str = "", **params: Any) -> None:
+        super().__init__(seed, name)
+        unknown = sorted(set(params) - set(self.DEFAULTS))
+        if unknown:
+            raise ValueError(f"{type(self).__name__} has no parameter(s) {', '.join(unknown)}")
+        self.params = {**self.DEFAULTS, **params}
+        for key, value in self.params.items():
+            default = self.DEFAULTS[key]
+            if isinstance(default, float) and not 0.0 <= value <= 1.0:
+                raise ValueError(f"parameter {key} of {self.name} must be in [0, 1], got {value}")
+            if isinstance(default, int) and value < 0:
+                raise ValueError(f"parameter {key} of {self.name} must be >= 0, got {value}")
+            setattr(self, key, value)
 
 
 def legal_actions(action_mask: np.ndarray) -> np.ndarray:

@@ -36,11 +36,12 @@ Styles (parameters and defaults in ``DEFAULTS``):
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from typing import Any, ClassVar
 
 import numpy as np
 
-from agents.base import Agent, RandomAgent, TableInfo, legal_actions
+from agents.base import RandomAgent, StyleAgent, TableInfo, legal_actions
 from agents.registry import register
 from brag_env.brag.observation import HISTORY_LEN, observation_layout
 from brag_env.brag.rules import FIRST_RAISE, FOLD, LOOK, SEE, STAY
@@ -141,20 +142,10 @@ def _first_legal(mask: np.ndarray, preferences: list[int]) -> int | None:
     return None
 
 
-class BragBaseline(Agent):
+class BragBaseline(StyleAgent):
     """Shared plumbing: the view, the B19 choice, legal fallbacks, parameter storage."""
 
     game: ClassVar[str | None] = "brag"
-    DEFAULTS: ClassVar[dict[str, Any]] = {}
-
-    def __init__(self, seed: Any = None, name: str = "", **params: Any) -> None:
-        super().__init__(seed, name)
-        unknown = sorted(set(params) - set(self.DEFAULTS))
-        if unknown:
-            raise ValueError(f"{type(self).__name__} has no parameter(s) {', '.join(unknown)}")
-        self.params = {**self.DEFAULTS, **params}
-        for key, value in self.params.items():
-            setattr(self, key, value)
 
     def bind(self, table: TableInfo) -> None:
         super().bind(table)
@@ -173,9 +164,9 @@ class BragBaseline(Agent):
             return int(FOLD if mask[FOLD] else legal[0])
         return choice
 
+    @abstractmethod
     def preferences(self, v: BragView, mask: np.ndarray) -> list[int]:
         """Actions in order of preference; the first legal one is played."""
-        raise NotImplementedError
 
     # Building blocks shared by the styles.
     def biggest_raise(self, mask: np.ndarray) -> list[int]:

@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from agents.base import Agent, RandomAgent, TableInfo, legal_actions
+from agents.base import RandomAgent, StyleAgent, TableInfo, legal_actions
 from agents.registry import register
 from brag_env.put.observation import observation_layout
 from brag_env.put.rules import FOLD, NUM_RANKS, PASS, PLAY, PUT, PUT_RANK, SEE, TRICKS_PER_HAND
@@ -122,20 +122,10 @@ class PutView:
         return live_strength(self.in_play, self.tricks_ahead)
 
 
-class PutBaseline(Agent):
+class PutBaseline(StyleAgent):
     """Shared plumbing: greedy card play, the pass, parameter storage."""
 
     game: ClassVar[str | None] = "put"
-    DEFAULTS: ClassVar[dict[str, Any]] = {}
-
-    def __init__(self, seed: Any = None, name: str = "", **params: Any) -> None:
-        super().__init__(seed, name)
-        unknown = sorted(set(params) - set(self.DEFAULTS))
-        if unknown:
-            raise ValueError(f"{type(self).__name__} has no parameter(s) {', '.join(unknown)}")
-        self.params = {**self.DEFAULTS, **params}
-        for key, value in self.params.items():
-            setattr(self, key, value)
 
     def bind(self, table: TableInfo) -> None:
         super().bind(table)

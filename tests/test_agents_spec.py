@@ -79,6 +79,16 @@ def test_make_agent_binds_table_and_checks_game(brag_table, put_table):
         make_agent(parse_spec("brag:tight"), put_table, seed=0)
 
 
+def test_parameter_values_out_of_range_are_refused(brag_table, put_table):
+    with pytest.raises(ValueError, match=r"bluff of brag:bluffer:bluff=2 must be in \[0, 1\]"):
+        make_agent("brag:bluffer:bluff=2", brag_table)
+    with pytest.raises(ValueError, match=r"patience .* must be >= 0"):
+        make_agent("brag:tight:patience=-1", brag_table)
+    with pytest.raises(ValueError, match="put_at"):
+        make_agent("put:caller:put_at=1.5", put_table)
+    assert make_agent("brag:tips:max_share=0.5", brag_table).max_share == 0.5
+
+
 def test_table_info_from_env_matches_env(brag_table):
     env = brag_v0.env(num_players=3)
     info = table_info_from_env(env)
