@@ -116,7 +116,8 @@ def test_random_legal_play(n: int) -> None:
                 continue
             mask = obs["action_mask"]
             assert mask.any(), "no legal action for the player to act"
-            assert not np.delete(mask, np.flatnonzero(mask)).any()
+            assert mask.dtype == np.int8 and set(np.unique(mask).tolist()) <= {0, 1}
+            assert mask.tolist() == [int(legal) for legal in raw.game.legal_mask()]
             if step % 7 == 0:
                 assert space.contains(obs)
             env.step(int(rng.choice(np.flatnonzero(mask))))
@@ -213,6 +214,42 @@ def test_reset_options_stack_the_deck_and_fix_the_dealer() -> None:
         env.reset(options={"deck": "As Zz"})
     with pytest.warns(UserWarning, match="dek"):
         env.reset(options={"dek": "As"})
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"deck": 123}, r"deck must be card text or a list of card ints, got 123"),
+        ({"deck": b"As"}, r"deck must be card text .* got b'As'"),
+        ({"deck": "As As"}, r"deck: duplicate card"),
+        ({"deck": "As Zz"}, r"deck: bad card 'Zz'"),
+        ({"deck": [52]}, r"deck: bad card 52"),
+        ({"deck": [True]}, r"deck: bad card True"),
+        ({"dealer": True}, r"dealer must be a seat number, got the bool True"),
+        ({"dealer": np.bool_(False)}, r"dealer must be a seat number, got the bool"),
+        ({"dealer": "1"}, r"dealer must be a seat number, got '1'"),
+        ({"dealer": -1}, r"dealer must be a seat in 0\.\.2, got -1"),
+    ],
+)
+def test_bad_reset_options_raise_value_errors_naming_them(
+    options: dict[str, Any], message: str
+) -> None:
+    """B7/B9 reset options: a bad deck or dealer is a ValueError that names the option."""
+    env = brag_v0.raw_env(num_players=3)
+    with pytest.raises(ValueError, match=message):
+        env.reset(seed=0, options=options)
+    env.reset(seed=0, options={"deck": np.array([51, 50, 49]), "dealer": np.int64(2)})
+    assert env.game.dealer == 2 and env.game.hands[0][0] == 51
+
+
+@pytest.mark.parametrize("action", [True, False, np.bool_(True), 1.0, "1"])
+def test_raw_env_rejects_actions_that_are_not_integers(action: Any) -> None:
+    """A bool is not an action id (True would otherwise play action 1, "stay")."""
+    env = brag_v0.raw_env(num_players=3)
+    env.reset(seed=0, options={"dealer": 0})
+    with pytest.raises(ValueError, match=r"player_1: action must be an integer action id"):
+        env.step(action)
+    assert env.game.betting == [] and env.agent_selection == "player_1"
 
 
 def test_same_seed_same_game() -> None:

@@ -5,15 +5,18 @@ Python (numpy only for the seeded generator): no RL imports.
 
 Seats and turns
     Seats are ``0..num_players-1`` in clockwise order; "left of" a seat is the next seat up
-    (wrapping). Betting starts left of the dealer and goes round, skipping folded seats and seats
-    that sit out (B12, B16). ``current_player`` is the seat to act, ``-1`` once the session is over.
+    (wrapping). The first bet of a hand belongs to the seat after the dealer; turns then pass up
+    the seat numbers, wrapping, past seats that folded or sit out (B12, B16). ``current_player``
+    is the seat to act, ``-1`` once the session is over.
 
 Decisions
     Every call to :meth:`BragGame.apply` is one decision. The legal actions are computed once per
     decision and cached as a bit set (``legal_mask`` / ``legal_actions`` read it). LOOK (B10) does
-    not pass the turn: the same seat then decides again as an open player. Every other betting
-    action except FOLD costs at least one chip, so each hand ends: with 3+ players in, only folds
-    end it, and B16 forces a fold once a player cannot pay the cheapest way to stay in.
+    not pass the turn: the same seat then decides again as an open player. Three decisions are
+    free: FOLD, LOOK (at most once per seat and hand) and the B19 keep/take choice (once, before
+    the betting). STAY, a raise and SEE all cost chips (at least one, as S >= 2), so every hand
+    ends: with 3+ players in only folds end it, and B16 forces a fold once a player cannot pay
+    the cheapest way to stay in.
 
 Money (B11-B14)
     ``stake`` (S) is in open units and always even; a hand opens at ``min_stake``. Staying costs S
@@ -29,13 +32,13 @@ Dealing and the deck (B7, B9, B18, B19)
     highest rank cut again, until one is highest. The button then moves to the next seat that
     still plays. Cards are dealt one at a time, three rounds, starting left of the dealer.
 
-    After a hand its cards go to the bottom of the deck in the order they were dealt: round by
-    round, and within a round seat by seat from the left of the dealer (a hand kept under B19
-    takes the place of its holder's cards). The deck is shuffled before the first hand (the part
-    below a stacked top, see :meth:`BragGame.new_session`), before every hand with
-    ``shuffle="every_hand"``, and otherwise only before a hand that follows a see at which a prial
-    was shown. Under B19 the kept hand stays out of the deck; when its holder chooses, the hand
-    not chosen goes to the bottom at once.
+    A finished hand is returned under the remaining cards (B18), in dealing order: first cards
+    first, each round seat by seat from the dealer's left (a hand kept under B19 takes the place
+    of its holder's cards). The deck is shuffled before the first hand (the part below a stacked
+    top, see :meth:`BragGame.new_session`), before every hand with ``shuffle="every_hand"``, and
+    otherwise only when the hand before ended in a see that revealed a prial. Under B19 the kept
+    hand stays out of the deck; when its holder chooses, the hand not chosen goes under the deck
+    at once.
 
 Sitting out and sessions (B16, B17)
     Between hands a seat with no chips, or (unless ``ante_mode="none"``) fewer chips than the
@@ -67,12 +70,13 @@ import numpy as np
 from brag_env.brag.hands import hand_category, hand_strength
 from brag_env.brag.history import HandRecord, record_to_dict
 from brag_env.brag.rules import FIRST_RAISE, FOLD, LOOK, SEE, STAY, BragConfig
-from brag_env.cards import NUM_CARDS, Deck, format_cards, make_rng
+from brag_env.cards import NUM_CARDS, Deck, format_cards, make_rng, parse_cards
 
 SITTING_OUT, FOLDED, BLIND, OPEN = 0, 1, 2, 3
 STATUS_NAMES = ("sitting_out", "folded", "blind", "open")
 
 _BONUS_CATEGORIES = ("prial", "running_flush")  # B20
+_PACK = list(range(NUM_CARDS))  # a fresh pack in order; copied (cheaper than a new range list)
 
 
 @dataclass
@@ -258,21 +262,17 @@ class BragGame:
         """
         n = self.num_players
         if dealer is not None:
-            try:
-                dealer = operator.index(dealer)
-            except TypeError:
-                raise ValueError(f"dealer must be a seat number, got {dealer!r}") from None
-            if not 0 <= dealer < n:
-                raise ValueError(f"dealer must be a seat in 0..{n - 1}, got {dealer}")
+            dealer = _seat_number(dealer, n)
+        top = None if deck is None else _deck_cards(deck)
         rng = make_rng(rng)
         self._rng = rng
         if dealer is None:
             dealer = self._cut(rng)
-        if deck is None:
-            self._deck = self._shuffled_deck(list(range(NUM_CARDS)))  # B18: before hand 1
+        if top is None:
+            self._deck = self._shuffled_deck(_PACK[:])  # B18: before hand 1
             self._stacked = False
         else:
-            self._deck = Deck.stacked(deck, rng)
+            self._deck = Deck.stacked(top, rng)
             self._stacked = True
         cfg = self.config
         self._first_dealer = dealer
@@ -294,7 +294,7 @@ class BragGame:
         cut again, from a fresh pack, until one is highest."""
         contenders = range(self.num_players)
         while True:
-            pack = list(range(NUM_CARDS))
+            pack = _PACK[:]
             rng.shuffle(pack)
             ranks = [c >> 2 for c in pack[: len(contenders)]]
             top = max(ranks)
@@ -306,7 +306,9 @@ class BragGame:
         """B18: the given cards in an order drawn from the session's generator."""
         assert self._rng is not None
         self._rng.shuffle(cards)  # in place on a list: much cheaper than a permutation array
-        return Deck(cards)
+        deck = Deck([])  # the cards are ints already: skip Deck()'s per-card conversion
+        deck.put_bottom(cards)
+        return deck
 
     def _deal_order(self, dealer: int) -> list[int]:
         """Seats that play this hand, starting left of the dealer (B9, B12), dealer last."""
@@ -588,6 +590,9 @@ class BragGame:
         self._update_mask()
 
     def _as_action(self, action: Any) -> int:
+        # A bool is an int to Python, but True as "action 1" (stay) is almost surely a bug.
+        if isinstance(action, (bool, np.bool_)):
+            raise ValueError(f"action must be an integer action id, got the bool {action!r}")
         try:
             return operator.index(action)
         except TypeError:
@@ -736,3 +741,33 @@ class BragGame:
             f"BragGame(hand={self.hand_number}, dealer={self.dealer}, to_act="
             f"{self.current_player}, stake={self.stake}, pot={self.pot}, chips={self.chips})"
         )
+
+
+def _seat_number(dealer: Any, n: int) -> int:
+    """The ``dealer`` argument as a seat, or a ValueError naming it (bools are refused)."""
+    if isinstance(dealer, (bool, np.bool_)):
+        raise ValueError(f"dealer must be a seat number, got the bool {dealer!r}")
+    try:
+        seat = operator.index(dealer)
+    except TypeError:
+        raise ValueError(f"dealer must be a seat number, got {dealer!r}") from None
+    if not 0 <= seat < n:
+        raise ValueError(f"dealer must be a seat in 0..{n - 1}, got {seat}")
+    return seat
+
+
+def _deck_cards(deck: Any) -> list[int]:
+    """The ``deck`` argument (card text or card ints, top first) as distinct card ids."""
+    if isinstance(deck, (bytes, bytearray, memoryview)):
+        raise ValueError(f"deck must be card text or a list of card ints, got {deck!r}")
+    if not isinstance(deck, str):
+        try:
+            deck = list(deck)
+        except TypeError:
+            raise ValueError(
+                f"deck must be card text or a list of card ints, got {deck!r}"
+            ) from None
+    try:
+        return parse_cards(deck)
+    except ValueError as err:
+        raise ValueError(f"deck: {err}") from None
