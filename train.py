@@ -26,6 +26,7 @@ Everything that shapes a run is in the YAML config (``brag_env/training/config.p
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import time
@@ -177,7 +178,8 @@ def train(args: argparse.Namespace) -> None:
     print(
         f"train.py: {cfg.game}, {cfg.env.get('num_players', 'default')} players, {total:,} steps "
         f"({cfg.n_envs} {cfg.vec_env} envs), run directory {run_dir}"
-        + (f", resuming at step {done:,}" if done else "")
+        + (f", resuming at step {done:,}" if done else ""),
+        flush=True,
     )
 
     # --- 2. the self-play envs and the learner ---------------------------------------------------
@@ -208,7 +210,8 @@ def train(args: argparse.Namespace) -> None:
     # --- 3. the loop: one rollout + PPO update per learn() call ----------------------------------
     progress = {"auto": None, "on": True, "off": False}[args.progress]
     start = time.perf_counter()
-    with ProgressBar(total, initial=done, enabled=progress) as bar:
+    # closing(venv): subprocess envs must not outlive the run, not even after Ctrl-C
+    with ProgressBar(total, initial=done, enabled=progress) as bar, contextlib.closing(venv):
         if state["evals"]:
             bar.set_eval(state["evals"][-1])
         while model.num_timesteps < total:
@@ -236,14 +239,14 @@ def train(args: argparse.Namespace) -> None:
             if crossed(before, after, cfg.checkpoint_every) or after >= total:
                 state.update(num_timesteps=after, n_updates=model._n_updates)
                 save_checkpoint(model, checkpoint_path, state)
-    venv.close()
-    minutes = (time.perf_counter() - start) / 60
+    seconds = time.perf_counter() - start
 
     # --- 4. the final model and its evaluation against every baseline ----------------------------
     save_model(model, run_dir / "model.zip")
+    steps = model.num_timesteps - done
     print(
-        f"train.py: {model.num_timesteps:,} steps in {minutes:.1f} min (this session); "
-        f"model saved to {run_dir / 'model.zip'}"
+        f"train.py: {steps:,} steps in {seconds / 60:.1f} min ({steps / seconds:,.0f} steps/s) "
+        f"this session, {model.num_timesteps:,} in all; model saved to {run_dir / 'model.zip'}"
     )
     results = evaluate(run_dir / "model.zip", cfg.eval.final_episodes, "final")
     (run_dir / "final_eval.json").write_text(json.dumps(results, indent=1))

@@ -28,7 +28,8 @@ Rewards: after EVERY step of the underlying env, learner's or opponent's, the le
 ``env.rewards`` is added to what the learner will be paid, so a hand that an opponent ends (the
 last fold, a see) still pays the learner its result. An episode that ends before the learner made
 any decision (in Brag everybody else folds before its first turn) is played out and skipped: the
-learner could not influence it; ``info["skipped_episodes"]`` counts them.
+learner could not influence it; ``info["skipped_episodes"]`` counts them. In a longer episode (a
+Brag session), hands that end before the learner's first decision are paid with its first step.
 
 Seats rotate: episode k puts the learner in seat ``(seat_offset + k) % num_players`` (pass
 ``learner_seat`` to pin it), so parallel envs with different offsets cover every seat.
@@ -214,11 +215,13 @@ class VsPoolEnv(gymnasium.Env):
         if not (0 <= action < self._mask.size and self._mask[action]):
             legal = np.flatnonzero(self._mask).tolist()
             raise ValueError(f"action {action} is not legal for the learner now; legal: {legal}")
-        self._pending = 0.0
+        # _pending may already hold rewards of hands finished before the learner's first decision
+        # of the episode (a session's first hands): they are paid with this step.
         self.aec.step(action)
         self._pending += self.aec.rewards.get(self._learner, 0.0)
         alive = self._advance()
         reward = self._pending * self.reward_scale
+        self._pending = 0.0
         if not alive:
             self._obs = self._observe_learner_final()
             self._mask[:] = False

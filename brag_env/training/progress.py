@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from stable_baselines3.common.callbacks import BaseCallback
@@ -37,6 +38,7 @@ class ProgressBar(BaseCallback):
 
     def write(self, text: str) -> None:
         tqdm.write(text)
+        sys.stdout.flush()  # evaluation lines show up at once in a log file, too
 
     def close(self) -> None:
         self.bar.close()

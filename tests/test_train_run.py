@@ -1,0 +1,132 @@
+"""train.py end to end on the smoke configs (train, save, load in evaluate.py), and --resume."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from brag_env.training.checkpoint import atomic_write_bytes, read_training_state
+from brag_env.training.config import load_config
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import evaluate  # noqa: E402
+import train  # noqa: E402
+
+SMOKE = {
+    "put_ppo_smoke": ["random"],
+    "brag_ppo_smoke": ["random", "random", "random"],
+    "brag_headsup_ppo_smoke": ["brag:tight"],
+}
+
+
+def smoke_args(name: str, out: Path, *extra: str) -> list[str]:
+    return ["--config", str(ROOT / "configs" / f"{name}.yaml"), "--out", str(out), *extra]
+
+
+@pytest.mark.parametrize("name", sorted(SMOKE))
+def test_smoke_config_trains_saves_and_loads_in_evaluate(name, tmp_path, capsys):
+    out = tmp_path / name
+    assert train.main(smoke_args(name, out)) == 0
+    printed = capsys.readouterr().out
+    cfg = load_config(ROOT / "configs" / f"{name}.yaml")
+    assert "final evaluation" in printed
+    for opponent in cfg.eval.opponents:
+        assert opponent in printed.split("final evaluation", 1)[1]
+
+    # The run directory: config as used, checkpoint at the last step, evaluations, TensorBoard.
+    assert load_config(out / "config.yaml") == cfg
+    state = read_training_state(out / "checkpoint.zip")
+    assert state["num_timesteps"] == cfg.num_iterations * cfg.rollout_steps
+    evals = [json.loads(line) for line in (out / "evals.jsonl").read_text().splitlines()]
+    assert [e["label"] for e in evals][-1] == "final"
+    assert len(evals) == 1 + cfg.num_iterations * cfg.rollout_steps // cfg.eval.every
+    final = json.loads((out / "final_eval.json").read_text())
+    assert [r["opponent"] for r in final] == cfg.eval.opponents
+    assert all(r["ci_low"] <= r["mean"] <= r["ci_high"] for r in final)
+    (events,) = (out / "tb").glob("events.out.tfevents.*")
+    assert f"final/{cfg.eval.opponents[0]}/mean".encode() in events.read_bytes()
+    assert b"train/policy_gradient_loss" in events.read_bytes()
+    assert len(list((out / "snapshots").glob("step_*.zip"))) >= 1
+
+    # model.zip is an agent spec for evaluate.py.
+    count = "--matches" if cfg.game == "put" else "--hands"
+    argv = ["--game", cfg.game, "--agents", str(out / "model.zip"), *SMOKE[name], count, "10"]
+    assert evaluate.main(argv) == 0
+
+
+def test_interrupted_run_resumes_and_ends_at_the_same_step(tmp_path, monkeypatch, capsys):
+    out = tmp_path / "run"
+    args = smoke_args(
+        "put_ppo_smoke", out, "--set", "total_timesteps=2048", "--set", "eval.every=0"
+    )
+    real_save = train.save_checkpoint
+
+    def save_then_crash(*a, **kw):  # Ctrl-C right after the first checkpoint is on disk
+        real_save(*a, **kw)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train, "save_checkpoint", save_then_crash)
+    assert train.main(args) == 130
+    assert "--resume" in capsys.readouterr().err
+    assert read_training_state(out / "checkpoint.zip")["num_timesteps"] == 512
+    assert not (out / "model.zip").exists()
+    monkeypatch.undo()
+
+    # Neither a fresh start over it nor a resume with another config is allowed.
+    assert train.main(args) == 2
+    assert "already holds a run" in capsys.readouterr().err
+    assert train.main([*args, "--resume", "--set", "ppo.n_epochs=3"]) == 2
+    assert "config differs" in capsys.readouterr().err
+
+    assert train.main([*args, "--resume"]) == 0
+    assert "resuming at step 512" in capsys.readouterr().out
+    state = read_training_state(out / "checkpoint.zip")
+    assert state["num_timesteps"] == 2048
+    # Snapshots at 512 (before the crash), 1024 and 1536; max_snapshots=2 keeps the newest two.
+    assert state["snapshots"] == ["snapshots/step_000001024.zip", "snapshots/step_000001536.zip"]
+    assert (
+        evaluate.main(
+            ["--game", "put", "--agents", str(out / "model.zip"), "random", "--matches", "5"]
+        )
+        == 0
+    )
+
+
+def test_resume_without_a_run_is_an_error(tmp_path, capsys):
+    assert train.main(["--out", str(tmp_path / "none"), "--resume"]) == 2
+    assert "no run to resume" in capsys.readouterr().err
+
+
+def test_bad_config_is_a_one_line_error(tmp_path, capsys):
+    code = train.main(["--out", str(tmp_path / "x"), "--set", "ppo.lr=1"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("train.py: error: unknown config key(s): ppo.lr") and err.count("\n") == 1
+
+
+def test_default_config_is_put_ppo():
+    assert train.DEFAULT_CONFIG == ROOT / "configs" / "put_ppo.yaml"
+    assert load_config(train.DEFAULT_CONFIG).name == "put_ppo"
+
+
+def test_atomic_write_keeps_the_old_file_when_writing_fails(tmp_path):
+    path = tmp_path / "f.bin"
+    atomic_write_bytes(path, b"old")
+    with pytest.raises(TypeError):
+        atomic_write_bytes(path, "not bytes")  # type: ignore[arg-type]
+    assert path.read_bytes() == b"old"
+    assert [p.name for p in tmp_path.iterdir()] == ["f.bin"]  # no temporary file left behind
+
+
+def test_checkpoint_errors_name_the_problem(tmp_path):
+    with pytest.raises(ValueError, match="does not exist"):
+        read_training_state(tmp_path / "missing.zip")
+    bad = tmp_path / "bad.zip"
+    bad.write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="corrupt"):
+        read_training_state(bad)
