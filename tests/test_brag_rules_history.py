@@ -183,3 +183,144 @@ def test_stack_deck_follows_the_deal():
     assert parse_cards(deck) == parse_cards("7h 4s 7d 6s Kc 9s")
     with pytest.raises(ValueError, match="seat 0 must get 3 cards"):
         stack_deck(["7h 7d", "4s 6s 9s"], dealer=0)
+
+
+def _random_session(cfg: BragConfig, seed: int) -> list[dict]:
+    game = BragGame(cfg)
+    game.new_session(np.random.default_rng(seed))
+    rnd = np.random.default_rng(seed + 1)
+    while not game.session_over:
+        game.apply(int(rnd.choice(game.legal_actions())))
+    return json.loads(json.dumps(game.history()))
+
+
+def test_history_carries_its_rules_so_replay_needs_nothing_else():
+    cfg = BragConfig(num_players=3, hands_per_session=6, ante=2, min_stake=4, raise_sizes=(3,))
+    hist = _random_session(cfg, 11)
+    assert all(h["config"] == cfg.to_dict() for h in hist)
+    assert [r.deltas for r in replay_session(hist)] == [h["deltas"] for h in hist]
+    assert replay_hand(hist[0]).deltas == hist[0]["deltas"]
+    with pytest.raises(ValueError, match="antes differ"):  # other rules given on purpose
+        replay_hand(hist[0], BragConfig(num_players=3))
+
+
+def test_replay_rejects_a_card_dealt_twice():
+    """B1/B9: one deck, so no card is dealt to two seats (or also kept under B19)."""
+    game = french_game()
+    hist = copy.deepcopy(game.history()[0])
+    hist["cards"][2] = "Qd 8d 2s"  # Qd is seat 1's first card; the outcome would not change
+    with pytest.raises(ValueError, match=r"card\(s\) Qd dealt more than once"):
+        replay_hand(hist, game.config)
+    hist = copy.deepcopy(game.history()[0])
+    hist["cards"][2] = "Jc 8d"
+    with pytest.raises(ValueError, match="seat 2 must have 3 cards"):
+        replay_hand(hist, game.config)
+
+
+def _prial_then_folds(ante_mode: str = "after_prial") -> tuple[BragConfig, list[dict]]:
+    """Hand 0 ends in a see that shows seat 2's prial of eights; hands 1 and 2 end by folds."""
+    cfg = BragConfig(num_players=3, hands_per_session=3, ante_mode=ante_mode, blind_keep_hand=False)
+    game = BragGame(cfg)
+    deck = stack_deck(["Kh Qd 4c", "Qs Jh 6d", "8s 8c 8d"], 0)
+    game.new_session(np.random.default_rng(5), deck=deck, dealer=0)
+    apply_names(game, ["fold", "see"])  # seat 1 folds; blind seat 2 sees blind seat 0 (B14)
+    apply_names(game, ["fold", "fold"])
+    apply_names(game, ["fold", "fold"])
+    assert game.session_over
+    return cfg, json.loads(json.dumps(game.history()))
+
+
+def _with_antes(hist: list[dict], hand: int, antes: list[int]) -> list[dict]:
+    """A copy with other antes on ``hand`` and every amount that depends on them adjusted (the
+    pot, the stacks from then on, that hand's chip changes), so only B8 can object."""
+    hist = copy.deepcopy(hist)
+    h = hist[hand]
+    refund = [old - new for old, new in zip(h["antes"], antes, strict=True)]
+    offset = list(refund)
+    offset[h["winner"]] -= sum(refund)  # the pot the winner takes changes as much
+    h["antes"] = antes
+    pot = sum(antes)
+    for act in h["actions"]:
+        pot += act["cost"]
+        act["pot"] = pot
+    h["pot"] = pot
+    for later in hist[hand:]:
+        for key in ("chips_before", "chips_after"):
+            if key == "chips_after" or later is not h:
+                later[key] = [c + d for c, d in zip(later[key], offset, strict=True)]
+    h["deltas"] = [a - b for a, b in zip(h["chips_after"], h["chips_before"], strict=True)]
+    return hist
+
+
+def test_replay_session_recomputes_whether_an_ante_was_due():
+    """B8 "after_prial": an ante on the first hand and after a shown prial, never otherwise."""
+    cfg, hist = _prial_then_folds()
+    assert [h["antes"] for h in hist] == [[1, 1, 1], [1, 1, 1], [0, 0, 0]]
+    replay_session(hist, cfg)
+    assert [h["shuffled"] for h in hist] == [False, True, False]  # B18, stacked first deal
+    # Hand 2 with an ante, or hand 1 without one: each hand replays, the session does not.
+    for hand, antes in ((2, [1, 1, 1]), (1, [0, 0, 0])):
+        broken = _with_antes(hist, hand, antes)
+        replay_hand(broken[hand], cfg)
+        with pytest.raises(ValueError, match=f"hand {hand}: antes differ"):
+            replay_session(broken, cfg)
+
+
+def test_replay_hand_checks_antes_the_mode_fixes():
+    """B8: "every_hand" and the first hand always have an ante; "none" never has one."""
+    cfg, hist = _prial_then_folds("every_hand")
+    with pytest.raises(ValueError, match="hand 1: antes differ"):
+        replay_hand(_with_antes(hist, 1, [0, 0, 0])[1], cfg)
+    cfg, hist = _prial_then_folds("none")
+    with pytest.raises(ValueError, match="hand 0: antes differ"):
+        replay_hand(_with_antes(hist, 0, [1, 1, 1])[0], cfg)
+    cfg, hist = _prial_then_folds()
+    with pytest.raises(ValueError, match="hand 0: antes differ"):
+        replay_hand(_with_antes(hist, 0, [0, 0, 0])[0], cfg)
+
+
+def test_replay_session_recomputes_the_shuffle():
+    """B18: a flipped ``shuffled`` flag, or a later hand claiming a stacked deal, is caught."""
+    cfg, hist = _prial_then_folds()
+    for hand in (0, 1, 2):
+        broken = copy.deepcopy(hist)
+        broken[hand]["shuffled"] = not broken[hand]["shuffled"]
+        with pytest.raises(ValueError, match=f"hand {hand}: shuffled is"):
+            replay_session(broken, cfg)
+    broken = copy.deepcopy(hist)
+    broken[2]["stacked"] = True
+    with pytest.raises(ValueError, match="only the first hand"):
+        replay_session(broken, cfg)
+
+
+def test_replay_session_follows_the_deck_order():
+    """B18: without a shuffle, returned cards come back in the order they went under the deck.
+
+    Heads-up hands won by folds: swapping the two seats' hands changes no result, so only the
+    deck order can tell (once the cards never dealt since the shuffle have run out).
+    """
+    cfg = BragConfig(num_players=2, hands_per_session=14, blind_keep_hand=False)
+    game = BragGame(cfg)
+    game.new_session(np.random.default_rng(8))
+    while not game.session_over:
+        apply_names(game, ["fold"])  # B15: every hand ends at once
+    hist = json.loads(json.dumps(game.history()))
+    assert not any(h["shuffled"] for h in hist[1:])
+    replay_session(hist, cfg)
+    # Hand 7 deals cards 43..48 of the first order: still unknown, so any order is possible.
+    early = copy.deepcopy(hist)
+    early[7]["cards"] = early[7]["cards"][::-1]
+    replay_session(early, cfg)
+    # Hand 9 deals returned cards only (52 = 8 hands * 6 + 4): their order is known.
+    late = copy.deepcopy(hist)
+    late[9]["cards"] = late[9]["cards"][::-1]
+    replay_hand(late[9], cfg)
+    with pytest.raises(ValueError, match=r"hand 9: card 1 of the deal \(B18 deck order\) differs"):
+        replay_session(late, cfg)
+    # A card that went under the deck cannot come back while unseen cards lie above it.
+    back = copy.deepcopy(hist)
+    back[1]["cards"][0] = " ".join(
+        hist[0]["cards"][0].split()[:1] + hist[1]["cards"][0].split()[1:]
+    )
+    with pytest.raises(ValueError, match=r"hand 1: \w+ cannot be card \d of the deal"):
+        replay_session(back, cfg)

@@ -5,9 +5,14 @@ this module formats it only when :meth:`BragGame.history` is called. Cards are w
 (``"7h 7d Kc"``, see ``brag_env.cards``) so histories are readable and ``parse_cards`` reads them
 back. One hand's dict holds:
 
+- ``config``: the rules (``BragConfig.to_dict()``), so a history replays with nothing else;
 - ``hand_number``, ``num_players``, ``dealer``, ``deal_order`` (seats dealt in, from the left of
-  the dealer), ``sitting_out`` (B16), ``shuffled`` (the deck was shuffled before this deal, B18),
-  ``stacked`` (the first deal came from a stacked deck);
+  the dealer), ``sitting_out`` (B16);
+- ``shuffled``: the whole deck was shuffled right before this deal (B18). On the first hand that
+  is true, unless the deal was stacked (``new_session(deck=...)``): then the given top cards are
+  dealt in their given order and only the cards below them were shuffled, so it is false. Later
+  hands: true after a see that revealed a prial, or always with ``shuffle="every_hand"``;
+- ``stacked``: the deal came from a stacked deck (only ever on the first hand);
 - ``chips_before`` (stacks before the antes), ``antes`` (B8), ``cards`` (each seat's hand as
   dealt, ``None`` for seats that sit out);
 - ``keep`` (B19): ``None`` or ``{"seat", "old_hand", "new_hand", "choice"}``;
@@ -95,6 +100,7 @@ def record_to_dict(rec: HandRecord, config: BragConfig) -> dict[str, Any]:
         }
     in_hand = set(order)
     return {
+        "config": config.to_dict(),
         "hand_number": result.hand_number,
         "num_players": n,
         "dealer": result.dealer,

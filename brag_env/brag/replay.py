@@ -1,11 +1,24 @@
 """Replaying hand histories (see ``brag_env.brag.history`` for the format).
 
-:func:`replay_hand` puts a fresh engine at the recorded start of a hand (stacks, antes, the
-deal, a pending B19 choice), re-applies the recorded actions and checks that every cost, stake and
-pot, and the result (winner, see, chip changes, B20 bonus, B19 offer), come out the same.
-:func:`replay_session` does that for every hand of a session and also checks what links the hands:
-stacks carried over (B17), the button (B7/B16) and the kept blind hand (B19).
-A mismatch raises ``ValueError`` saying which hand, which action and what differed.
+:func:`replay_hand` checks one hand on its own. The deal must be possible: every seat dealt in
+holds three cards, the others none, and no card appears twice among the dealt hands and a kept
+B19 hand. The antes must fit ``ante_mode`` as far as one hand can tell (B8). Then a fresh engine is
+put at the recorded start of the hand (stacks, antes, the deal, a pending B19 choice), the recorded
+actions are applied again, and every cost, stake and pot, and the result (winner, see, chip
+changes, B20 bonus, B19 offer) must come out the same.
+
+:func:`replay_session` replays every hand of a session and checks what links the hands: stacks
+carried over (B17), the button (B7/B16), the kept blind hand (B19), whether an ante was due (B8:
+recomputed from the previous hand's see under ``"after_prial"``), whether the deck was shuffled
+(B18: recomputed from the previous hand) and the order of the deck itself. The engine returns each
+hand's cards under the deck in a fixed order, so the cards of an unshuffled deal are followed
+through the session: a card of unknown position (never dealt since the last shuffle) may be dealt
+only while such cards remain above the returned ones, and after them the deal must take the
+returned cards in exactly the order they went under the deck.
+
+A mismatch raises ``ValueError`` saying which hand, which action and what differed. The rules come
+from the ``config`` argument or, when it is ``None``, from the history's own ``config`` entry
+(written by the engine), else the defaults.
 """
 
 from __future__ import annotations
@@ -15,12 +28,16 @@ from typing import Any
 
 from brag_env.brag.game import BragGame, HandResult
 from brag_env.brag.rules import BragConfig
-from brag_env.cards import parse_cards
+from brag_env.cards import NUM_CARDS, format_card, parse_cards
 
 
-def _as_config(config: BragConfig | dict[str, Any] | None) -> BragConfig:
+def _as_config(
+    config: BragConfig | dict[str, Any] | None, history: dict[str, Any] | None = None
+) -> BragConfig:
     if config is None:
-        return BragConfig()
+        config = history.get("config") if history is not None else None
+        if config is None:
+            return BragConfig()
     if isinstance(config, dict):
         return BragConfig.from_dict(config)
     return config
@@ -33,18 +50,19 @@ def _mismatch(hand: int, what: str, recorded: Any, replayed: Any) -> ValueError:
 def replay_hand(
     history: dict[str, Any], config: BragConfig | dict[str, Any] | None = None
 ) -> HandResult:
-    """Re-play one recorded hand under ``config`` and check it reproduces the recorded result."""
-    cfg = _as_config(config)
+    """Re-play one recorded hand and check it reproduces the recorded result.
+
+    ``config`` (a ``BragConfig`` or a dict of options) defaults to the history's ``config``.
+    """
+    cfg = _as_config(config, history)
     n = cfg.num_players
     k = history.get("hand_number", "?")
     if history.get("num_players") != n:
         raise ValueError(
             f"hand {k}: recorded for {history.get('num_players')} players, config has {n}"
         )
-    dealt = [parse_cards(c) if c is not None else [] for c in history["cards"]]
-    keep = None
-    if history.get("keep") is not None:
-        keep = (history["keep"]["seat"], parse_cards(history["keep"]["old_hand"]))
+    dealt, keep = _deal(history, n)
+    _check_antes(history, cfg, None)
     game = BragGame(cfg)
     game._setup_replay(
         hand_number=history["hand_number"],
@@ -101,13 +119,31 @@ def replay_hand(
 def replay_session(
     histories: Sequence[dict[str, Any]], config: BragConfig | dict[str, Any] | None = None
 ) -> list[HandResult]:
-    """Replay every hand of a session and check the links between consecutive hands."""
-    cfg = _as_config(config)
+    """Replay every hand of a session and check the links between consecutive hands.
+
+    ``config`` defaults to the first history's ``config``.
+    """
+    cfg = _as_config(config, histories[0] if histories else None)
     results = []
     prev: dict[str, Any] | None = None
+    deck = _DeckModel()
     for i, hist in enumerate(histories):
         if hist["hand_number"] != i:
             raise _mismatch(i, "hand number", hist["hand_number"], i)
+        prial_before = prev is not None and _showed_prial(prev)
+        _check_antes(hist, cfg, prial_before)
+        # B18: shuffled before the first deal unless stacked, then after a shown prial or always.
+        if i == 0:
+            expected_shuffle = not hist.get("stacked", False)
+        else:
+            if hist.get("stacked", False):
+                raise ValueError(f"hand {i}: only the first hand of a session can be stacked")
+            expected_shuffle = cfg.shuffle == "every_hand" or prial_before
+        if hist.get("shuffled") != expected_shuffle:
+            raise ValueError(
+                f"hand {i}: shuffled is {hist.get('shuffled')!r}, but B18 expects "
+                f"{expected_shuffle} after the hand before it"
+            )
         if prev is not None:
             if list(hist["chips_before"]) != list(prev["chips_after"]):  # B17
                 raise _mismatch(i, "stacks carried over", hist["chips_before"], prev["chips_after"])
@@ -122,8 +158,122 @@ def replay_session(
             if got_keep != expected_keep:
                 raise _mismatch(i, "kept blind hand", got_keep, expected_keep)
         results.append(replay_hand(hist, cfg))
+        deck.play(hist, i == 0 or hist["shuffled"])
         prev = hist
     return results
+
+
+def _deal(history: dict[str, Any], n: int) -> tuple[list[list[int]], tuple[int, list[int]] | None]:
+    """The dealt hands and a pending B19 choice, checked for a possible deal (B9, B19)."""
+    k = history.get("hand_number", "?")
+    cards = history["cards"]
+    if len(cards) != n:
+        raise ValueError(f"hand {k}: cards for {len(cards)} seats, the table has {n}")
+    dealt_in = set(history["deal_order"])
+    dealt: list[list[int]] = []
+    for seat, text in enumerate(cards):
+        hand = parse_cards(text) if text is not None else []
+        if len(hand) != (3 if seat in dealt_in else 0):
+            want = "3 cards" if seat in dealt_in else "no cards (it was not dealt in)"
+            raise ValueError(f"hand {k}: seat {seat} must have {want}, got {text!r}")
+        dealt.append(hand)
+    keep = None
+    every = [c for hand in dealt for c in hand]
+    if history.get("keep") is not None:
+        keep = (history["keep"]["seat"], parse_cards(history["keep"]["old_hand"]))
+        if len(keep[1]) != 3:
+            raise ValueError(f"hand {k}: the kept blind hand must have 3 cards")
+        every += keep[1]
+    if len(set(every)) != len(every):
+        twice = sorted({format_card(c, symbols=False) for c in every if every.count(c) > 1})
+        raise ValueError(f"hand {k}: card(s) {' '.join(twice)} dealt more than once")
+    return dealt, keep
+
+
+def _check_antes(hist: dict[str, Any], cfg: BragConfig, prial_before: bool | None) -> None:
+    """B8: if an ante is due, every seat dealt in pays it; nobody else pays anything.
+
+    ``prial_before`` is whether the previous hand's see showed a prial, ``None`` when unknown
+    (a hand on its own: under ``"after_prial"`` a later hand may then have an ante or not).
+    """
+    k = hist.get("hand_number", "?")
+    mode = cfg.ante_mode
+    first = hist["hand_number"] == 0
+    if mode == "after_prial" and not first and prial_before is None:
+        choices = [0, cfg.ante]
+    else:
+        due = mode == "every_hand" or (mode == "after_prial" and (first or bool(prial_before)))
+        choices = [cfg.ante if due else 0]
+    dealt_in = set(hist["deal_order"])
+    antes = list(hist["antes"])
+    options = [[a if s in dealt_in else 0 for s in range(len(antes))] for a in choices]
+    if antes not in options:
+        expected = " or ".join(str(o) for o in options)
+        raise ValueError(f"hand {k}: antes differ (recorded {antes}, B8 expects {expected})")
+
+
+def _showed_prial(hist: dict[str, Any]) -> bool:
+    """Whether the hand ended in a see at which a prial was revealed (B8, B18)."""
+    see = hist.get("see")
+    return see is not None and "prial" in see["categories"].values()
+
+
+class _DeckModel:
+    """What the session's histories reveal about the deck order (B18).
+
+    The deck is ``unknown`` (cards in some order nobody recorded) above ``known`` (the cards
+    returned under the deck since the last shuffle, in the order they went there); ``out`` is a
+    hand kept out of the deck under B19.
+    """
+
+    def __init__(self) -> None:
+        self.unknown: set[int] = set()
+        self.known: list[int] = []
+        self.out: list[int] = []
+
+    def play(self, hist: dict[str, Any], shuffled: bool) -> None:
+        k = hist["hand_number"]
+        order = hist["deal_order"]
+        hands = [parse_cards(c) if c is not None else [] for c in hist["cards"]]
+        keep = hist.get("keep")
+        if shuffled:  # every card in the deck is now in an unknown order
+            self.unknown = set(range(NUM_CARDS)) - set(self.out)
+            self.known = []
+        dealt = [hands[s][r] for r in range(3) for s in order]
+        from_unknown = min(len(self.unknown), len(dealt))
+        for i, card in enumerate(dealt):
+            if i < from_unknown:
+                if card not in self.unknown:
+                    raise ValueError(
+                        f"hand {k}: {format_card(card, symbols=False)} cannot be card {i + 1} "
+                        "of the deal: it went under the deck in an earlier hand and cards not "
+                        "dealt since the last shuffle still lie above it (B18)"
+                    )
+                self.unknown.discard(card)
+            else:
+                want = self.known[i - from_unknown]
+                if card != want:
+                    raise _mismatch(
+                        k,
+                        f"card {i + 1} of the deal (B18 deck order)",
+                        format_card(card, symbols=False),
+                        format_card(want, symbols=False),
+                    )
+        self.known = self.known[len(dealt) - from_unknown :]
+        played = [list(h) for h in hands]
+        if keep is not None:  # B19: the hand not chosen goes under the deck at once
+            old = parse_cards(keep["old_hand"])
+            seat = keep["seat"]
+            if keep["choice"] == "keep_old_hand":
+                self.known += hands[seat]
+                played[seat] = old
+            else:
+                self.known += old
+            self.out = []
+        kept = hist["winner"] if hist["keep_offer"] else -1
+        self.known += [played[s][r] for r in range(3) for s in order if s != kept]
+        if kept >= 0:
+            self.out = played[kept]
 
 
 def _played_hand(hist: dict[str, Any], seat: int) -> str | None:
