@@ -13,6 +13,7 @@ import pytest
 
 from brag_env import brag_v0
 from brag_env.brag.rules import FOLD, LOOK, STAY, BragConfig
+from brag_env.brag.scenario import stack_deck
 from brag_env.cards import parse_cards
 
 SCENARIO = Path(__file__).resolve().parents[1] / "seeds" / "scenarios" / "brag_french_example.json"
@@ -285,6 +286,28 @@ def test_render_shows_the_public_table_only() -> None:
     revealing = brag_v0.raw_env(num_players=3, render_mode="ansi", reveal_cards=True)
     revealing.reset(seed=2, options={"deck": "As Ks Qs Ah Kh Qh Ad Kd Qd", "dealer": 0})
     assert "A♠ A♥ A♦  (hidden)" in revealing.render()
+
+
+def test_render_reveals_a_kept_blind_hand_only_when_revealing() -> None:
+    """B19: the hand kept for the next deal is hidden from everyone, unless the render reveals
+    every card."""
+    second = stack_deck(["Kh Qd 4c", "Qs Jh 6d", "8s 8c 2d"], 1)
+    deck = stack_deck(["Jc 8h 3d", "As Ad 5c", "2h 5d 9c"], 0, second)
+    tables = []
+    for reveal in (False, True):
+        env = brag_v0.raw_env(
+            num_players=3, hands_per_session=2, render_mode="ansi", reveal_cards=reveal
+        )
+        env.reset(seed=0, options={"deck": deck, "dealer": 0})
+        for action in (STAY, FOLD, FOLD):  # player_1 stays blind, the others fold (B15)
+            env.step(action)
+        assert env.game.choosing and env.agent_selection == "player_1"
+        tables.append(env.render())
+    hidden, revealed = tables
+    assert "player_1 chooses: keep the old blind hand or take the new one (B19)" in hidden
+    assert "A♠ A♦ 5♣" not in hidden and "Q♠ J♥ 6♦" not in hidden
+    assert "keep the old blind hand A♠ A♦ 5♣ (hidden) or take the new one" in revealed
+    assert "Q♠ J♥ 6♦  (hidden)" in revealed  # the new hand, in player_1's row
 
 
 def test_human_render_prints(capsys: pytest.CaptureFixture[str]) -> None:

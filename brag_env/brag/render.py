@@ -2,7 +2,8 @@
 
 The default view is a spectator's: it shows what everyone at the table can see (stacks, stake,
 pot, statuses, the betting, and the cards shown at a see) and never a hand that is still hidden.
-``reveal=True`` shows every hand, marked as such, for debugging and commentary.
+``reveal=True`` shows every hand, marked as such, for debugging and commentary: the hands on
+the table and a blind hand kept for a pending B19 choice.
 """
 
 from __future__ import annotations
@@ -73,7 +74,10 @@ def render_table(
     lines.append(f"stake {game.stake} (open; blind players pay {game.stake // 2}) · pot {game.pot}")
     if game.choosing and game.current_player >= 0:
         chooser = names[game.current_player]
-        lines.append(f"{chooser} chooses: keep the old blind hand or take the new one (B19)")
+        old = "the old blind hand"
+        if reveal and game.kept_hand:  # hidden from everyone, the chooser included
+            old += f" {format_cards(game.kept_hand)} (hidden)"
+        lines.append(f"{chooser} chooses: keep {old} or take the new one (B19)")
     if game.betting:
         recent = game.betting[-RECENT_EVENTS:]
         events = ", ".join(

@@ -17,8 +17,9 @@ and the evaluation tools read the same files. A file is one JSON object:
     Action names (``config.action_names``) applied in order, each by the seat to act.
 ``expected``
     ``deltas``: each seat's chip change summed over the hands the actions finish; optional
-    ``hands``: per finished hand, any of ``winner``, ``by_see``, ``deltas``, ``pot``, ``bonus``,
-    ``keep_offer``; optional ``session_over``.
+    ``hands``: per finished hand, any keys of ``HandResult.to_dict()``: ``hand_number``,
+    ``dealer``, ``winner``, ``by_see``, ``deltas``, ``pot``, ``chips``, ``shown`` (seat number as
+    text -> card text), ``seer``, ``seen``, ``bonus``, ``keep_offer``; optional ``session_over``.
 """
 
 from __future__ import annotations
