@@ -42,7 +42,7 @@ def reference_key(cards: tuple[int, ...]) -> tuple[str, tuple]:
     if len(counts) == 2:
         pair_value = next(v for v, n in counts.items() if n == 2)
         kicker = next(v for v, n in counts.items() if n == 1)
-        return "pair", (pair_value, kicker)  # B5: pair rank, then kicker; 3s not special
+        return "pair", (pair_value, kicker)  # B5: pair rank, then kicker (a pair of 3s is ordinary)
     if values == [14, 3, 2]:
         run_key: tuple | None = (15,)  # B4: A-2-3 is the top run
     elif values[0] - values[2] == 2:
@@ -98,13 +98,13 @@ def test_b6_counts_of_classes_and_hands():
     assert NUM_STRENGTHS == 741
     assert sorted(set(strengths)) == list(range(741))  # dense: 0..740, all used
     per_category = Counter(hand_category(h) for h in ALL)
-    assert per_category == {
-        "prial": 52,
-        "running_flush": 48,
-        "run": 720,
-        "flush": 1_096,
-        "pair": 3_744,
+    assert per_category == {  # B6, weakest category first
         "high_card": 16_440,
+        "pair": 3_744,
+        "flush": 1_096,
+        "run": 720,
+        "running_flush": 48,
+        "prial": 52,
     }
     one_hand_per_class = {s: h for s, h in zip(strengths, ALL, strict=True)}
     classes = Counter(hand_category(h) for h in one_hand_per_class.values())
@@ -133,7 +133,7 @@ def test_b2_categories_occupy_contiguous_strength_bands_in_order():
 @pytest.mark.parametrize(
     ("better", "worse"),
     [
-        # B3: 3-3-3 is the top prial, then A-A-A, K-K-K ... 2-2-2.
+        # B3: threes beat every other prial; below them aces, kings, ..., twos last.
         ("3s 3h 3d", "As Ah Ad"),
         ("As Ah Ad", "Ks Kh Kd"),
         ("4s 4h 4d", "2s 2h 2d"),
@@ -143,13 +143,13 @@ def test_b2_categories_occupy_contiguous_strength_bands_in_order():
         ("4s 3h 2d", "As Ks Js"),  # a run beats a flush, unlike poker
         ("5h 3h 2h", "As Ah Kd"),
         ("2s 2h 3d", "As Kh Jd"),
-        # B4: A-2-3 > A-K-Q > K-Q-J ... 4-3-2, for runs and running flushes.
+        # B4: sequences (plain or suited) rank A-2-3 first, A-K-Q second, down to 4-3-2.
         ("As 2h 3d", "Ah Kd Qc"),
         ("Ah Kd Qc", "Ks Qh Jd"),
         ("5s 4h 3d", "4s 3h 2d"),
         ("As 2s 3s", "As Ks Qs"),
         ("As Ks Qs", "Kh Qh Jh"),
-        # B4: K-A-2 is not a run, only an ace-high high card.
+        # B4: K-A-2 does not wrap round into a sequence; it counts as ace high.
         ("4s 3h 2d", "Ks Ah 2d"),
         ("Ks Ah 2d", "Ah Qd Jc"),
         # B5: flushes and high cards compare high, then middle, then low card.
@@ -157,7 +157,7 @@ def test_b2_categories_occupy_contiguous_strength_bands_in_order():
         ("Ad 10d 3d", "Ah 10h 2h"),
         ("Ks 9h 3d", "Ks 8h 7d"),
         ("Qs 10h 4d", "Qs 10h 3d"),
-        # B5: pairs by the pair's rank (3s not special), then the kicker.
+        # B5: pairs by the pair's rank (threes are ordinary here), then the kicker.
         ("3s 3h 2d", "2s 2h Ad"),
         ("As Ah 2d", "3s 3h Kd"),
         ("Ks Kh Ad", "Ks Kd Qc"),

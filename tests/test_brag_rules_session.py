@@ -160,7 +160,7 @@ def test_b18_used_cards_go_to_the_bottom_in_deal_order():
     assert hist[0]["stacked"] and not hist[1]["stacked"]
 
 
-def test_b18_shuffle_only_after_a_see_that_showed_a_prial():
+def test_b18_shuffle_only_once_a_prial_was_revealed():
     first = [STRONG, WEAK]
     second = ["Kh Kd Ks", "2c 6c 9d"]
     game = start(first, dealer=0, rest=stack_deck(second, 1), hands_per_session=4)
@@ -232,7 +232,7 @@ def test_b19_blind_winner_chooses_between_old_and_new_hand(choice):
     assert game.deck_cards[-3:] == (new if choice == "keep_old_hand" else old)
     assert game.kept_hand is None and not game.choosing
     assert game.status[1] == BLIND  # still blind, never looked
-    assert game.current_player == 2  # then betting starts left of the dealer
+    assert game.current_player == 2  # then the seat after the dealer bets first
     assert legal_names(game) == ["fold", "stay", "look", "raise_2x"]
     assert game.betting == [(1, game.config.action_names.index(choice), 0)]
     assert all_cards(game) == list(range(NUM_CARDS))

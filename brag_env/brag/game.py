@@ -15,8 +15,8 @@ Decisions
     not pass the turn: the same seat then decides again as an open player. Three decisions are
     free: FOLD, LOOK (at most once per seat and hand) and the B19 keep/take choice (once, before
     the betting). STAY, a raise and SEE all cost chips (at least one, as S >= 2), so every hand
-    ends: with 3+ players in only folds end it, and B16 forces a fold once a player cannot pay
-    the cheapest way to stay in.
+    ends: with 3+ players in only folds end it, and B16 leaves a seat nothing but FOLD once its
+    stack is below its lowest price for staying.
 
 Money (B11-B14)
     ``stake`` (S) is in open units and always even; a hand opens at ``min_stake``. Staying costs S
@@ -49,8 +49,9 @@ Sitting out and sessions (B16, B17)
 Interpretations of the rules where the text is open
     - B8 ``after_prial``: an ante is due on the session's first hand and after a hand whose see
       showed a prial (either hand).
-    - B16: a player who cannot pay the cheapest way to stay in may only fold (a blind player who
-      can pay S/2 may stay blind, look, and must then fold if S is out of reach).
+    - B16: a seat whose stack is below its lowest price for staying (S/2 blind, S open) has only
+      FOLD left (a blind seat with at least S/2 but under S chips may stay blind or look; once open
+      it must fold).
     - B19: the keep/take choice is public (it appears in ``betting`` at no cost).
     - B20: the bonus is due when the see's winner holds a prial or running flush by the standard
       categories (also under lowball); every other seat dealt into the hand pays it, but never more
@@ -572,7 +573,7 @@ class BragGame:
         return self._finish(p if mine > theirs else opp, p)
 
     def _choose(self, p: int, action: int) -> None:
-        """B19: keep the old blind hand or take the new one; the other goes to the bottom."""
+        """B19: keep the old blind hand or take the new one; the other three go under the deck."""
         old = self.kept_hand
         assert old is not None
         if action == self._keep_action:
@@ -586,7 +587,7 @@ class BragGame:
         self.choosing = False
         self.last_action[p] = action
         self.betting.append((p, action, 0))
-        self.current_player = self._order[0]  # betting starts left of the dealer
+        self.current_player = self._order[0]  # now the first bet: the seat after the dealer
         self._update_mask()
 
     def _as_action(self, action: Any) -> int:

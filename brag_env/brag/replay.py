@@ -137,7 +137,7 @@ def replay_session(
             expected_shuffle = not hist.get("stacked", False)
         else:
             if hist.get("stacked", False):
-                raise ValueError(f"hand {i}: only the first hand of a session can be stacked")
+                raise ValueError(f"hand {i}: only a session's opening deal can be stacked")
             expected_shuffle = cfg.shuffle == "every_hand" or prial_before
         if hist.get("shuffled") != expected_shuffle:
             raise ValueError(
@@ -213,7 +213,7 @@ def _check_antes(hist: dict[str, Any], cfg: BragConfig, prial_before: bool | Non
 
 
 def _showed_prial(hist: dict[str, Any]) -> bool:
-    """Whether the hand ended in a see at which a prial was revealed (B8, B18)."""
+    """Whether a prial was among the hands revealed at the see ending the hand (B8, B18)."""
     see = hist.get("see")
     return see is not None and "prial" in see["categories"].values()
 

@@ -67,8 +67,8 @@ class BragConfig:
         _check_int(self, "starting_chips", 1)
         if self.ante_mode != "none" and self.starting_chips < self.ante:
             raise ValueError(
-                f"starting_chips must be at least the ante (B16: a player who cannot pay the ante "
-                f"sits out), got starting_chips={self.starting_chips} < ante={self.ante}"
+                f"starting_chips must be at least the ante (B16: a seat short of the ante sits "
+                f"out), got starting_chips={self.starting_chips} < ante={self.ante}"
             )
         _check_choice(self, "shuffle", SHUFFLE_MODES)
         _check_bool(self, "blind_keep_hand")
