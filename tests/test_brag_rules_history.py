@@ -289,7 +289,7 @@ def test_replay_session_recomputes_the_shuffle():
             replay_session(broken, cfg)
     broken = copy.deepcopy(hist)
     broken[2]["stacked"] = True
-    with pytest.raises(ValueError, match="only the first hand"):
+    with pytest.raises(ValueError, match="opening deal can be stacked"):
         replay_session(broken, cfg)
 
 
