@@ -109,6 +109,10 @@ the first deal (top card first, dealt one at a time from the left of the dealer,
 is shuffled by the seed) and seat k deals the first hand (else a seeded cut, B7). The same seed
 gives the same game.
 
+`env.unwrapped.hand_histories()` returns the JSON-serialisable histories of the session's finished
+hands, each with its rules config (format: `brag_env.brag.history`);
+`brag_env.brag.replay.replay_session(histories)` plays them again and checks every amount.
+
 The render is a spectator's table: stacks, statuses, stake, pot, recent betting, and the cards
 shown at a see; hidden hands appear as `▮ ▮ ▮` unless `reveal_cards=True`.
 
@@ -315,6 +319,11 @@ class raw_env(AECEnv, EzPickle):
             self.agent_selection = self.possible_agents[game.current_player]
         if self.render_mode == "human":
             self.render()
+
+    def hand_histories(self) -> list[dict[str, Any]]:
+        """JSON-serialisable histories of the hands finished so far in this session, each with
+        its rules ``config``; ``brag_env.brag.replay.replay_session`` replays them."""
+        return self.game.history()
 
     def render(self) -> str | None:
         if self.render_mode is None:

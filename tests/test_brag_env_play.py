@@ -12,6 +12,7 @@ import pettingzoo
 import pytest
 
 from brag_env import brag_v0
+from brag_env.brag.replay import replay_session
 from brag_env.brag.rules import FOLD, LOOK, STAY, BragConfig
 from brag_env.brag.scenario import stack_deck
 from brag_env.cards import parse_cards
@@ -131,6 +132,24 @@ def test_random_legal_play(n: int) -> None:
         hands += len(game.hand_results)
         episodes += 1
     assert episodes == 40 and hands > 150
+
+
+def test_hand_histories_replay_with_nothing_else() -> None:
+    """The env hands out the engine's histories, JSON-ready and carrying their rules, so
+    ``replay_session`` needs no config (B8-B19 are re-checked hand by hand)."""
+    env = brag_v0.env(num_players=3, hands_per_session=6, ante=2, raise_sizes=(2, 3))
+    env.reset(seed=3)
+    assert env.unwrapped.hand_histories() == []
+    rng = np.random.default_rng(3)
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    histories = json.loads(json.dumps(env.unwrapped.hand_histories()))
+    game = env.unwrapped.game
+    assert histories == game.history() and len(histories) == len(game.hand_results) >= 2
+    assert all(h["config"] == env.unwrapped.config.to_dict() for h in histories)
+    results = replay_session(histories)
+    assert [r.to_dict() for r in results] == [r.to_dict() for r in game.hand_results]
 
 
 def test_raw_env_errors() -> None:
