@@ -141,7 +141,7 @@ def test_hand_histories_replay_with_nothing_else() -> None:
     env.reset(seed=3)
     assert env.unwrapped.hand_histories() == []
     rng = np.random.default_rng(3)
-    for agent in env.agent_iter():
+    for _ in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     histories = json.loads(json.dumps(env.unwrapped.hand_histories()))
