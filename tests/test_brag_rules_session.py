@@ -185,6 +185,24 @@ def test_b18_shuffle_only_once_a_prial_was_revealed():
     assert game.history()[2]["shuffled"] is True
 
 
+def test_previous_result_is_the_hand_before_the_one_on_the_table():
+    """B17/B18: the last hand's result stays readable during the next one, even when its shown
+    prial made the deck shuffle and ``shown_cards`` forget it."""
+    game = start(
+        [STRONG, WEAK], dealer=0, rest=stack_deck(["Kh Kd Ks", "2c 6c 9d"], 1), hands_per_session=3
+    )
+    assert game.previous_result is None
+    (r0,) = apply_names(game, ["stay", "see"])
+    assert game.hand_number == 1 and game.previous_result is r0
+    (r1,) = apply_names(game, ["stay", "see"])  # the prial of kings is shown: shuffle
+    assert game.shown_cards == [] and game.previous_result is r1
+    assert r1.shown[0] == parse_cards("Kh Kd Ks")
+    fold_out(game)
+    assert game.session_over and game.previous_result is r1  # the last hand is still on the table
+    game.new_session(np.random.default_rng(1))
+    assert game.previous_result is None
+
+
 def test_b18_every_hand_shuffle_option_and_seeded_shuffles():
     def session(seed):
         game = BragGame(BragConfig(num_players=3, hands_per_session=3, shuffle="every_hand"))

@@ -44,7 +44,9 @@ Sitting out and sessions (B16, B17)
     Between hands a seat with no chips, or (unless ``ante_mode="none"``) fewer chips than the
     ante, sits out for the rest of the session. The session ends after ``hands_per_session``
     hands, or earlier when fewer than two seats can still play. When a hand ends and the session
-    goes on, the next hand is dealt at once (``apply`` returns the finished hand's result).
+    goes on, the next hand is dealt at once (``apply`` returns the finished hand's result);
+    ``previous_result`` then holds that result while the new hand is on the table (``None``
+    during the first hand), so observations can show what the last hand revealed.
 
 Interpretations of the rules where the text is open
     - B8 ``after_prial``: an ante is due on the session's first hand and after a hand whose see
@@ -181,6 +183,7 @@ class BragGame:
         "last_action",
         "num_players",
         "pot",
+        "previous_result",
         "session_over",
         "shown_cards",
         "stake",
@@ -227,6 +230,8 @@ class BragGame:
         self.betting: list[tuple[int, int, int]] = []
         self.shown_cards: list[int] = []
         self.hand_results: list[HandResult] = []
+        # The session's hand before the one on the table (public: observations show it).
+        self.previous_result: HandResult | None = None
         self._records: list[HandRecord] = []
         self._replaying = False
         self._rng: np.random.Generator | None = None
@@ -327,6 +332,7 @@ class BragGame:
         n, out = self.num_players, self._out
         self.hand_number += 1
         first = self.hand_number == 0
+        self.previous_result = None if first else self.hand_results[-1]
         # B8 ante modes.
         mode = cfg.ante_mode
         due = mode == "every_hand" or (mode == "after_prial" and (first or self._prev_prial))
@@ -418,10 +424,12 @@ class BragGame:
         antes: Sequence[int],
         dealt: Sequence[Sequence[int]],
         keep: tuple[int, list[int]] | None,
+        previous: HandResult | None = None,
     ) -> None:
         """Put the game at the start of a recorded hand (used by ``replay.replay_hand``).
 
-        The hand then plays as usual, but the session stops when it ends.
+        The hand then plays as usual, but the session stops when it ends. ``previous`` is the
+        result of the session's hand before it, if known (observations show it).
         """
         n = self.num_players
         self._out = [s in sitting_out for s in range(n)]
@@ -436,6 +444,7 @@ class BragGame:
         self._stacked = False
         self.shown_cards = []
         self.hand_results = []
+        self.previous_result = previous
         self._records = []
         if keep is not None:
             self._keeper, self.kept_hand = keep[0], list(keep[1])
