@@ -86,7 +86,7 @@ def test_registered_with_pettingzoo():
     assert isinstance(env.unwrapped, put_v0.raw_env)
 
 
-@pytest.mark.parametrize(("num_players", "size"), [(2, 125), (3, 176), (4, 253)])
+@pytest.mark.parametrize(("num_players", "size"), [(2, 220), (3, 316), (4, 438)])
 def test_spaces(num_players, size):
     env = put_v0.raw_env(num_players=num_players)
     env.reset(seed=0)
@@ -298,3 +298,68 @@ def test_reset_options_must_be_a_dict(options):
 def test_reset_rejects_a_stacked_deck_longer_than_one_hand():
     with pytest.raises(ValueError, match="at most 6 cards"):
         put_v0.raw_env().reset(seed=0, options={"deck": "4s 3h 5s 2h 6s 7h 8s"})
+
+
+# ------------------------------------------------------- end of a hand
+def relative(view_seat: int, seat: int, n: int) -> int:
+    return (seat - view_seat) % n
+
+
+def test_every_player_sees_how_the_last_hand_ended():
+    """P3/P5: the last card of a hand is played and the next hand dealt in the same step, so
+    the observation keeps the finished hand: its cards by trick, trick winners, Put, points."""
+    sc = scenario("put_seen_put")
+    env = put_v0.raw_env()
+    env.reset(seed=0, options={"deck": sc["deck"], "dealer": sc["dealer"]})
+    assert put_v0.decode_observation(env.observe("player_0")["observation"])["last_hand"] is None
+    run_scripted(env, sc)
+    for me in (0, 1):
+        view = put_v0.decode_observation(env.observe(f"player_{me}")["observation"])
+        assert [t["cards"] for t in view["tricks"]] == [{}], "a new hand is dealt"
+        last = view["last_hand"]
+
+        def r(seat, me=me):
+            return relative(me, seat, 2)
+
+        assert last["tricks"] == [
+            {"cards": {r(0): "4", r(1): "3"}, "winner": r(1), "tied": False, "finished": True},
+            {"cards": {r(1): "7", r(0): "6"}, "winner": r(1), "tied": False, "finished": True},
+            {"cards": {r(1): "2", r(0): "5"}, "winner": r(1), "tied": False, "finished": True},
+        ]
+        assert last["put"] == {"caller": r(1), "seen": True, "folded": []}
+        assert last["points"] == [2 if s == r(1) else 0 for s in range(2)]
+
+
+def test_last_hand_after_a_folded_put_shows_only_the_cards_played():
+    """P4/P7: after both opponents fold, only the led 4 was seen; the unplayed cards stay
+    hidden. The block survives the end of the match (target 1)."""
+    sc = scenario("put_three_players_both_fold")
+    env = put_v0.raw_env(num_players=3, target_points=1)
+    run_scripted(env, sc)
+    assert all(env.terminations.values())
+    for me in range(3):
+        last = put_v0.decode_observation(
+            env.observe(f"player_{me}")["observation"], PutConfig(num_players=3, target_points=1)
+        )["last_hand"]
+        assert last["tricks"] == [
+            {"cards": {relative(me, 1, 3): "4"}, "winner": None, "tied": False, "finished": False}
+        ]
+        assert last["put"] == {
+            "caller": relative(me, 2, 3),
+            "seen": False,
+            "folded": sorted([relative(me, 0, 3), relative(me, 1, 3)]),
+        }
+        assert last["points"] == [1 if s == relative(me, 2, 3) else 0 for s in range(3)]
+
+
+def test_last_hand_points_go_to_both_partners():
+    """P8: the side's point shows for both of its seats."""
+    sc = scenario("put_partnership_fold")
+    env = put_v0.raw_env(num_players=4)
+    run_scripted(env, sc)
+    for me in range(4):
+        last = put_v0.decode_observation(
+            env.observe(f"player_{me}")["observation"], PutConfig(num_players=4)
+        )["last_hand"]
+        assert last["points"] == [1 if (me + s) % 2 == 0 else 0 for s in range(4)]
+        assert last["tricks"][0]["cards"] == {relative(me, 1, 4): "8"}

@@ -10,6 +10,7 @@ import pytest
 
 from brag_env import put_v0
 from brag_env.put import (
+    FOLD,
     NUM_ACTIONS,
     PASS,
     PLAY,
@@ -21,6 +22,7 @@ from brag_env.put import (
     replay_hand,
 )
 from brag_env.put.game import PHASE_OVER
+from brag_env.put.rules import NUM_RANKS
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4])
@@ -96,20 +98,27 @@ def _observations(config, deck, dealer, actions, seat):
 @pytest.mark.parametrize("num_players", [2, 3, 4])
 def test_no_leak_of_other_players_unplayed_cards(num_players):
     """Changing any other player's unplayed (and, for P8, unknown) cards changes nothing in an
-    observation, at any step of the hand."""
+    observation, at any step of the hand, nor in the next hand's view of the finished one (the
+    last-hand block shows only cards played face up: after a folded Put (P4) the rest stays
+    hidden)."""
     config = PutConfig(num_players=num_players)
     pick = random.Random(num_players)
-    checked = 0
+    checked = ended = folded = 0
     for trial in range(150):
         game = PutGame(config)
         game.reset(np.random.default_rng(trial))
         deck, dealer = list(game.record.deck), game.dealer
-        actions = _prefix(game, pick, pick.randrange(0, 3 * num_players + 6))
-        if game.history:  # the hand ended (a folded Put, or all tricks): keep the open prefix
-            actions = actions[:-1]
+        actions = _prefix(game, pick, pick.randrange(0, 4 * num_players + 8))
+        shown = set()  # a card played by the action that ended the hand is face up
+        if game.history:  # the hand ended: read the hands just before its last action
+            ended += 1
+            _, last_action, last_card = game.history[0].actions[-1]
+            folded += last_action == FOLD
+            if last_action < NUM_RANKS:
+                shown.add(last_card)
             game = PutGame(config)
             game.reset(np.random.default_rng(0), deck=deck, dealer=dealer)
-            for action in actions:
+            for action in actions[:-1]:
                 game.apply(action)
         observer_seat = pick.randrange(num_players)
         # Everything the others hold, except the card the observer passed to its partner (P8).
@@ -118,7 +127,7 @@ def test_no_leak_of_other_players_unplayed_cards(num_players):
             for seat in range(num_players)
             if seat != observer_seat
             for c in game.hands[seat]
-            if c != game.pass_card[observer_seat]
+            if c != game.pass_card[observer_seat] and c not in shown
         }
         if not unknown:
             continue
@@ -138,7 +147,7 @@ def test_no_leak_of_other_players_unplayed_cards(num_players):
             np.testing.assert_array_equal(obs_a, obs_b)
             np.testing.assert_array_equal(mask_a, mask_b)
         checked += 1
-    assert checked >= 100
+    assert checked >= 100 and ended >= 30 and folded >= 5
 
 
 def _reference_observation(game: PutGame, player: int, observer: PutObserver) -> np.ndarray:
@@ -198,6 +207,28 @@ def _reference_observation(game: PutGame, player: int, observer: PutObserver) ->
     for s in range(n):
         views["scores"][rel[s]] = game.scores[game.unit_of[s]] / game.target
     views["dealer"][rel[rec.dealer]] = 1
+    if game.history:  # the last finished hand, from its record
+        last = game.history[-1]
+        views["last_hand"][0] = 1
+        last_plays = [(s, a - PLAY) for s, a, _ in last.actions if a < NUM_RANKS]
+        for k, (s, r) in enumerate(last_plays):
+            views["last_played"][k // n, rel[s], r] = 1
+        for t, (_, _, winner) in enumerate(last.tricks):
+            if winner >= 0:
+                views["last_trick_winner"][t, rel[winner]] = 1
+            else:
+                views["last_trick_tied"][t] = 1
+        if last.put_caller >= 0:
+            views["last_put_caller"][rel[last.put_caller]] = 1
+            for s, answer in last.answers:
+                if answer == SEE:
+                    views["last_put_seen"][0] = 1
+                else:
+                    views["last_put_folded"][rel[s]] = 1
+        _, unit, points = last.result
+        for s in range(n):
+            if game.unit_of[s] == unit:
+                views["last_points"][rel[s]] = points / game.target
     return buf
 
 

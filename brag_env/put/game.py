@@ -54,6 +54,13 @@ RESULT_FOLD = "fold"  # a Put was folded (P4)
 RESULT_DRAWN = "drawn"  # played out with no unit ahead (P5)
 RESULT_DRAW_TO_OPPONENT = "draw_to_opponent"  # drawn after a seen Put, option of P5
 
+# The public facts of the last finished hand: plays (trick, seat, put rank), trick results
+# (leader, winner or -1), Put caller or -1, Put seen, seats that folded, scoring unit or -1,
+# points. Only cards played face up are in it: after a folded Put the rest stays unknown.
+LastHand = tuple[
+    list[tuple[int, int, int]], list[tuple[int, int]], int, bool, list[int], int, int
+]
+
 _PUT_AVAILABLE_BIT = 1 << NUM_RANKS
 _ANSWER_KEY = 1 << (NUM_RANKS + 1)
 _PASS_BIT = 1 << (NUM_RANKS + 2)
@@ -178,6 +185,7 @@ class PutGame:
         self.hand_number = 0
         self.cut: list[list[tuple[int, int]]] = []
         self.history: list[HandRecord] = []
+        self.last_hand: LastHand | None = None
         self.mask: np.ndarray = self._build_mask(-1)
         self._init_hand_state()
 
@@ -233,6 +241,7 @@ class PutGame:
         self.scores = start_scores
         self.winner = -1
         self.history = []
+        self.last_hand = None
         self.cut = []
         self.dealer = int(dealer) if dealer is not None else self._cut_for_dealer()
         self.hand_number = int(hand_number) - 1
@@ -483,6 +492,17 @@ class PutGame:
         rec.result = (reason, unit, points)
         rec.scores_after = list(self.scores)
         self.history.append(rec)
+        # What everyone saw of this hand, kept for the observations of the next one. The lists
+        # are handed over, not copied: the next hand starts with new ones (_init_hand_state).
+        self.last_hand = (
+            self.plays,
+            self.trick_results,
+            self.put_caller,
+            self.put_seen,
+            self.put_folded,
+            unit,
+            points,
+        )
         if unit >= 0 and self.scores[unit] >= self.target:  # P6: the first to the target wins
             self.winner = unit
             self.phase = PHASE_OVER

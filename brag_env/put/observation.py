@@ -23,13 +23,31 @@ scores              (n,)         match score / target_points (P8: the seat's sid
 dealer              (n,)         the dealer of this hand
 passed              (13,)        P8 only: rank of the card one chose to pass
 received            (13,)        P8 only: rank of the card received from the partner
+last_hand           (1,)         a hand of this match has finished (the block below is set)
+last_played         (3, n, 13)   last finished hand: card played in trick t by relative seat
+last_trick_winner   (3, n)       last finished hand: who took each trick
+last_trick_tied     (3,)         last finished hand: the trick tied
+last_put_caller     (n,)         last finished hand: who called a Put
+last_put_seen       (1,)         last finished hand: the Put was seen
+last_put_folded     (n,)         last finished hand: who folded to it
+last_points         (n,)         last finished hand: points each seat's unit scored / target
 ==================  ===========  ==========================================================
 
+Sizes: 220 values with two players, 316 with three, 438 with four.
+
+The ``last_*`` block exists because a hand's final card is played and the next hand dealt in
+one step: without it nobody would see how a hand ended (the last trick, a fold). It is filled
+from the finished hand until the next one ends, and stays set when the match is over. A trick
+with cards but neither winner nor tie was cut short by a folded Put (P4).
+
 Nothing about another player's unplayed cards is encoded, except the card one passed to
-one's partner (P8), which one knows.
+one's partner (P8), which one knows. The last-hand block holds only cards that were played
+face up; the cards still in hand when a Put was folded stay unknown.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 
@@ -60,6 +78,16 @@ def observation_layout(num_players: int) -> list[tuple[str, tuple[int, ...]]]:
     ]
     if num_players == 4:
         layout += [("passed", (r,)), ("received", (r,))]
+    layout += [
+        ("last_hand", (1,)),
+        ("last_played", (t, n, r)),
+        ("last_trick_winner", (t, n)),
+        ("last_trick_tied", (t,)),
+        ("last_put_caller", (n,)),
+        ("last_put_seen", (1,)),
+        ("last_put_folded", (n,)),
+        ("last_points", (n,)),
+    ]
     return layout
 
 
@@ -76,7 +104,9 @@ def _views(buffer: np.ndarray, layout: list[tuple[str, tuple[int, ...]]]) -> dic
 
 
 def observation_high(config: PutConfig) -> float:
-    """Upper bound of every observation value (card counts and tricks reach 3)."""
+    """Upper bound of every observation value: card counts and tricks reach 3; a score is
+    at most ``target_points - 1 + seen_put_points`` (a seen Put won one point short of the
+    target), divided by ``target_points``; the last hand's points are below that."""
     spp = config.seen_put_points
     best_score = config.target_points if spp == "game" else config.target_points - 1 + max(spp, 1)
     return max(3.0, best_score / config.target_points)
@@ -99,11 +129,30 @@ class PutObserver:
             off[name] = pos
             pos += int(np.prod(shape))
         self._off = off
-        names = [name for name, _ in observation_layout(4)]
+        # set_from writes these fields one value at a time; the last-hand block is copied whole
+        names = [name for name, _ in observation_layout(4) if not name.startswith("last_")]
         self._offsets = tuple(off.get(name, -1) for name in names)
         # rel[p][s]: seat s as seen from seat p.
         self._rel = tuple(tuple((s - p) % n for s in range(n)) for p in range(n))
         self._inv_target = 1.0 / config.target_points
+        # The last-hand block changes once per hand: each seat's copy is built when
+        # ``game.last_hand`` is a new object and then written with one slice assignment.
+        self._last_start = off["last_hand"]
+        self._last_blocks = [np.zeros(self.size - self._last_start, np.float32) for _ in range(n)]
+        last = self._last_start
+        self._last_offsets = tuple(
+            off[name] - last
+            for name in (
+                "last_played",
+                "last_trick_winner",
+                "last_trick_tied",
+                "last_put_caller",
+                "last_put_seen",
+                "last_put_folded",
+                "last_points",
+            )
+        )
+        self._last_source: list[object] = [None] * n
 
     def set_from(self, game: PutGame, player: int) -> np.ndarray:
         """Write ``player``'s view of ``game`` into the buffer and return the buffer."""
@@ -169,7 +218,41 @@ class PutObserver:
                 b[o_passed + game.pass_choice[player]] = 1.0
             if game.received[player] >= 0:
                 b[o_received + game.received[player]] = 1.0
+        last = game.last_hand
+        if last is not None:
+            if last is not self._last_source[player]:
+                self._fill_last_hand(game, player)
+            b[self._last_start :] = self._last_blocks[player]
         return b
+
+    def _fill_last_hand(self, game: PutGame, player: int) -> None:
+        """Build ``player``'s last-hand block from ``game.last_hand`` (cards played face up,
+        trick results, the Put, the points; seats relative to ``player``)."""
+        plays, results, caller, seen, folded, unit, points = game.last_hand
+        o_played, o_win, o_tied, o_caller, o_seen, o_folded, o_points = self._last_offsets
+        b = self._last_blocks[player]
+        b.fill(0.0)
+        b[0] = 1.0  # last_hand: the block is set
+        n, rel = self.n, self._rel[player]
+        for t, s, r in plays:
+            b[o_played + (t * n + rel[s]) * NUM_RANKS + r] = 1.0
+        for t, (_, winner) in enumerate(results):
+            if winner >= 0:
+                b[o_win + t * n + rel[winner]] = 1.0
+            else:
+                b[o_tied + t] = 1.0
+        if caller >= 0:
+            b[o_caller + rel[caller]] = 1.0
+            if seen:
+                b[o_seen] = 1.0
+            for s in folded:
+                b[o_folded + rel[s]] = 1.0
+        if unit >= 0:
+            value = points * self._inv_target
+            for s, u in enumerate(game.unit_of):
+                if u == unit:
+                    b[o_points + rel[s]] = value
+        self._last_source[player] = game.last_hand
 
     def decode(self, vector: np.ndarray) -> dict:
         """A readable dict of an observation vector (seats relative to the observer)."""
@@ -221,7 +304,43 @@ class PutObserver:
             passed, received = seat(v["passed"]), seat(v["received"])
             out["passed"] = None if passed is None else RANK_NAMES[passed]
             out["received"] = None if received is None else RANK_NAMES[received]
+        out["last_hand"] = self._decode_last_hand(v, seat) if v["last_hand"][0] else None
         return out
+
+    def _decode_last_hand(
+        self, v: dict[str, np.ndarray], seat: Callable[[np.ndarray], int | None]
+    ) -> dict:
+        """The finished hand's block: tricks with cards (a trick neither won nor tied was cut
+        short by a folded Put), the Put, and the points per relative seat."""
+        tricks = []
+        for t in range(TRICKS_PER_HAND):
+            played = v["last_played"][t]
+            cards = {
+                int(s): RANK_NAMES[int(np.argmax(played[s]))]
+                for s in range(self.n)
+                if played[s].any()
+            }
+            if not cards:
+                break
+            tied = bool(v["last_trick_tied"][t])
+            winner = seat(v["last_trick_winner"][t])
+            tricks.append(
+                {
+                    "cards": cards,
+                    "winner": winner,
+                    "tied": tied,
+                    "finished": tied or winner is not None,
+                }
+            )
+        return {
+            "tricks": tricks,
+            "put": {
+                "caller": seat(v["last_put_caller"]),
+                "seen": bool(v["last_put_seen"][0]),
+                "folded": [int(s) for s in np.flatnonzero(v["last_put_folded"])],
+            },
+            "points": [round(float(x) * self.config.target_points) for x in v["last_points"]],
+        }
 
 
 def decode_observation(vector: np.ndarray, config: PutConfig | None = None) -> dict:
