@@ -1,17 +1,17 @@
 """
 # Put
 
-| Import             | `from brag_env import put_v0`                                   |
-|--------------------|-----------------------------------------------------------------|
-| Actions            | Discrete                                                        |
-| Parallel API       | No                                                              |
-| Manual Control     | No                                                              |
-| Agents             | `agents= ['player_0', 'player_1']` (default)                    |
-| Agents             | 2, 3 or 4 (`num_players`; 4 = two partnerships)                 |
-| Action Shape       | Discrete(29)                                                    |
-| Action Values      | Discrete(29)                                                    |
-| Observation Shape  | (125,) for 2 players, (176,) for 3, (253,) for 4; float32       |
-| Observation Values | [0, 3]                                                          |
+| Import             | `from brag_env import put_v0`                                      |
+|--------------------|--------------------------------------------------------------------|
+| Actions            | Discrete                                                           |
+| Parallel API       | No                                                                 |
+| Manual Control     | No                                                                 |
+| Agents             | `agents= ['player_0', 'player_1']` (default)                       |
+| Agents             | 2, 3 or 4 (`num_players`; 4 = two partnerships)                    |
+| Action Shape       | Discrete(29)                                                       |
+| Action Values      | Discrete(29)                                                       |
+| Observation Shape  | (220,) for 2 players, (316,) for 3, (438,) for 4; float32          |
+| Observation Values | [0, max(3, (target_points - 1 + seen_put_points) / target_points)] |
 
 Put is a sixteenth-century English tavern game, an ancestor of poker: three cards each, three
 tricks without trumps, and the call "Put!" that dares the opponent to play the hand for double
@@ -44,24 +44,40 @@ The observation is a dict: `"observation"` is a float32 vector of what the playe
 it is not; the mask array is shared and read-only). Seats are relative to the observer (0 is the
 observer, 1 the next seat to its left, ...); n = `num_players`:
 
-| Name            | Size      | Contents                                                         |
-|-----------------|-----------|------------------------------------------------------------------|
-| `hand`          | 13        | own cards: count per rank, 3 first, 4 last                       |
-| `played`        | 3 x n x 13| the rank played by each seat in each trick of this hand          |
-| `trick_leader`  | 3 x n     | who led each trick so far                                        |
-| `trick_winner`  | 3 x n     | who took each finished trick                                     |
-| `trick_tied`    | 3         | each finished trick that tied                                    |
-| `tricks_won`    | n         | tricks taken this hand                                           |
-| `current_trick` | 3         | the trick in play                                                |
-| `acting`        | n         | whose decision it is                                             |
-| `phase`         | 3         | pass (4 players) / play / answer a Put                           |
-| `put_caller`    | n         | who called Put this hand                                         |
-| `put_seen`      | 1         | the Put was seen                                                 |
-| `put_folded`    | n         | who folded to it so far (three players)                          |
-| `scores`        | n         | match score / `target_points` (four players: the seat's side)    |
-| `dealer`        | n         | this hand's dealer                                               |
-| `passed`        | 13        | four players only: the rank one passed to one's partner          |
-| `received`      | 13        | four players only: the rank received from one's partner          |
+| Name                | Size       | Contents                                                |
+|---------------------|------------|---------------------------------------------------------|
+| `hand`              | 13         | own cards: count per rank, 3 first, 4 last              |
+| `played`            | 3 x n x 13 | the rank played by each seat in each trick of this hand |
+| `trick_leader`      | 3 x n      | who led each trick so far                               |
+| `trick_winner`      | 3 x n      | who took each finished trick                            |
+| `trick_tied`        | 3          | each finished trick that tied                           |
+| `tricks_won`        | n          | tricks taken this hand                                  |
+| `current_trick`     | 3          | the trick in play                                       |
+| `acting`            | n          | whose decision it is                                    |
+| `phase`             | 3          | pass (4 players) / play / answer a Put                  |
+| `put_caller`        | n          | who called Put this hand                                |
+| `put_seen`          | 1          | the Put was seen                                        |
+| `put_folded`        | n          | who folded to it so far (three players)                 |
+| `scores`            | n          | match score / `target_points` (4 players: the side's)   |
+| `dealer`            | n          | this hand's dealer                                      |
+| `passed`            | 13         | 4 players only: the rank one passed to one's partner    |
+| `received`          | 13         | 4 players only: the rank received from one's partner    |
+| `last_hand`         | 1          | a hand of this match has finished (`last_*` are set)    |
+| `last_played`       | 3 x n x 13 | last hand: rank each seat played in each trick          |
+| `last_trick_winner` | 3 x n      | last hand: who took each trick                          |
+| `last_trick_tied`   | 3          | last hand: each trick that tied                         |
+| `last_put_caller`   | n          | last hand: who called Put                               |
+| `last_put_seen`     | 1          | last hand: the Put was seen                             |
+| `last_put_folded`   | n          | last hand: who folded to it                             |
+| `last_points`       | n          | last hand: points of each seat's side / `target_points` |
+
+A hand's last card is played and the next hand dealt in the same step, so the `last_*` block
+is how every player learns how a hand ended (the final trick, a fold, the points). It holds
+only cards that were played face up: the cards left in hand when a Put was folded stay hidden.
+Scores are divided by `target_points`; a seen Put won one point short of the target can take
+a score above 1, hence the upper bound in the table: 3 (card counts, tricks) with the default
+options and with `seen_put_points="game"`, more when `seen_put_points` exceeds
+`2 * target_points + 1` (`observation_space(agent)["observation"].high` holds the bound).
 
 No vector holds another player's unplayed cards. `put_v0.decode_observation(vector, config)`
 turns a vector into a readable dict; `brag_env.put.observation` documents the layout.
@@ -109,7 +125,8 @@ Importing this module registers the env with PettingZoo's registry (`brag_env.re
 
 ### Version History
 
-* v0: initial release
+* v0: initial release (still unreleased: the observation gained the `last_*` block, so its
+  size grew from 125/176/253 to 220/316/438 values)
 """
 
 from __future__ import annotations

@@ -363,3 +363,16 @@ def test_last_hand_points_go_to_both_partners():
         )["last_hand"]
         assert last["points"] == [1 if (me + s) % 2 == 0 else 0 for s in range(4)]
         assert last["tricks"][0]["cards"] == {relative(me, 1, 4): "8"}
+
+
+def test_observation_bound_covers_a_large_seen_put_value():
+    """P4/P6: a seen Put worth 20 won at 0-0 with target 1 scores 20/1: above 3, and the space
+    (whose high is the documented max(3, (target - 1 + seen_put_points) / target)) holds it."""
+    sc = scenario("put_seen_put")
+    env = put_v0.raw_env(target_points=1, seen_put_points=20)
+    run_scripted(env, sc)
+    space = env.observation_space("player_1")
+    assert space["observation"].high.max() == pytest.approx(20.0)
+    obs = env.observe("player_1")
+    assert obs["observation"].max() == pytest.approx(20.0) and space.contains(obs)
+    assert put_v0.raw_env().observation_space("player_0")["observation"].high.max() == 3.0
