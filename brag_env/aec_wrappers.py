@@ -4,14 +4,15 @@
 (TerminateIllegal, then AssertOutOfBounds, then OrderEnforcing), but with subclasses of those
 wrappers. The stock ones find every attribute (``agent_selection``, ``terminations`` ...) through
 ``__getattr__`` one wrapper at a time: around 36 chained look-ups per decision, which alone caps a
-loop at roughly 15,000 decisions/s. These subclasses read the AEC attributes straight from the
-unwrapped env and make the same checks in the same order, so behaviour, messages, warnings and
-``isinstance`` tests are those of the stock classes.
+loop at roughly 15,000 decisions/s. Here every wrapper reads the AEC attributes straight from the
+unwrapped env, and the outer one makes the checks of all three in ONE call of ``step()`` and
+``last()`` (a Python call per wrapper level was most of what remained), in the stock order, so
+behaviour, messages, warnings and ``isinstance`` tests are those of the stock classes.
+``agent_iter()`` iterates with an iterator that reads the unwrapped env directly.
 
-They assume what ``classic_wrap`` builds: the three wrappers directly around one unwrapped env,
-none of which changes the attributes it forwards. The outer wrapper also skips the calls that
-only pass a value through (``AssertOutOfBoundsWrapper.observe``) and iterates ``agent_iter()``
-with an iterator that reads the unwrapped env directly.
+The fused path is taken when the chain is exactly what ``classic_wrap`` builds (the three
+wrappers directly around one unwrapped env); the inner wrappers keep the stock methods, for
+code that calls them directly.
 """
 
 from __future__ import annotations
@@ -89,53 +90,6 @@ class FastTerminateIllegalWrapper(_InnerAttributes, TerminateIllegalWrapper):
         super().__init__(env, illegal_reward)
         self._raw = env.unwrapped
 
-    def observe(self, agent: Any) -> Any:
-        raw = self._raw
-        obs = self.env.observe(agent)
-        if agent == raw.agent_selection:
-            self._prev_obs = obs
-            self._prev_info = raw.infos.get(agent, {})
-        return obs
-
-    def step(self, action: Any) -> None:
-        raw = self._raw
-        current = raw.agent_selection
-        if self._prev_obs is None:
-            self.observe(current)
-        prev = self._prev_obs
-        if isinstance(prev, dict):
-            assert "action_mask" in prev, (
-                f"`action_mask` not found in dictionary observation: {prev}. Action mask must "
-                "either be in `observation['action_mask']` or `info['action_mask']` to use "
-                "TerminateIllegalWrapper."
-            )
-            mask = prev["action_mask"]
-        else:
-            assert self._prev_info is not None
-            assert "action_mask" in self._prev_info, (
-                f"`action_mask` not found in info for non-dictionary observation: "
-                f"{self._prev_info}. Action mask must either be in observation['action_mask'] or "
-                "info['action_mask'] to use TerminateIllegalWrapper."
-            )
-            mask = self._prev_info["action_mask"]
-        self._prev_obs = None
-        self._prev_info = None
-        dead = raw.terminations[current] or raw.truncations[current]
-        if self._terminated and dead:
-            raw._was_dead_step(action)
-        elif not dead and not mask[action]:
-            EnvLogger.warn_on_illegal_move()
-            raw._cumulative_rewards[current] = 0
-            raw.terminations = dict.fromkeys(raw.agents, True)
-            raw.truncations = dict.fromkeys(raw.agents, True)
-            raw.rewards = dict.fromkeys(raw.truncations, 0)
-            raw.rewards[current] = float(self._illegal_value)
-            raw._accumulate_rewards()
-            raw._deads_step_first()
-            self._terminated = True
-        else:
-            self.env.step(action)
-
 
 class FastAssertOutOfBoundsWrapper(_InnerAttributes, AssertOutOfBoundsWrapper):
     """``AssertOutOfBoundsWrapper``: asserts that a live agent's action is in its space."""
@@ -143,20 +97,6 @@ class FastAssertOutOfBoundsWrapper(_InnerAttributes, AssertOutOfBoundsWrapper):
     def __init__(self, env: AECEnv) -> None:
         super().__init__(env)
         self._raw = env.unwrapped
-
-    def step(self, action: Any) -> None:
-        raw = self._raw
-        agent = raw.agent_selection
-        space = raw.action_space(agent)
-        if action is None:
-            ok = raw.terminations[agent] or raw.truncations[agent] or space.contains(action)
-        elif type(action) is int and type(space) is Discrete:
-            # What Discrete.contains decides for a Python int, without the numpy round trip.
-            ok = space.start <= action < space.start + space.n
-        else:
-            ok = space.contains(action)
-        assert ok, "action is not in action space"
-        self.env.step(action)
 
 
 class FastOrderEnforcingWrapper(_DirectAttributes, OrderEnforcingWrapper):
@@ -171,11 +111,17 @@ class FastOrderEnforcingWrapper(_DirectAttributes, OrderEnforcingWrapper):
 
     def __init__(self, env: AECEnv) -> None:
         super().__init__(env)
-        self._raw = env.unwrapped
-        # AssertOutOfBoundsWrapper.observe only passes the call on: go straight to the wrapper
-        # below it when that is what sits here.
-        inner = env.env if type(env) is FastAssertOutOfBoundsWrapper else env
-        self._observe = inner.observe
+        raw = self._raw = env.unwrapped
+        # The TerminateIllegal wrapper whose checks step() and last() make themselves, when the
+        # chain is exactly classic_wrap's; None: pass every call down as the stock class does.
+        ti = getattr(env, "env", None)
+        fused = (
+            type(env) is FastAssertOutOfBoundsWrapper
+            and type(ti) is FastTerminateIllegalWrapper
+            and ti.env is raw
+        )
+        self._ti: FastTerminateIllegalWrapper | None = ti if fused else None
+        self._ranges: dict[int, tuple[Discrete, int, int]] = {}  # id(space) -> (space, lo, hi)
 
     def __str__(self) -> str:
         return str(self.env)  # as the stock class prints itself: the env's name
@@ -183,17 +129,87 @@ class FastOrderEnforcingWrapper(_DirectAttributes, OrderEnforcingWrapper):
     def step(self, action: Any) -> None:
         if not self._has_reset:
             EnvLogger.error_step_before_reset()
-        elif not self._raw.agents:
+        raw = self._raw
+        if not raw.agents:
             self._has_updated = True
             EnvLogger.warn_step_after_terminated_truncated()
-        else:
-            self._has_updated = True
+            return
+        self._has_updated = True
+        ti = self._ti
+        if ti is None:
             self.env.step(action)
+            return
+        # AssertOutOfBoundsWrapper.step
+        agent = raw.agent_selection
+        if action is None:
+            ok = raw.terminations[agent] or raw.truncations[agent]
+            ok = ok or raw.action_space(agent).contains(action)
+        else:
+            space = raw.action_space(agent)
+            if type(action) is int and type(space) is Discrete:
+                # What Discrete.contains decides for a Python int, with Python int bounds
+                # (numpy scalar arithmetic is slow).
+                bounds = self._ranges.get(id(space))
+                if bounds is None or bounds[0] is not space:
+                    lo = int(space.start)
+                    bounds = self._ranges[id(space)] = (space, lo, lo + int(space.n))
+                ok = bounds[1] <= action < bounds[2]
+            else:
+                ok = space.contains(action)
+        assert ok, "action is not in action space"
+        # TerminateIllegalWrapper.step: the mask is the one of the last observation.
+        if ti._prev_obs is None:
+            self._observe_ti(ti, raw, agent)
+        prev = ti._prev_obs
+        if isinstance(prev, dict):
+            assert "action_mask" in prev, (
+                f"`action_mask` not found in dictionary observation: {prev}. Action mask must "
+                "either be in `observation['action_mask']` or `info['action_mask']` to use "
+                "TerminateIllegalWrapper."
+            )
+            mask = prev["action_mask"]
+        else:
+            assert ti._prev_info is not None
+            assert "action_mask" in ti._prev_info, (
+                f"`action_mask` not found in info for non-dictionary observation: "
+                f"{ti._prev_info}. Action mask must either be in observation['action_mask'] or "
+                "info['action_mask'] to use TerminateIllegalWrapper."
+            )
+            mask = ti._prev_info["action_mask"]
+        ti._prev_obs = None
+        ti._prev_info = None
+        dead = raw.terminations[agent] or raw.truncations[agent]
+        if ti._terminated and dead:
+            raw._was_dead_step(action)
+        elif not dead and not mask[action]:
+            EnvLogger.warn_on_illegal_move()
+            raw._cumulative_rewards[agent] = 0
+            raw.terminations = dict.fromkeys(raw.agents, True)
+            raw.truncations = dict.fromkeys(raw.agents, True)
+            raw.rewards = dict.fromkeys(raw.truncations, 0)
+            raw.rewards[agent] = float(ti._illegal_value)
+            raw._accumulate_rewards()
+            raw._deads_step_first()
+            ti._terminated = True
+        else:
+            raw.step(action)
+
+    @staticmethod
+    def _observe_ti(ti: FastTerminateIllegalWrapper, raw: AECEnv, agent: Any) -> Any:
+        """TerminateIllegalWrapper.observe: the acting agent's observation is kept for step()."""
+        obs = raw.observe(agent)
+        if agent == raw.agent_selection:
+            ti._prev_obs = obs
+            ti._prev_info = raw.infos.get(agent, {})
+        return obs
 
     def observe(self, agent: Any) -> Any:
         if not self._has_reset:
             EnvLogger.error_observe_before_reset()
-        return self._observe(agent)
+        ti = self._ti
+        if ti is None:
+            return self.env.observe(agent)
+        return self._observe_ti(ti, self._raw, agent)
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if not self._has_reset:
@@ -201,7 +217,15 @@ class FastOrderEnforcingWrapper(_DirectAttributes, OrderEnforcingWrapper):
         raw = self._raw
         agent = raw.agent_selection
         assert agent is not None
-        observation = self._observe(agent) if observe else None
+        ti = self._ti
+        if not observe:
+            observation = None
+        elif ti is None:
+            observation = self.env.observe(agent)
+        else:  # TerminateIllegalWrapper.observe, in this frame
+            observation = raw.observe(agent)
+            ti._prev_obs = observation
+            ti._prev_info = raw.infos.get(agent, {})
         return (
             observation,
             raw._cumulative_rewards[agent],

@@ -1,0 +1,161 @@
+"""The fused classic wrappers (``brag_env.aec_wrappers``) behave as PettingZoo's stock chain.
+
+``tests/test_brag_env_wrappers.py`` plays brag_v0 through both; this adds Put, the iterator of
+``agent_iter()`` (its stops and its "call step() in the loop" assertion), ``last(observe=False)``
+followed by ``step()`` (the wrapper must then observe for its mask check), observing other
+agents, resets in the middle of a game, and the fallback when the chain is not exactly the one
+``classic_wrap`` builds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers import (
+    AssertOutOfBoundsWrapper,
+    OrderEnforcingWrapper,
+    TerminateIllegalWrapper,
+)
+
+from brag_env import brag_v0, put_v0
+from brag_env.aec_wrappers import FastOrderEnforcingWrapper
+
+ENVS: dict[str, tuple[Callable[..., Any], dict[str, Any], float]] = {
+    "brag": (
+        brag_v0.raw_env,
+        {"num_players": 3, "hands_per_session": 2, "starting_chips": 30},
+        -30.0,
+    ),
+    "put": (put_v0.raw_env, {"num_players": 2, "target_points": 2}, -1.0),
+}
+
+
+def stock(name: str) -> OrderEnforcingWrapper:
+    make, options, penalty = ENVS[name]
+    env = TerminateIllegalWrapper(make(**options), illegal_reward=penalty)
+    return OrderEnforcingWrapper(AssertOutOfBoundsWrapper(env))
+
+
+def fast(name: str) -> Any:
+    options = ENVS[name][1]
+    return (brag_v0 if name == "brag" else put_v0).env(**options)
+
+
+def half_fast(name: str) -> FastOrderEnforcingWrapper:
+    """The fast outer wrapper over stock inner ones: it must pass every call down."""
+    make, options, penalty = ENVS[name]
+    env = TerminateIllegalWrapper(make(**options), illegal_reward=penalty)
+    return FastOrderEnforcingWrapper(AssertOutOfBoundsWrapper(env))
+
+
+def _outcome(fn: Callable[[], Any]) -> tuple[Any, ...]:
+    EnvLogger.flush()
+    try:
+        value = fn()
+    except Exception as exc:  # the type and message must match, whatever they are
+        return ("raised", type(exc).__name__, str(exc), tuple(EnvLogger.mqueue))
+    if isinstance(value, tuple) and value and isinstance(value[0], dict):
+        obs = value[0]
+        value = (obs["observation"].tobytes(), obs["action_mask"].tobytes(), *value[1:])
+    elif isinstance(value, dict):
+        value = (value["observation"].tobytes(), value["action_mask"].tobytes())
+    return ("ok", repr(value), tuple(EnvLogger.mqueue))
+
+
+def script(env: Any, seed: int, steps: int = 250) -> list[Any]:
+    """A seeded mix of legal, illegal, out-of-range, None and numpy actions, blind steps
+    (``last(observe=False)``), looks at other agents and early resets."""
+    out: list[Any] = []
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    agents = list(env.possible_agents)
+    n_actions = int(env.action_space(agents[0]).n)
+    for i in range(steps):
+        u = rng.random()
+        if not env.agents or u < 0.01:
+            out.append(("after the end", _outcome(lambda: env.step(None))))
+            env.reset(seed=seed + i)
+            continue
+        other = agents[int(rng.integers(len(agents)))]
+        out.append(("observe other", other, _outcome(lambda other=other: env.observe(other))))
+        blind = rng.random() < 0.15
+        out.append(("last", blind, _outcome(lambda blind=blind: env.last(observe=not blind))))
+        agent = env.agent_selection
+        mask = env.unwrapped.observe(agent)["action_mask"]
+        dead = env.terminations[agent] or env.truncations[agent]
+        if dead:
+            action: Any = None if u < 0.9 else 0
+        elif u < 0.05:
+            action = int(rng.choice([-1, n_actions, n_actions + 3]))
+        elif u < 0.07:
+            action = None
+        elif u < 0.12 and not mask.all():
+            action = int(rng.choice(np.flatnonzero(mask == 0)))
+        else:
+            action = int(rng.choice(np.flatnonzero(mask)))
+            if u > 0.9:
+                action = np.int64(action)
+        out.append(("step", repr(action), _outcome(lambda action=action: env.step(action))))
+        out.append(
+            (
+                "state",
+                env.agent_selection if env.agents else None,
+                dict(env.rewards),
+                dict(env.terminations),
+                dict(env._cumulative_rewards),
+                list(env.agents),
+            )
+        )
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(ENVS))
+@pytest.mark.parametrize("seed", [0, 1])
+def test_fused_wrappers_match_stock(name: str, seed: int) -> None:
+    expected = script(stock(name), seed)
+    assert script(fast(name), seed) == expected
+    assert script(half_fast(name), seed) == expected
+    flat = repr(expected)
+    assert "Illegal move made" in flat
+    assert "action is not in action space" in flat
+
+
+def iterate(env: Any, seed: int, skip_step_at: int = -1, max_iter: int = 2**63) -> list[Any]:
+    """agent_iter() over a few games; optionally leave out one step() to trip the assertion."""
+    out: list[Any] = []
+    rng = np.random.default_rng(seed)
+    for game in range(3):
+        env.reset(seed=seed + game)
+        try:
+            for k, agent in enumerate(env.agent_iter(max_iter)):
+                obs, reward, terminated, truncated, _ = env.last()
+                out.append((agent, reward, terminated, truncated))
+                if k == skip_step_at:
+                    continue
+                if terminated or truncated:
+                    env.step(None)
+                else:
+                    env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        except AssertionError as exc:
+            out.append(("assertion", str(exc)))
+        out.append(("stopped", list(env.agents)))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(ENVS))
+def test_agent_iter_matches_stock(name: str) -> None:
+    assert iterate(fast(name), 3) == iterate(stock(name), 3)
+    assert iterate(fast(name), 4, max_iter=5) == iterate(stock(name), 4, max_iter=5)
+    tripped = iterate(stock(name), 5, skip_step_at=2)
+    assert ("assertion", "need to call step() or reset() in a loop over `agent_iter`") in tripped
+    assert iterate(fast(name), 5, skip_step_at=2) == tripped
+
+
+def test_fused_path_only_for_the_classic_chain() -> None:
+    assert fast("brag")._ti is not None
+    assert half_fast("brag")._ti is None
+    assert isinstance(fast("put").env.env, TerminateIllegalWrapper)
