@@ -271,16 +271,16 @@ class VsPoolEnv(gymnasium.Env):
                 return False
             agent = aec.agent_selection
             if aec.terminations[agent] or aec.truncations[agent]:
-                aec.step(None)  # PettingZoo's "dead step" for a seat that is out
-            elif agent == learner:
+                aec.step(None)  # PettingZoo's "dead step" for a seat that is out: no reward
+                continue
+            if agent == learner:
                 observed = aec.observe(learner)
                 np.copyto(self._obs, observed["observation"])
                 np.copyto(self._mask, observed["action_mask"].astype(bool))
                 return True
-            else:
-                observed = aec.observe(agent)
-                opponent = self._opponents[self._seat_of[agent]]
-                aec.step(opponent.act(observed["observation"], observed["action_mask"]))
+            observed = aec.observe(agent)
+            opponent = self._opponents[self._seat_of[agent]]
+            aec.step(opponent.act(observed["observation"], observed["action_mask"]))
             self._pending += aec.rewards.get(learner, 0.0)
         return False
 

@@ -25,10 +25,11 @@ class ShowdownEnv(AECEnv):
 
     metadata: ClassVar[dict] = {"name": "showdown_v0", "is_parallelizable": False}
 
-    def __init__(self, num_players: int = 3, hands: int = 1) -> None:
+    def __init__(self, num_players: int = 3, hands: int = 1, eliminate: bool = False) -> None:
         super().__init__()
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.hands = hands
+        self.eliminate = eliminate  # a player who folds is out (terminated) for the rest
         self.action_names = ["fold", "call"]
         box = gymnasium.spaces.Box(0.0, 1.0, (1 + num_players,), np.float32)
         mask = gymnasium.spaces.Box(0, 1, (2,), np.int8)
@@ -53,16 +54,22 @@ class ShowdownEnv(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
         self.ledger = dict.fromkeys(self.agents, 0)
+        self.out = [False] * len(self.possible_agents)
         self.hand = 0
         self._deal()
+        self.agent_selection = self.possible_agents[self.to_act]
 
     def _deal(self):
         n = len(self.possible_agents)
         self.numbers = self.rng.integers(0, 10, n)
-        self.in_hand = [True] * n
-        self.to_act = 0
-        self.paid = [1] * n
-        self.agent_selection = self.possible_agents[0]
+        self.in_hand = [not out for out in self.out]
+        self.paid = [0 if out else 1 for out in self.out]
+        self.to_act = self._next(0)
+
+    def _next(self, seat):
+        """The first seat from ``seat`` on still in the hand, or None."""
+        n = len(self.possible_agents)
+        return next((s for s in range(seat, n) if self.in_hand[s]), None)
 
     def observe(self, agent):
         seat = self.possible_agents.index(agent)
@@ -75,30 +82,35 @@ class ShowdownEnv(AECEnv):
         if self.terminations[self.agent_selection]:
             self._was_dead_step(action)
             return
-        n = len(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         seat = self.to_act
         if action == FOLD:
             self.in_hand[seat] = False
+            if self.eliminate:
+                self.out[seat] = True
+                self.terminations[self.possible_agents[seat]] = True
         else:
             self.paid[seat] += 1
-        self.to_act += 1
-        alive = [s for s in range(n) if self.in_hand[s]]
-        if len(alive) == 1 or self.to_act == n:
+        self.to_act = self._next(seat + 1)
+        alive = [s for s, live in enumerate(self.in_hand) if live]
+        if len(alive) == 1 or self.to_act is None:
             winner = max(alive, key=lambda s: (self.numbers[s], -s))
             pot = sum(self.paid)
             for s, agent in enumerate(self.possible_agents):
                 delta = (pot if s == winner else 0) - self.paid[s]
-                self.rewards[agent] = float(delta)
+                if agent in self.rewards:
+                    self.rewards[agent] = float(delta)
                 self.ledger[agent] += delta
             self.hand += 1
-            if self.hand == self.hands:
+            if self.hand == self.hands or sum(not out for out in self.out) < 2:
                 self.terminations = dict.fromkeys(self.agents, True)
             else:
                 self._deal()
-        self.agent_selection = self.possible_agents[min(self.to_act, n - 1)]
+        if self.to_act is not None:
+            self.agent_selection = self.possible_agents[self.to_act]
         self._cumulative_rewards[self.agent_selection] = 0
         self._accumulate_rewards()
+        self._deads_step_first()
 
 
 class Scripted:
@@ -116,13 +128,26 @@ class Scripted:
         self.resets += 1
 
 
-def make_env(num_players=3, hands=1, opponents=("call",), **kwargs) -> VsPoolEnv:
+class Coin:
+    """An opponent that folds or calls at random."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation, action_mask):
+        return int(self.rng.integers(2))
+
+    def reset(self):
+        pass
+
+
+def make_env(num_players=3, hands=1, opponents=("call",), eliminate=False, **kwargs) -> VsPoolEnv:
     actions = {"call": CALL, "fold": FOLD}
     return VsPoolEnv(
         game="showdown",
         opponents=opponents,
         opponent_factory=lambda spec, seed: Scripted(actions[spec]),
-        aec_env_fn=lambda: ShowdownEnv(num_players, hands),
+        aec_env_fn=lambda: ShowdownEnv(num_players, hands, eliminate),
         **kwargs,
     )
 
@@ -156,6 +181,21 @@ def test_rewards_of_hands_ended_by_opponents_reach_the_learner_within_a_session(
     env = make_env(hands=4, seed=2, reward_scale=0.5)
     for seat, total, ledger in play(env, CALL, 60):
         assert total == pytest.approx(0.5 * ledger[f"player_{seat}"])
+
+
+def test_opponents_eliminated_mid_episode_take_their_dead_steps_and_the_learner_is_paid():
+    # A folding opponent is terminated for the rest of the episode; PettingZoo then makes it take
+    # a "dead step" (sometimes right after the step that ended a hand and paid rewards).
+    env = VsPoolEnv(
+        game="showdown",
+        opponents=["x"],
+        opponent_factory=lambda spec, seed: Coin(seed),
+        aec_env_fn=lambda: ShowdownEnv(4, hands=3, eliminate=True),
+        learner_seat=0,
+        seed=13,
+    )
+    for seat, total, ledger in play(env, CALL, 40):
+        assert total == ledger[f"player_{seat}"]
 
 
 def test_seats_rotate_from_the_offset():
