@@ -173,6 +173,7 @@ def test_match_rewards_zero_sum_at_the_end(name, num_players, expected):
         ("put_seen_put", 2, [-2.0, 2.0]),
         ("put_three_players", 3, [-1.0, -1.0, 2.0]),
         ("put_partnership_fold", 4, [1.0, -1.0, 1.0, -1.0]),
+        ("put_partnership_seen_put", 4, [-2.0, 2.0, -2.0, 2.0]),  # P8: both partners gain 2
     ],
 )
 def test_points_rewards_hand_by_hand(name, num_players, expected):
