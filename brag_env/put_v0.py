@@ -16,8 +16,9 @@
 Put is a sixteenth-century English tavern game, an ancestor of poker: three cards each, three
 tricks without trumps, and the call "Put!" that dares the opponent to play the hand for double
 stakes or give up a point. Cards rank 3 2 A K Q J 10 9 8 7 6 5 4 (the 3 is highest, suits never
-count); equal cards tie a trick and its leader leads again. A player who takes more tricks than
-the opponent scores 1 point (2 after a seen Put); the first to `target_points` wins the match.
+count); two cards of equal rank tie a trick, and the same player leads again. Taking more tricks
+than the opponent wins the hand, worth 1 point (2 after a seen Put); the first to reach
+`target_points` wins the match.
 The rules are the project's rules document `seeds/rules/put.md` (rule IDs P1..P9).
 
 One episode is one match. Agents are "player_0" .. "player_{n-1}" in seat order; the seat to

@@ -229,7 +229,7 @@ def test_p8_pass_is_private_until_all_four_chose():
     assert sorted(game.hands[0]) == sorted(parse_cards("3s 8s Ts"))
     assert sorted(game.hands[1]) == sorted(parse_cards("Ks 7s 8h"))
     assert [RANK_NAMES[r] for r in game.received] == ["10", "8", "4", "6"]
-    assert game.current == 0, "the player left of the dealer leads after the pass"
+    assert game.current == 0, "after the pass, play starts on the dealer's left (P8)"
 
 
 # ----------------------------------------------------------------------- P2
@@ -415,7 +415,7 @@ def finished_hand(config: PutConfig, deck: str, actions, scores=None) -> dict:
 RULES_THAT_CHANGE_A_HAND = [
     # P4/P6: "game" credits the missing 4 points, a seen Put would otherwise be 2
     (PutConfig(seen_put_points="game"), "4s 3h 5s 2h 6s 7h", SEEN_PUT_HAND, [1, 1]),
-    # P5: a drawn hand after a seen Put gives 1 to the caller's opponent
+    # P5 option: the non-caller gets 1 when a seen Put ends drawn
     (PutConfig(put_draw_to_opponent=True), "Ks Kh 7s 7h 5s 5h", ALL_TIED_AFTER_PUT, None),
     # P6: 6 points is a legal score before the hand only when the target is 7
     (PutConfig(target_points=7), "4s 3h 5s 2h 6s 7h", SEEN_PUT_HAND, [1, 6]),

@@ -306,7 +306,7 @@ class PutGame:
         self.record = HandRecord(
             self.hand_number, self.config, self.dealer, dealt, list(self.scores)
         )
-        self.leader = first  # P3/P7/P8: the player left of the dealer leads
+        self.leader = first  # P3/P7/P8: the seat on the dealer's left opens the hand
         self.current = first  # P8: the pass is also chosen in turn from the dealer's left
         self.phase = PHASE_PASS if self.config.partnerships else PHASE_PLAY
         self._refresh_mask()
