@@ -11,7 +11,7 @@
 | Agents             | 2 to 8 (`num_players`, default 4)                                  |
 | Action Shape       | Discrete(6 + len(raise_sizes)): Discrete(7) by default             |
 | Action Values      | 0 .. 5 + len(raise_sizes)                                          |
-| Observation Shape  | (size,) float32: 367 for 4 players with the default options        |
+| Observation Shape  | (size,) float32: 488 for 4 players with the default options        |
 | Observation Values | [0, num_players] for chip amounts, [0, 1] for everything else      |
 
 Three-Card Brag is the old British ancestor of poker: everyone antes, gets three cards and
@@ -61,14 +61,19 @@ A = number of actions, K = 16:
 | `hand_number`      | 1     | hand index in the session / hands_per_session                  |
 | `choice_pending`   | 1     | a B19 keep-or-take choice is due                               |
 | `shown_cards`      | 52    | cards shown at sees since the last shuffle                     |
+| `prev_by_see`      | 1     | the previous hand of the session ended at a see                |
+| `prev_seat_change` | n x 2 | each seat's chip change in it / starting_chips: (won, lost)    |
+| `prev_seat_see`    | n x 2 | who paid to see and who was seen at its see                    |
+| `prev_shown_cards` | 2 x 52| the seer's and the seen player's hands shown at its see        |
 | `history_seat`     | K x n | this hand's public events, most recent first: relative seat   |
 | `history_action`   | K x A | ... action                                                     |
 | `history_paid`     | K     | ... chips paid / starting_chips                                |
 
 Chip amounts are divided by `starting_chips` (1.0 = one starting stack). A blind player's
 vector holds nothing derived from its own cards, and no vector ever holds another player's
-unrevealed cards. `brag_v0.decode_observation(vector, config)` turns a vector into a readable
-dict; `brag_env.brag.observation` documents the layout in full.
+unrevealed cards. The `prev_*` fields keep what the table saw at the end of the previous hand
+(also after a shown prial, whose shuffle empties `shown_cards`). `brag_v0.decode_observation(vector,
+config)` turns a vector into a readable dict; `brag_env.brag.observation` documents the layout.
 
 ### Rewards
 

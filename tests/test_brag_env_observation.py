@@ -9,9 +9,10 @@ import pytest
 
 from brag_env import brag_v0
 from brag_env.brag import observation as obs_module
-from brag_env.brag.game import BLIND, OPEN
+from brag_env.brag.game import BLIND, OPEN, BragGame
 from brag_env.brag.observation import HISTORY_LEN, STATUS_NAMES, observation_layout
 from brag_env.brag.rules import FOLD, LOOK, SEE, STAY, BragConfig
+from brag_env.brag.scenario import stack_deck
 from brag_env.cards import format_cards
 
 
@@ -154,6 +155,25 @@ def _expected_decoding(env: brag_v0.raw_env, seat: int) -> dict:
         {"relative_seat": (s - seat) % n, "action": env.action_names[a], "paid": paid}
         for s, a, paid in reversed(game.betting[-HISTORY_LEN:])
     ]
+    prev = game.previous_result
+    previous = {
+        "by_see": False,
+        "chip_changes": [0] * n,
+        "seer": None,
+        "seen": None,
+        "seer_cards": None,
+        "seen_cards": None,
+    }
+    if prev is not None:
+        previous["chip_changes"] = [prev.deltas[(seat + r) % n] for r in range(n)]
+    if prev is not None and prev.by_see:
+        previous |= {
+            "by_see": True,
+            "seer": (prev.seer - seat) % n,
+            "seen": (prev.seen - seat) % n,
+            "seer_cards": format_cards(sorted(prev.shown[prev.seer])),
+            "seen_cards": format_cards(sorted(prev.shown[prev.seen])),
+        }
     return {
         "seats": seats,
         "stake": game.stake,
@@ -162,6 +182,7 @@ def _expected_decoding(env: brag_v0.raw_env, seat: int) -> dict:
         "choice_pending": game.choosing,
         "shown_cards": format_cards(sorted(set(game.shown_cards))),
         "history": history,
+        "previous_hand": previous,
     }
 
 
@@ -171,7 +192,7 @@ def test_decode_matches_the_game(n: int) -> None:
     env = brag_v0.raw_env(num_players=n, hands_per_session=8, starting_chips=60)
     rng = np.random.default_rng(n)
     env.reset(seed=n)
-    looked_checks = 0
+    looked_checks = previous_by_see = previous_by_folds = 0
     for _ in range(600):
         if not env.agents:
             env.reset()
@@ -184,12 +205,16 @@ def test_decode_matches_the_game(n: int) -> None:
         decoded = brag_v0.decode_observation(obs["observation"], env.config)
         expected = _expected_decoding(env, seat)
         assert {k: decoded[k] for k in expected} == expected
+        if env.game.previous_result is not None:
+            previous_by_see += env.game.previous_result.by_see
+            previous_by_folds += not env.game.previous_result.by_see
         if env.game.status[seat] == OPEN:
             assert decoded["own_cards"] == format_cards(sorted(env.game.hands[seat]))
             assert 0.0 <= decoded["own_strength"] < 1.0
             looked_checks += 1
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert looked_checks > 10
+    assert previous_by_see > 5 and previous_by_folds > 5
 
 
 def test_layout_is_documented_in_order() -> None:
@@ -202,7 +227,7 @@ def test_layout_is_documented_in_order() -> None:
     assert [m for m in re.findall(r"^\| `(\w+)`", env_doc, re.MULTILINE) if m in layout.fields] == (
         list(layout.fields)
     )
-    assert layout.size == 367 and "367 for 4 players" in env_doc
+    assert layout.size == 488 and "488 for 4 players" in env_doc
     views = obs_module.BragObserver(cfg).views
     assert sum(v.size for v in views.values()) == layout.size
     assert all(views[name].shape == f.shape for name, f in layout.fields.items())
@@ -211,3 +236,69 @@ def test_layout_is_documented_in_order() -> None:
 def test_decode_rejects_a_wrong_size() -> None:
     with pytest.raises(ValueError, match="shape"):
         brag_v0.decode_observation(np.zeros(10, np.float32), BragConfig())
+
+
+def test_previous_hand_shows_a_prial_that_made_the_deck_shuffle() -> None:
+    """B14/B18: the hands shown at a see that revealed a prial reach every observation of the
+    next hand (``shown_cards`` is empty after the shuffle); a hand won by folds shows nothing."""
+    env = brag_v0.raw_env(num_players=3, hands_per_session=3, blind_keep_hand=False)
+    deck = stack_deck(["Kh Qd 4c", "Qs Jh 6d", "8s 8c 8d"], 0)
+    env.reset(seed=5, options={"deck": deck, "dealer": 0})
+    for action in (FOLD, SEE):  # seat 1 folds; blind seat 2 sees blind seat 0 (B14)
+        env.step(action)
+    assert env.game.hand_number == 1 and env.game.shown_cards == []  # shuffled (B18)
+    for seat, agent in enumerate(env.possible_agents):
+        view = brag_v0.decode_observation(env.observe(agent)["observation"], env.config)
+        assert view["shown_cards"] == ""
+        assert view["previous_hand"] == {
+            "by_see": True,
+            "chip_changes": [[-1, -1, 2][(seat + r) % 3] for r in range(3)],
+            "seer": (2 - seat) % 3,
+            "seen": (0 - seat) % 3,
+            "seer_cards": "8♠ 8♦ 8♣",
+            "seen_cards": "4♣ Q♦ K♥",
+        }
+    while env.game.hand_number == 1:
+        env.step(FOLD)  # hand 1 ends by folds: nothing is shown
+    view = brag_v0.decode_observation(env.observe("player_0")["observation"], env.config)
+    previous = view["previous_hand"]
+    assert not previous["by_see"] and previous["seer_cards"] is None
+    assert previous["seer"] is None and sum(previous["chip_changes"]) == 0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_no_leak_counterfactual_over_sessions(seed: int) -> None:
+    """No observation depends on a card its observer has not been shown: every card outside
+    the observer's knowledge (others' hands, its own before it looks, a kept B19 hand, the
+    previous hand's unshown cards) is replaced, and the vector stays the same."""
+    rnd = np.random.default_rng(seed)
+    n = 2 + seed
+    cfg = BragConfig(num_players=n, hands_per_session=20, starting_chips=30, prial_bonus=2)
+    game = BragGame(cfg)
+    game.new_session(np.random.default_rng(seed))
+    observer = obs_module.BragObserver(cfg)
+    checks = by_see = 0
+    while not game.session_over:
+        for me in range(n):
+            before = observer.fill(game, me).copy()
+            known = set(game.shown_cards)
+            if game.previous_result is not None:
+                for cards in game.previous_result.shown.values():
+                    known |= set(cards)
+            looked = observer.has_looked(game, me)
+            if looked:
+                known |= set(game.hands[me])
+            pool = [c for c in range(52) if c not in known]
+            saved, kept = [list(h) for h in game.hands], game.kept_hand
+            for s in range(n):
+                if game.hands[s] and not (s == me and looked):
+                    game.hands[s] = rnd.choice(pool, 3, replace=False).tolist()
+            if kept is not None:
+                game.kept_hand = rnd.choice(pool, 3, replace=False).tolist()
+            after = observer.fill(game, me).copy()
+            game.hands, game.kept_hand = saved, kept
+            assert np.array_equal(before, after), f"seat {me} saw a hidden card"
+            checks += 1
+            by_see += game.previous_result is not None and game.previous_result.by_see
+        game.apply(int(rnd.choice(game.legal_actions())))
+    assert checks > 100 and by_see > 0

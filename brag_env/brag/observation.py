@@ -28,6 +28,14 @@ pot                   1         chips in the pot / starting_chips
 hand_number           1         hand index in the session (0-based) / hands_per_session
 choice_pending        1         1 while the player to act must choose a kept blind hand (B19)
 shown_cards           52        cards shown at sees since the last shuffle (B14, B18)
+prev_by_see           1         1 if the session's previous hand ended at a see (B14), 0 if
+                                it ended by folds (B15) or this is the first hand
+prev_seat_change      n x 2     each seat's chip change in the previous hand (antes, bets,
+                                pot, B20 bonus) / starting_chips, as (won, lost): both >= 0
+prev_seat_see         n x 2     one-hot of the seat's part in the previous hand's see:
+                                (paid to see, was seen); zero for everyone after folds
+prev_shown_cards      2 x 52    the hands shown at the previous hand's see: row 0 the
+                                seer's, row 1 the seen player's (zero after folds)
 history_seat          K x n     public events of this hand, most recent first: relative seat
 history_action        K x A     ... the action taken
 history_paid          K         ... the chips paid / starting_chips (0 for a look or a choice)
@@ -38,6 +46,16 @@ exceeds ``num_players`` (all the chips at the table). Unused history slots are a
 observation never contains another player's unrevealed cards, and a blind player's vector has
 nothing derived from its own cards: they appear only once it looks (or from the start when
 ``allow_blind`` is false). A player who looked and then folded still sees its cards.
+
+The ``prev_*`` block repeats what everyone saw at the end of the previous hand of the session
+(``BragGame.previous_result``); it stays the same for the whole hand. It matters most after a
+see that revealed a prial: the deck is then shuffled and ``shown_cards`` starts empty, yet the
+players at the table did see those hands. A hand won by folds shows no cards (B15), and a blind
+hand kept under B19 is never in it.
+
+``SEAT_FIELDS`` names the fields with one row per relative seat; every other field is the
+same for all observers. ``BragObserver.write_previous_hand`` writes the ``prev_*`` block alone
+(for ``incremental_observation``, which keeps the table in absolute seat order).
 """
 
 from __future__ import annotations
@@ -49,16 +67,28 @@ from typing import Any
 import numpy as np
 
 from brag_env.brag.hands import (
+    ALL_HANDS,
     CATEGORY_NAMES,
     CATEGORY_OF_STRENGTH,
     MAX_STRENGTH,
-    hand_strength,
+    hand_strength_batch,
     strength_percentile,
 )
 from brag_env.brag.rules import LOOK, BragConfig
 from brag_env.cards import NUM_CARDS, format_cards
 
 HISTORY_LEN = 16
+# The fields with one row per seat, relative to the observer (row 0 = the observer).
+SEAT_FIELDS: tuple[str, ...] = (
+    "seat_status",
+    "seat_chips",
+    "seat_chips_in",
+    "seat_last_action",
+    "seat_dealer",
+    "seat_to_act",
+    "prev_seat_change",
+    "prev_seat_see",
+)
 # Seat status ids, as the engine numbers them (brag_env/brag/game.py).
 STATUS_NAMES: tuple[str, ...] = ("sitting_out", "folded", "blind", "open")
 _OPEN, _FOLDED = STATUS_NAMES.index("open"), STATUS_NAMES.index("folded")
@@ -99,6 +129,10 @@ class ObservationLayout:
             ("hand_number", (1,), 1.0),
             ("choice_pending", (1,), 1.0),
             ("shown_cards", (NUM_CARDS,), 1.0),
+            ("prev_by_see", (1,), 1.0),
+            ("prev_seat_change", (n, 2), amount_high),
+            ("prev_seat_see", (n, 2), 1.0),
+            ("prev_shown_cards", (2, NUM_CARDS), 1.0),
             ("history_seat", (k, n), 1.0),
             ("history_action", (k, a), 1.0),
             ("history_paid", (k,), amount_high),
@@ -133,21 +167,27 @@ def observation_layout(config: BragConfig) -> ObservationLayout:
     return ObservationLayout(config)
 
 
-# Per ranking order: a hand's card bitmask -> (category id, percentile); at most 22,100 entries.
-_HAND_FEATURES: dict[bool, dict[int, tuple[int, float]]] = {False: {}, True: {}}
+# Per ranking order: every hand's card bitmask -> (category id, percentile), built on first use.
+_HAND_FEATURES: dict[bool, dict[int, tuple[int, float]]] = {}
+
+
+def _features_table(lowball: bool) -> dict[int, tuple[int, float]]:
+    """All 22,100 hands at once (numpy), so that the fill never meets an uncached hand."""
+    strengths = hand_strength_batch(ALL_HANDS, lowball)
+    standard = MAX_STRENGTH - strengths if lowball else strengths
+    categories = CATEGORY_OF_STRENGTH.take(standard).tolist()
+    percentiles = strength_percentile(strengths, lowball).tolist()
+    bits = np.left_shift(np.int64(1), ALL_HANDS.astype(np.int64))
+    keys = np.bitwise_or.reduce(bits, axis=1).tolist()
+    return dict(zip(keys, zip(categories, percentiles, strict=True), strict=True))
 
 
 def _hand_features(cards: list[int], lowball: bool) -> tuple[int, float]:
-    cache = _HAND_FEATURES[lowball]
+    table = _HAND_FEATURES.get(lowball)
+    if table is None:
+        table = _HAND_FEATURES[lowball] = _features_table(lowball)
     a, b, c = cards
-    key = (1 << a) | (1 << b) | (1 << c)
-    hit = cache.get(key)
-    if hit is None:
-        s = hand_strength(cards, lowball)
-        standard = MAX_STRENGTH - s if lowball else s
-        hit = (int(CATEGORY_OF_STRENGTH[standard]), float(strength_percentile(s, lowball)))
-        cache[key] = hit
-    return hit
+    return table[(1 << a) | (1 << b) | (1 << c)]
 
 
 class BragObserver:
@@ -199,6 +239,15 @@ class BragObserver:
             for k in range(HISTORY_LEN)
         ]
         self._scalars = (off("stake"), off("pot"), off("hand_number"), off("choice_pending"))
+        # _previous[observer][seat]: (change row start, see row start) in the prev_* block.
+        self._previous = [
+            [
+                (off("prev_seat_change") + 2 * r, off("prev_seat_see") + 2 * r)
+                for r in ((s - me) % n for s in range(n))
+            ]
+            for me in range(n)
+        ]
+        self._o_prev = (off("prev_by_see"), off("prev_shown_cards"))
         self._o_shown = off("shown_cards")
         self._o_own = (off("own_cards"), off("own_category"), off("own_strength"))
 
@@ -262,7 +311,33 @@ class BragObserver:
             category, percentile = _hand_features(hand, self._lowball)
             mv[o_category + category] = 1.0
             mv[o_strength] = percentile
+        if game.previous_result is not None:
+            self.write_previous_hand(mv, game, player)
         return self.buffer
+
+    def write_previous_hand(self, mv: memoryview, game: Any, player: int) -> None:
+        """Write the ``prev_*`` block of ``player``'s view into ``mv`` (a float32 memoryview of
+        a vector with this layout, or of a longer buffer that starts with one), which must hold
+        zeros there. With ``player=0`` the seat rows are in absolute seat order."""
+        prev = game.previous_result
+        if prev is None:
+            return
+        inv = self._inv_chips
+        rows = self._previous[player]
+        for (o_change, _), delta in zip(rows, prev.deltas, strict=True):
+            if delta > 0:
+                mv[o_change] = delta * inv
+            elif delta < 0:
+                mv[o_change + 1] = -delta * inv
+        if prev.by_see:  # B14: both hands were shown to the table
+            o_by_see, o_cards = self._o_prev
+            mv[o_by_see] = 1.0
+            mv[rows[prev.seer][1]] = 1.0
+            mv[rows[prev.seen][1] + 1] = 1.0
+            for c in prev.shown[prev.seer]:
+                mv[o_cards + c] = 1.0
+            for c in prev.shown[prev.seen]:
+                mv[o_cards + NUM_CARDS + c] = 1.0
 
 
 def decode_observation(vector: np.ndarray, config: BragConfig) -> dict[str, Any]:
@@ -271,8 +346,10 @@ def decode_observation(vector: np.ndarray, config: BragConfig) -> dict[str, Any]
     Keys: ``own_cards`` (card text or None before looking), ``own_category``, ``own_strength``,
     ``seats`` (one dict per relative seat: ``relative_seat``, ``status``, ``chips``,
     ``chips_in``, ``last_action``, ``dealer``, ``to_act``), ``stake``, ``pot`` (chips),
-    ``hand_number``, ``choice_pending``, ``shown_cards`` (card text), and ``history`` (most
-    recent first: ``relative_seat``, ``action``, ``paid``).
+    ``hand_number``, ``choice_pending``, ``shown_cards`` (card text), ``history`` (most
+    recent first: ``relative_seat``, ``action``, ``paid``), and ``previous_hand``: ``by_see``,
+    ``chip_changes`` (per relative seat), ``seer`` and ``seen`` (relative seats, or None after
+    folds), ``seer_cards`` and ``seen_cards`` (card text, or None).
     """
     layout = observation_layout(config)
     vec = np.asarray(vector)
@@ -317,6 +394,17 @@ def decode_observation(vector: np.ndarray, config: BragConfig) -> dict[str, Any]
         history.append(
             {"relative_seat": seat, "action": names[action], "paid": chips(v["history_paid"][k])}
         )
+    by_see = bool(v["prev_by_see"][0] > 0.5)
+    seer, seen = one(v["prev_seat_see"][:, 0]), one(v["prev_seat_see"][:, 1])
+    shown = [np.flatnonzero(row > 0.5).tolist() for row in v["prev_shown_cards"]]
+    previous = {
+        "by_see": by_see,
+        "chip_changes": [chips(won) - chips(lost) for won, lost in v["prev_seat_change"]],
+        "seer": seer,
+        "seen": seen,
+        "seer_cards": format_cards(shown[0]) if shown[0] else None,
+        "seen_cards": format_cards(shown[1]) if shown[1] else None,
+    }
     return {
         "own_cards": format_cards(own.tolist()) if len(own) else None,
         "own_category": CATEGORY_NAMES[category] if category is not None else None,
@@ -328,4 +416,5 @@ def decode_observation(vector: np.ndarray, config: BragConfig) -> dict[str, Any]
         "choice_pending": bool(v["choice_pending"][0] > 0.5),
         "shown_cards": format_cards(np.flatnonzero(v["shown_cards"] > 0.5).tolist()),
         "history": history,
+        "previous_hand": previous,
     }
