@@ -76,6 +76,16 @@ def slow_observation(game: BragGame, me: int) -> np.ndarray:
     v["hand_number"][0] = game.hand_number / cfg.hands_per_session
     v["choice_pending"][0] = float(game.choosing)
     v["shown_cards"][game.shown_cards] = 1.0
+    previous = game.previous_result  # the session's hand before this one
+    if previous is not None:
+        for seat, delta in enumerate(previous.deltas):
+            v["prev_seat_change"][rel(seat), 0 if delta > 0 else 1] = abs(delta) / start
+        if previous.by_see:  # B14: both hands were shown
+            v["prev_by_see"][0] = 1.0
+            v["prev_seat_see"][rel(previous.seer), 0] = 1.0
+            v["prev_seat_see"][rel(previous.seen), 1] = 1.0
+            v["prev_shown_cards"][0, previous.shown[previous.seer]] = 1.0
+            v["prev_shown_cards"][1, previous.shown[previous.seen]] = 1.0
     for k, (seat, action, paid) in enumerate(reversed(game.betting[-HISTORY_LEN:])):
         v["history_seat"][k, rel(seat)] = 1.0
         v["history_action"][k, action] = 1.0
@@ -101,7 +111,7 @@ def test_incremental_observation_equals_fill(cfg: BragConfig) -> None:
     """Observed at random moments (often skipping several decisions), by random seats."""
     fast, reference = IncrementalObserver(cfg), BragObserver(cfg)
     pick = random.Random(cfg.num_players)
-    seen = {"choice": 0, "see": 0, "long history": 0, "checks": 0}
+    seen = {"choice": 0, "see": 0, "previous see": 0, "long history": 0, "checks": 0}
     for game in random_walk(cfg, seed=cfg.num_players, sessions=40):
         if pick.random() < 0.5:
             continue
@@ -112,10 +122,13 @@ def test_incremental_observation_equals_fill(cfg: BragConfig) -> None:
         seen["choice"] += game.choosing
         seen["see"] += bool(game.shown_cards)
         seen["long history"] += len(game.betting) > HISTORY_LEN
+        seen["previous see"] += game.previous_result is not None and game.previous_result.by_see
     assert seen["checks"] > 200
     # The walk reaches the states whose updates differ from a plain betting step.
-    if cfg.hands_per_session > 1 and cfg.allow_blind:
-        assert seen["choice"] > 0
+    if cfg.hands_per_session > 1:
+        assert seen["previous see"] > 0
+        if cfg.allow_blind:
+            assert seen["choice"] > 0
     assert seen["see"] > 0
 
 

@@ -8,15 +8,17 @@ vectors (``tests/test_fastpaths_brag.py`` compares them on many random states) f
   offsets of the observation layout, then one private block per seat (its cards, category and
   strength, left zero until that seat has looked, B10), then the hand's public events in a ring
   of ``HISTORY_LEN`` rows (absolute seat one-hot, action one-hot, chips paid).
-- A player's vector is one numpy gather, ``state.take(index[player][head])``. The index arrays,
+- A player's vector is one numpy gather, ``state[index[player][head]]``. The index arrays,
   built once per observer and ring position, hold the rotation to relative seats, the "most
   recent first" order of the history and the choice of private block. The gather returns a new
   array, so no separate copy is needed.
 - Between two calls only what new events touched is rewritten. Every decision appends one event
   to ``game.betting`` and, unless it ends the hand, changes only the acting seat's row, its
   private block (a look, a B19 choice), the stake, the pot, the seat to act and the B19 flag.
-  Anything else (another game object, a new hand or session, a finished hand) rebuilds the
-  state from the game.
+  A finished hand that ends the session also refreshes every stack and the shown cards.
+  Anything else (another game object, a new hand or session) rebuilds the state from the game,
+  including the previous-hand block (``BragObserver.write_previous_hand``), which is constant
+  during a hand.
 
 The game must change only through ``BragGame.apply`` / ``new_session`` (as inside ``brag_v0``):
 state written into the game's attributes by hand is not noticed. Use ``BragObserver.fill``
@@ -29,9 +31,11 @@ from typing import Any
 
 import numpy as np
 
+from brag_env.brag.game import FOLDED, OPEN
 from brag_env.brag.hands import CATEGORY_NAMES
 from brag_env.brag.observation import (
     HISTORY_LEN,
+    SEAT_FIELDS,
     STATUS_NAMES,
     BragObserver,
     _hand_features,
@@ -40,14 +44,6 @@ from brag_env.brag.observation import (
 from brag_env.brag.rules import LOOK, BragConfig
 from brag_env.cards import NUM_CARDS
 
-_SEAT_FIELDS = (
-    "seat_status",
-    "seat_chips",
-    "seat_chips_in",
-    "seat_last_action",
-    "seat_dealer",
-    "seat_to_act",
-)
 _PRIVATE = NUM_CARDS + len(CATEGORY_NAMES) + 1  # own cards, own category, own strength
 _STATUSES = len(STATUS_NAMES)  # width of a seat's status one-hot
 
@@ -55,39 +51,75 @@ _STATUSES = len(STATUS_NAMES)  # width of a seat's status one-hot
 class IncrementalObserver:
     """Fast observations of one game at a time (see the module docstring)."""
 
+    __slots__ = (
+        "_betting",
+        "_by_head",
+        "_consts",
+        "_events",
+        "_game",
+        "_inv_hands",
+        "_keep_action",
+        "_last_at",
+        "_lowball",
+        "_mv",
+        "_o_dealer",
+        "_o_hand",
+        "_o_private",
+        "_o_ring",
+        "_o_shown",
+        "_private_at",
+        "_reference",
+        "_results",
+        "_ring_at",
+        "_seat_at",
+        "_status_at",
+        "_to_act_at",
+        "config",
+        "state",
+    )
+
     def __init__(self, config: BragConfig) -> None:
         self.config = config
         self._reference = BragObserver(config)  # has_looked: one definition of B10 knowledge
         layout = observation_layout(config)
         n, na, k = config.num_players, config.num_actions, HISTORY_LEN
-        size = layout.size
         ring_row = n + na + 1
-        self._o_private = size
-        self._o_ring = size + n * _PRIVATE
+        self._o_private = layout.size
+        self._o_ring = layout.size + n * _PRIVATE
         self.state = np.zeros(self._o_ring + k * ring_row, dtype=np.float32)
         self._mv = memoryview(self.state)
-        self._n, self._k, self._ring_row = n, k, ring_row
         self._keep_action = config.keep_old_hand_action
         self._lowball = config.lowball
-        self._inv_chips = 1.0 / config.starting_chips
-        self._inv_stake = 1.0 / config.max_stake
         self._inv_hands = 1.0 / config.hands_per_session
         off = layout.offset
-        self._o_status, self._o_chips, self._o_in = (
-            off("seat_status"),
-            off("seat_chips"),
-            off("seat_chips_in"),
+        # Per seat: (status row start, stack, chips in, last-action row start), absolute order.
+        self._seat_at = tuple(
+            (
+                off("seat_status") + _STATUSES * s,
+                off("seat_chips") + s,
+                off("seat_chips_in") + s,
+                off("seat_last_action") + na * s,
+            )
+            for s in range(n)
         )
-        self._o_last, self._o_dealer, self._o_to_act = (
-            off("seat_last_action"),
-            off("seat_dealer"),
+        self._o_dealer, self._o_hand = off("seat_dealer"), off("hand_number")
+        self._o_shown = off("shown_cards")
+        # What the hot loop needs, unpacked in one step.
+        self._consts = (
+            n,
+            na,
+            k,
+            ring_row,
+            self._o_ring,
+            1.0 / config.starting_chips,
+            1.0 / config.max_stake,
+            off("seat_chips"),
+            off("stake"),
+            off("pot"),
+            off("choice_pending"),
             off("seat_to_act"),
         )
-        self._o_stake, self._o_pot = off("stake"), off("pot")
-        self._o_hand, self._o_choice = off("hand_number"), off("choice_pending")
-        self._o_shown = off("shown_cards")
-        self._na = na
-        self._index = self._build_index(layout)
+        self._by_head = self._build_index(layout, n, na, k, ring_row)
         # What the state holds, for clearing one-hots without zeroing whole rows.
         self._game: Any = None
         self._betting: list | None = None  # held, so its identity cannot be reused
@@ -99,13 +131,14 @@ class IncrementalObserver:
         self._ring_at: list[tuple[int, int]] = [(-1, -1)] * k  # ... of each ring row's ones
         self._to_act_at = -1
 
-    def _build_index(self, layout: Any) -> list[list[np.ndarray]]:
-        """index[me][head]: state position of every entry of ``me``'s vector when the next event
-        goes to ring row ``head``."""
-        n, k, na, ring_row = self._n, self._k, self._na, self._ring_row
+    def _build_index(
+        self, layout: Any, n: int, na: int, k: int, ring_row: int
+    ) -> list[list[np.ndarray]]:
+        """by_head[head][me]: state position of every entry of ``me``'s vector when the next
+        event goes to ring row ``head``."""
         fields = layout.fields
         seats = np.arange(n)
-        table = []
+        table: list[list[np.ndarray]] = [[] for _ in range(k)]
         for me in range(n):
             base = np.arange(layout.size, dtype=np.intp)
             private = self._o_private + me * _PRIVATE
@@ -117,12 +150,11 @@ class IncrementalObserver:
                 f = fields[name]
                 base[f.offset : f.offset + f.size] = private + start + np.arange(f.size)
             absolute = (seats + me) % n  # relative row r shows absolute seat (r + me) % n
-            for name in _SEAT_FIELDS:
+            for name in SEAT_FIELDS:
                 f = fields[name]
                 width = f.size // n
                 rows = f.offset + absolute[:, None] * width + np.arange(width)
                 base[f.offset : f.offset + f.size] = rows.ravel()
-            per_head = []
             for head in range(k):
                 index = base.copy()
                 for slot in range(k):  # slot 0 = most recent event, in ring row head - 1
@@ -135,8 +167,7 @@ class IncrementalObserver:
                     )
                     index[fields["history_paid"].offset + slot] = row + n + na
                 index.flags.writeable = False
-                per_head.append(index)
-            table.append(per_head)
+                table[head].append(index)
         return table
 
     # ------------------------------------------------------------------ public
@@ -146,44 +177,88 @@ class IncrementalObserver:
         if game is not self._game or betting is not self._betting:
             self._rebuild(game)
         elif len(betting) != self._events or len(game.hand_results) != self._results:
-            self._advance(game)
-        return self.state.take(self._index[player][self._events % self._k])
+            self._advance(game, self._events)
+        return self.state[self._by_head[self._events % HISTORY_LEN][player]]
 
     # ------------------------------------------------------------------ updates
     def _rebuild(self, game: Any) -> None:
         """Everything from the game: a new game object, hand or session."""
         self.state.fill(0.0)
-        n, k = self._n, self._k
+        n = self.config.num_players
         self._game, self._betting = game, game.betting
         self._status_at = [-1] * n
         self._last_at = [-1] * n
         self._private_at = [()] * n
-        self._ring_at = [(-1, -1)] * k
+        self._ring_at = [(-1, -1)] * HISTORY_LEN
         self._to_act_at = -1
-        self._events = 0
-        for s in range(n):
-            self._seat(game, s)
-            self._private(game, s)
+        self._results = -1  # makes _advance refresh every stack and the shown cards
+        # The state is all zero: only seats that may have looked need their private block
+        # (blind and sitting-out seats never know their cards, B10).
+        for s, status in enumerate(game.status):
+            if status in (OPEN, FOLDED):
+                self._private(game, s)
         mv = self._mv
         if game.dealer >= 0:
             mv[self._o_dealer + game.dealer] = 1.0
         mv[self._o_hand] = game.hand_number * self._inv_hands
-        self._advance(game, max(0, len(game.betting) - k))
+        # The previous hand's block changes only with a new hand: written here, seats absolute.
+        self._reference.write_previous_hand(mv, game, 0)
+        # Every seat's row, then the last HISTORY_LEN events.
+        self._advance(game, max(0, len(game.betting) - HISTORY_LEN), n)
 
-    def _advance(self, game: Any, first: int = -1) -> None:
-        """The events since the last call (from event ``first`` if given), then what a decision
-        changes besides the acting seat. When a hand has just ended (and the session with it:
-        a new hand would have a new ``betting`` list) every stack and the shown cards too."""
+    def _advance(self, game: Any, first: int, all_rows: int = 0) -> None:
+        """Events ``first`` .. of ``game.betting`` into the ring and the rows of the seats that
+        made them (first the rows of seats ``0 .. all_rows - 1``), then what any decision
+        changes: stake, pot, the B19 flag and the seat to act. After a finished hand (the
+        session's last: a new hand would have a new ``betting`` list) also every stack and the
+        shown cards."""
+        n, na, k, ring_row, o_ring, inv, inv_stake, o_chips, o_stake, o_pot, o_choice, o_to_act = (
+            self._consts
+        )
         betting = game.betting
         mv = self._mv
-        n, k, na, width = self._n, self._k, self._na, self._ring_row
-        o_ring, inv = self._o_ring, self._inv_chips
+        status, chips, contributed, last_action = (
+            game.status,
+            game.chips,
+            game.contributed,
+            game.last_action,
+        )
+        seat_at, status_at, last_at, ring_at = (
+            self._seat_at,
+            self._status_at,
+            self._last_at,
+            self._ring_at,
+        )
         keep = self._keep_action
-        ring_at = self._ring_at
-        for i in range(self._events if first < 0 else first, len(betting)):
-            event = betting[i]
-            seat, action, paid = event
-            self._seat(game, seat)
+        total = len(betting)
+        # i < first: no event, only the row of seat i - first + all_rows (no allocation).
+        for i in range(first - all_rows, total):
+            if i >= first:
+                seat, action, paid = betting[i]
+            else:
+                seat = i - first + all_rows
+            # The seat's row: status and last-action one-hots, stack, chips in.
+            o_status, at_chips, at_in, o_last = seat_at[seat]
+            at = o_status + status[seat]
+            old = status_at[seat]
+            if old != at:
+                if old >= 0:
+                    mv[old] = 0.0
+                mv[at] = 1.0
+                status_at[seat] = at
+            mv[at_chips] = chips[seat] * inv
+            mv[at_in] = contributed[seat] * inv
+            last = last_action[seat]
+            at = o_last + last if last >= 0 else -1
+            old = last_at[seat]
+            if old != at:
+                if old >= 0:
+                    mv[old] = 0.0
+                if at >= 0:
+                    mv[at] = 1.0
+                last_at[seat] = at
+            if i < first:
+                continue
             if action == LOOK or action >= keep:  # B10 look, B19 choice: the private block
                 self._private(game, seat)
             # Event i goes to ring row i % HISTORY_LEN (the index arrays read it back).
@@ -192,27 +267,26 @@ class IncrementalObserver:
             if old_seat >= 0:
                 mv[old_seat] = 0.0
                 mv[old_action] = 0.0
-            at = o_ring + row * width
-            seat_at, action_at = at + seat, at + n + action
-            mv[seat_at] = 1.0
-            mv[action_at] = 1.0
+            at = o_ring + row * ring_row
+            seat_one, action_one = at + seat, at + n + action
+            mv[seat_one] = 1.0
+            mv[action_one] = 1.0
             mv[at + n + na] = paid * inv
-            ring_at[row] = (seat_at, action_at)
-        self._events = len(betting)
+            ring_at[row] = (seat_one, action_one)
+        self._events = total
         results = len(game.hand_results)
-        if results != self._results or first >= 0:
+        if results != self._results:
             self._results = results
-            o_chips = self._o_chips
-            for s, chips in enumerate(game.chips):
-                mv[o_chips + s] = chips * inv
+            for s, c in enumerate(chips):
+                mv[o_chips + s] = c * inv
             o_shown = self._o_shown
             for c in game.shown_cards:
                 mv[o_shown + c] = 1.0
-        mv[self._o_stake] = game.stake * self._inv_stake
-        mv[self._o_pot] = game.pot * inv
-        mv[self._o_choice] = 1.0 if game.choosing else 0.0
+        mv[o_stake] = game.stake * inv_stake
+        mv[o_pot] = game.pot * inv
+        mv[o_choice] = 1.0 if game.choosing else 0.0
         player = game.current_player
-        at = self._o_to_act + player if player >= 0 else -1
+        at = o_to_act + player if player >= 0 else -1
         old = self._to_act_at
         if at != old:
             if old >= 0:
@@ -220,29 +294,6 @@ class IncrementalObserver:
             if at >= 0:
                 mv[at] = 1.0
             self._to_act_at = at
-
-    def _seat(self, game: Any, s: int) -> None:
-        """Seat ``s``'s public row from the game (status, stack, chips in, last action)."""
-        mv = self._mv
-        inv = self._inv_chips
-        at = self._o_status + _STATUSES * s + game.status[s]
-        old = self._status_at[s]
-        if old != at:
-            if old >= 0:
-                mv[old] = 0.0
-            mv[at] = 1.0
-            self._status_at[s] = at
-        mv[self._o_chips + s] = game.chips[s] * inv
-        mv[self._o_in + s] = game.contributed[s] * inv
-        last = game.last_action[s]
-        at = self._o_last + self._na * s + last if last >= 0 else -1
-        old = self._last_at[s]
-        if old != at:
-            if old >= 0:
-                mv[old] = 0.0
-            if at >= 0:
-                mv[at] = 1.0
-            self._last_at[s] = at
 
     def _private(self, game: Any, s: int) -> None:
         """Seat ``s``'s own cards, category and strength, or zeros while it has not looked."""
