@@ -389,9 +389,7 @@ def test_reset_accepts_numpy_integer_scores_and_a_full_stacked_hand():
 
 
 def test_config_accepts_numpy_integers_and_stores_plain_ints():
-    cfg = PutConfig(
-        num_players=np.int64(3), target_points=np.int32(7), seen_put_points=np.int64(3)
-    )
+    cfg = PutConfig(num_players=np.int64(3), target_points=np.int32(7), seen_put_points=np.int64(3))
     assert cfg == PutConfig(num_players=3, target_points=7, seen_put_points=3)
     assert all(type(v) is int for v in (cfg.num_players, cfg.target_points, cfg.seen_put_points))
     assert json.loads(json.dumps(cfg.to_dict())) == cfg.to_dict()

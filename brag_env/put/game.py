@@ -57,9 +57,7 @@ RESULT_DRAW_TO_OPPONENT = "draw_to_opponent"  # drawn after a seen Put, option o
 # The public facts of the last finished hand: plays (trick, seat, put rank), trick results
 # (leader, winner or -1), Put caller or -1, Put seen, seats that folded, scoring unit or -1,
 # points. Only cards played face up are in it: after a folded Put the rest stays unknown.
-LastHand = tuple[
-    list[tuple[int, int, int]], list[tuple[int, int]], int, bool, list[int], int, int
-]
+LastHand = tuple[list[tuple[int, int, int]], list[tuple[int, int]], int, bool, list[int], int, int]
 
 _PUT_AVAILABLE_BIT = 1 << NUM_RANKS
 _ANSWER_KEY = 1 << (NUM_RANKS + 1)
