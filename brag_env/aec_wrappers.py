@@ -126,6 +126,19 @@ class FastOrderEnforcingWrapper(_DirectAttributes, OrderEnforcingWrapper):
     def __str__(self) -> str:
         return str(self.env)  # as the stock class prints itself: the env's name
 
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        ti = self._ti
+        if ti is None:
+            super().reset(seed=seed, options=options)
+            return
+        # OrderEnforcingWrapper.reset, then TerminateIllegalWrapper.reset, in one call.
+        self._has_reset = True
+        self._has_updated = True
+        ti._terminated = False
+        ti._prev_obs = None
+        ti._prev_info = None
+        self._raw.reset(seed=seed, options=options)
+
     def step(self, action: Any) -> None:
         if not self._has_reset:
             EnvLogger.error_step_before_reset()

@@ -241,15 +241,18 @@ class raw_env(AECEnv, EzPickle):
             self._rng = make_rng(seed)
         elif self._rng is None:
             self._rng = make_rng(None)
-        options = options or {}
-        unknown = sorted(str(k) for k in options if k not in _RESET_OPTIONS)
-        if unknown:
-            warnings.warn(
-                f"brag_v0.reset ignores unknown option(s) {', '.join(unknown)}; "
-                f"it knows {', '.join(_RESET_OPTIONS)}",
-                stacklevel=2,
-            )
-        self.game.new_session(self._rng, deck=options.get("deck"), dealer=options.get("dealer"))
+        if options:
+            unknown = sorted(str(k) for k in options if k not in _RESET_OPTIONS)
+            if unknown:
+                warnings.warn(
+                    f"brag_v0.reset ignores unknown option(s) {', '.join(unknown)}; "
+                    f"it knows {', '.join(_RESET_OPTIONS)}",
+                    stacklevel=2,
+                )
+            deck, dealer = options.get("deck"), options.get("dealer")
+        else:
+            deck = dealer = None
+        self.game.new_session(self._rng, deck=deck, dealer=dealer)
         agents = self.possible_agents[:]
         self.agents = agents
         self.rewards = dict.fromkeys(agents, 0.0)
