@@ -296,13 +296,23 @@ def _rate(x: float) -> str:
     return f"{x:,.0f}"
 
 
-def report(rows: list[Row], reps: int, load_before: str, load_after: str) -> str:
+def report(
+    rows: list[Row], reps: int, sizes: tuple[int, int, int], load_before: str, load_after: str
+) -> str:
     by_name = {r.name: r for r in rows}
+    games, put_matches, eval_size = sizes
     lines = [
         f"{reps} interleaved repetitions; Python {sys.version.split()[0]}, numpy {np.__version__}",
         f"machine: {load_before} at the start, {load_after} at the end",
+        "timed: env rows = whole episodes through agent_iter(), last() (an observation at every",
+        f"  decision), the policy and step(), reset() included ({games} episodes; Put: "
+        f"{put_matches} matches);",
+        "  engine rows = legal_actions(), the policy and apply() on the rules engine, no",
+        "  PettingZoo layer and no observation (same counts; one session = one hand by default);",
+        "  policy = uniform among the legal actions, uniforms pre-drawn from a seeded numpy",
+        f"  Generator, the same for every row; hand eval = 5 calls on {eval_size:,} random hands",
         "rates: medians over the repetitions, per CPU-second of this process; wall/CPU shows how",
-        "much other jobs stretched the elapsed time",
+        "much other jobs stretched the elapsed time; ratios: medians of per-repetition ratios",
         "",
         "| what | decisions/s | hands/s | decisions/hand | range | wall/CPU |",
         "|---|---:|---:|---:|---:|---:|",
@@ -360,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="Put matches per Put row (default games / 8: a match is many hands)",
     )
-    parser.add_argument("--reps", type=int, default=None, help="interleaved repetitions (5)")
+    parser.add_argument("--reps", type=int, default=None, help="interleaved repetitions (7)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="300 games, 3 repetitions")
     parser.add_argument(
@@ -368,7 +378,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     games = args.games if args.games is not None else (300 if args.quick else 1500)
-    reps = args.reps if args.reps is not None else (3 if args.quick else 5)
+    reps = args.reps if args.reps is not None else (3 if args.quick else 7)
     if games < 1 or reps < 1:
         parser.error("--games and --reps must be at least 1")
     put_matches = args.put_matches if args.put_matches is not None else max(1, games // 8)
@@ -387,7 +397,7 @@ def main(argv: list[str] | None = None) -> int:
         for row in rows:
             row.samples.append(row.run(args.seed + rep))
         print(f"repetition {rep + 1}/{reps} done", file=sys.stderr)
-    print(report(rows, reps, load_before, _load()))
+    print(report(rows, reps, (games, put_matches, eval_size), load_before, _load()))
     return 0
 
 
