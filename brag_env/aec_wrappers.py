@@ -121,7 +121,8 @@ class FastOrderEnforcingWrapper(_DirectAttributes, OrderEnforcingWrapper):
             and ti.env is raw
         )
         self._ti: FastTerminateIllegalWrapper | None = ti if fused else None
-        self._ranges: dict[int, tuple[Discrete, int, int]] = {}  # id(space) -> (space, lo, hi)
+        # agent -> (its action space, and for a Discrete one its bounds as Python ints)
+        self._spaces: dict[Any, tuple[Any, int, int]] = {}
 
     def __str__(self) -> str:
         return str(self.env)  # as the stock class prints itself: the env's name
@@ -158,15 +159,18 @@ class FastOrderEnforcingWrapper(_DirectAttributes, OrderEnforcingWrapper):
             ok = raw.terminations[agent] or raw.truncations[agent]
             ok = ok or raw.action_space(agent).contains(action)
         else:
-            space = raw.action_space(agent)
+            entry = self._spaces.get(agent)
+            if entry is None:
+                # AECEnv.action_space must give the same space for an agent every time.
+                space = raw.action_space(agent)
+                lo = int(space.start) if type(space) is Discrete else 0
+                hi = lo + int(space.n) if type(space) is Discrete else 0
+                entry = self._spaces[agent] = (space, lo, hi)
+            space = entry[0]
             if type(action) is int and type(space) is Discrete:
                 # What Discrete.contains decides for a Python int, with Python int bounds
                 # (numpy scalar arithmetic is slow).
-                bounds = self._ranges.get(id(space))
-                if bounds is None or bounds[0] is not space:
-                    lo = int(space.start)
-                    bounds = self._ranges[id(space)] = (space, lo, lo + int(space.n))
-                ok = bounds[1] <= action < bounds[2]
+                ok = entry[1] <= action < entry[2]
             else:
                 ok = space.contains(action)
         assert ok, "action is not in action space"
