@@ -7,12 +7,12 @@ keeps a scripted transcript readable.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Sequence
 from typing import TextIO
 
 from rich.console import Console
-from rich.markup import escape
 from rich.text import Text
 
 from brag_env.cards import SUIT_SYMBOLS
@@ -21,6 +21,13 @@ from brag_env.cards import SUIT_SYMBOLS
 _RED_SUITS = frozenset(SUIT_SYMBOLS[1:3])
 HIDDEN_CARD = "▮"
 QUIT_WORDS = frozenset({"q", "quit", "exit"})
+
+
+def _enable_line_editing() -> None:
+    """Importing ``readline`` gives ``input()`` line editing and history where it exists (not
+    on every platform, e.g. Windows without pyreadline)."""
+    with contextlib.suppress(ImportError):
+        import readline  # noqa: F401
 
 
 class EndOfInput(Exception):
@@ -73,6 +80,8 @@ class Prompter:
             self._tty = self.stream.isatty()
         except (AttributeError, ValueError):
             self._tty = False
+        if self._tty and self.stream is sys.stdin:
+            _enable_line_editing()
 
     @property
     def interactive(self) -> bool:
@@ -84,7 +93,7 @@ class Prompter:
         self.console.print(prompt, end="", markup=True, highlight=False)
         if self._tty and self.stream is sys.stdin:
             try:
-                line = input()  # line editing and history on a real terminal
+                line = input()  # with readline: line editing and history at a terminal
             except EOFError:
                 raise EndOfInput from None
             return line.strip()
@@ -99,25 +108,34 @@ class Prompter:
     def choose(self, options: Sequence[tuple[str, str]], prompt: str = "Your choice") -> int:
         """Index of the chosen option; each option is ``(name, description)``.
 
-        The human types its number, its name or a unique start of the name; anything else is
-        re-asked. ``q`` raises ``QuitRequested``.
+        The human types its number, its name (``raise_2x`` or ``raise 2x``), the start of its
+        description (``stay blind``) or a unique start of either; an answer that fits several
+        choices is re-asked naming them, anything else is re-asked too. With a single choice,
+        Enter takes it. ``q`` raises ``QuitRequested``.
         """
         count = len(options)
         if count == 0:
             raise ValueError("choose() needs at least one option")
+        keys = "1 or Enter" if count == 1 else f"1-{count} or a name"
         while True:
-            answer = self.ask(f"[bold]{prompt}[/] [dim]\\[1-{count}, q quits][/]: ")
+            answer = self.ask(f"[bold]{prompt}[/] [dim]\\[{keys}, q quits][/]: ")
             if answer.lower() in QUIT_WORDS:
                 raise QuitRequested
-            index = _match_option(answer, options)
-            if index is not None:
-                return index
+            if count == 1 and not answer:
+                return 0
+            found = match_option(answer, options)
+            if isinstance(found, int):
+                return found
             shown = repr(answer) if answer else "An empty line"
-            self.console.print(
-                f"[yellow]{escape(shown)} is not one of the choices: type a number from 1 to "
-                f"{count} (or q to quit).[/]",
-                highlight=False,
-            )
+            if found:
+                fits = ", ".join(f"{k + 1}) {options[k][0]}" for k in found)
+                message = f"{shown} fits several choices ({fits}): type its number or more of it."
+            else:
+                message = (
+                    f"{shown} is not one of the choices: type a number from 1 to {count} "
+                    "(or q to quit)."
+                )
+            self.console.print(Text(message, style="yellow"))
 
     def pause(self, prompt: str) -> None:
         """Wait for Enter; ``q`` raises ``QuitRequested``."""
@@ -125,15 +143,42 @@ class Prompter:
             raise QuitRequested
 
 
-def _match_option(answer: str, options: Sequence[tuple[str, str]]) -> int | None:
-    text = answer.strip().lower()
+def _words(text: str) -> str:
+    """Lower case, ``_`` as a space, single spaces: how names and answers are compared."""
+    return " ".join(text.lower().replace("_", " ").split())
+
+
+def match_option(answer: str, options: Sequence[tuple[str, str]]) -> int | list[int] | None:
+    """The option an answer names: its index, the indices it fits when it is ambiguous, or
+    None. Numbers are ASCII digits only ('²' or a full-width '１' are not numbers)."""
+    text = answer.strip()
     if not text:
         return None
-    if text.isdigit():
+    if text.isascii() and text.isdigit():
         k = int(text)
         return k - 1 if 1 <= k <= len(options) else None
-    names = [name.lower() for name, _ in options]
-    if text in names:
-        return names.index(text)
-    starts = [i for i, name in enumerate(names) if name.startswith(text)]
-    return starts[0] if len(starts) == 1 else None
+    said = _words(text)
+    names = [_words(name) for name, _ in options]
+    texts = [_words(description) for _, description in options]
+    exact = [i for i, name in enumerate(names) if said == name]
+    exact = exact or [i for i, t in enumerate(texts) if said == t.split(":")[0]]
+    if len(exact) == 1:
+        return exact[0]
+    fits = exact or [
+        i for i in range(len(options)) if names[i].startswith(said) or texts[i].startswith(said)
+    ]
+    if len(fits) == 1:
+        return fits[0]
+    return fits or None
+
+
+def print_menu(console: Console, options: Sequence[tuple[str, str]]) -> None:
+    """``  k) description``, with the action's name when the description does not start with
+    it (so that the name one may type is on screen)."""
+    for k, (name, description) in enumerate(options, 1):
+        line = Text("  ")
+        line.append(f"{k})", style="bold")
+        line.append(f" {description}")
+        if not _words(description).startswith(_words(name)):
+            line.append(f"  [{name}]", style="dim")
+        console.print(line)
