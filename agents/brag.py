@@ -71,6 +71,7 @@ class BragView:
         self._strength = off("own_strength")
         self._status = slice(off("seat_status"), off("seat_status") + 4 * n)
         self._chips = off("seat_chips")
+        self._chips_in = off("seat_chips_in")
         self._stake = off("stake")
         self._pot = off("pot")
         self._hand = off("hand_number")
@@ -79,8 +80,8 @@ class BragView:
         self.raise_ids = list(range(FIRST_RAISE, FIRST_RAISE + len(config.raise_sizes)))
         self._is_raise = np.zeros(a, dtype=bool)
         self._is_raise[self.raise_ids] = True
-        self._is_bet = self._is_raise.copy()
-        self._is_bet[STAY] = True
+        self.is_bet = self._is_raise.copy()
+        self.is_bet[STAY] = True
 
     def load(self, obs: np.ndarray) -> None:
         """Decode ``obs`` into attributes (called once per decision; keep it cheap)."""
@@ -97,34 +98,29 @@ class BragView:
         self.stake = round(float(obs[self._stake]) * self.max_stake)
         self.pot = round(float(obs[self._pot]) * self.chips_scale)
         self.chips = round(float(obs[self._chips]) * self.chips_scale)
+        self.chips_in = round(float(obs[self._chips_in]) * self.chips_scale)
         self.hand_number = round(float(obs[self._hand]) * self.hands_per_session)
-        self._history: tuple[int, int] | None = None
+        self._raises: int | None = None
 
-    def _read_history(self) -> tuple[int, int]:
-        """(my stays and raises this hand, raises by others since my last event)."""
-        if self._history is None:
+    @property
+    def raises_since_mine(self) -> int:
+        """Raises by the others since my own last move (not a look) this hand.
+
+        Read from the observation's last ``HISTORY_LEN`` events: between two of my moves the
+        others make at most two events each (a look and a bet), which fits for up to 8 players.
+        """
+        if self._raises is None:
             obs = self._obs
             actions = obs[self._haction].reshape(HISTORY_LEN, self.num_actions)
             present = actions.max(axis=1) > 0.5
             acted = actions.argmax(axis=1)
             # My moves: my events other than a look (a look does not end the turn, B10).
             mine = (obs[self._hseat].reshape(HISTORY_LEN, self.n)[:, 0] > 0.5) & (acted != LOOK)
-            my_bets = int((mine & present & self._is_bet[acted]).sum())
             # The history is most recent first: count raises before my latest move.
             last_mine = int(mine.argmax()) if mine.any() else HISTORY_LEN
             raises = present[:last_mine] & self._is_raise[acted[:last_mine]]
-            self._history = (my_bets, int(raises.sum()))
-        return self._history
-
-    @property
-    def my_bets(self) -> int:
-        """My stays and raises so far this hand (within the observation's 16-event history)."""
-        return self._read_history()[0]
-
-    @property
-    def raises_since_mine(self) -> int:
-        """Raises by the others since my own last move (not a look) this hand."""
-        return self._read_history()[1]
+            self._raises = int(raises.sum())
+        return self._raises
 
     def equity(self) -> float:
         """Chance the hand beats every opponent still in, as if their hands were random."""
@@ -143,7 +139,13 @@ def _first_legal(mask: np.ndarray, preferences: list[int]) -> int | None:
 
 
 class BragBaseline(StyleAgent):
-    """Shared plumbing: the view, the B19 choice, legal fallbacks, parameter storage."""
+    """Shared plumbing: the view, the B19 choice, legal fallbacks, a per-hand bet counter.
+
+    ``bets`` counts the stays and raises this agent made in the current hand. The agent keeps it
+    itself: the observation's history holds only the last ``HISTORY_LEN`` events of the table, too
+    few to count one's own bets at six or more players. A new hand starts at ``reset()``, when the
+    observation's hand number changes, or when the chips this seat has put in the hand go down.
+    """
 
     game: ClassVar[str | None] = "brag"
 
@@ -152,16 +154,32 @@ class BragBaseline(StyleAgent):
         self.view = BragView(table)
         self.keep_id = table.config.keep_old_hand_action
         self.take_id = table.config.take_new_hand_action
+        self.reset()
+
+    def reset(self) -> None:
+        self.bets = 0
+        self._hand: tuple[int, int] | None = None  # (hand number, chips put in) last seen
+
+    def new_hand(self) -> None:
+        """Forget the last hand (subclasses extend it; called before the hand's first choice)."""
+        self.bets = 0
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         mask = np.asarray(action_mask).astype(bool)
         if mask[self.take_id] or mask[self.keep_id]:  # B19: both hands unseen, nothing to go on
             return self.take_id if mask[self.take_id] else self.keep_id
-        self.view.load(observation)
-        choice = _first_legal(mask, self.preferences(self.view, mask))
+        v = self.view
+        v.load(observation)
+        last = self._hand
+        if last is None or v.hand_number != last[0] or v.chips_in < last[1]:
+            self.new_hand()
+        self._hand = (v.hand_number, v.chips_in)
+        choice = _first_legal(mask, self.preferences(v, mask))
         if choice is None:  # e.g. B16 leaves only fold
             legal = legal_actions(mask)
             return int(FOLD if mask[FOLD] else legal[0])
+        if v.is_bet[choice]:
+            self.bets += 1
         return choice
 
     @abstractmethod
@@ -191,7 +209,7 @@ class BragBaseline(StyleAgent):
         if (
             heads_up
             and mask[SEE]
-            and (v.strength >= see_at or (v.my_bets >= patience and equity >= play))
+            and (v.strength >= see_at or (self.bets >= patience and equity >= play))
         ):
             return [SEE]
         if equity >= raise_at:
@@ -249,24 +267,18 @@ class Bluffer(BragBaseline):
         "patience": 3,
     }
 
-    def reset(self) -> None:
-        self._decided: tuple[int, float] | None = None
-        self._bluffing = False
-
-    def bind(self, table: TableInfo) -> None:
-        super().bind(table)
-        self.reset()
+    def new_hand(self) -> None:
+        super().new_hand()
+        self._bluffing: bool | None = None  # decided at the hand's first open decision
 
     def preferences(self, v: BragView, mask: np.ndarray) -> list[int]:
         if v.blind:
             return [LOOK]
-        key = (v.hand_number, v.strength)
-        if self._decided != key:  # a new hand: decide once whether this one is a bluff
-            self._decided = key
+        if self._bluffing is None:  # decide once per hand whether this one is a bluff
             weak = v.equity() < self.play
-            self._bluffing = weak and self.rng.random() < self.bluff
+            self._bluffing = bool(weak and self.rng.random() < self.bluff)
         if self._bluffing:
-            if v.my_bets >= self.bluff_bets:
+            if self.bets >= self.bluff_bets:
                 return [FOLD]
             return [*self.biggest_raise(mask), STAY]
         return self.open_play(v, mask, self.play, self.raise_at, self.see_at, self.patience)

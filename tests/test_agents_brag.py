@@ -95,7 +95,6 @@ def test_view_reads_the_crafted_fields(config):
     assert view.looked and not view.blind
     assert view.opponents == 2 and view.opponents_blind == 1
     assert (view.stake, view.pot, view.chips) == (8, 30, 150)
-    assert view.my_bets == 1
     assert view.raises_since_mine == 1  # only the raise after my stay counts
     assert view.strength == pytest.approx(strength_percentile(hand_strength(PAIR)), abs=1e-6)
 
@@ -105,7 +104,7 @@ def test_a_look_does_not_hide_earlier_raises(config):
     view = BragView(table_info("brag"))
     history = ((0, LOOK, 0), (1, RAISE, 4), (3, RAISE, 8), (0, STAY, 2))
     view.load(craft(config, PAIR, history=history))
-    assert view.raises_since_mine == 2 and view.my_bets == 1
+    assert view.raises_since_mine == 2
     tips = agent("brag:tips")
     assert tips.act(craft(config, PAIR, history=history), OPEN_MASK) == FOLD
 
@@ -148,10 +147,33 @@ def test_tight_thresholds_scale_with_the_number_of_opponents(config):
 
 def test_tight_sees_a_playable_hand_once_patience_runs_out(config):
     tight = agent("brag:tight")
-    mid = "Ks 9h 4d"  # a king high: playable heads-up, not strong enough to see at once
-    assert tight.act(craft(config, mid, others=HEADS_UP), HEADS_UP_MASK) == STAY
-    bets = tuple((0, STAY, 2) for _ in range(3))
-    assert tight.act(craft(config, mid, others=HEADS_UP, history=bets), HEADS_UP_MASK) == SEE
+    mid = craft(config, "Ks 9h 4d", others=HEADS_UP)  # a king high: playable, not a see at once
+    assert [tight.act(mid, HEADS_UP_MASK) for _ in range(3)] == [STAY] * 3
+    assert tight.act(mid, HEADS_UP_MASK) == SEE  # its own count of bets, not the history's
+    tight.reset()
+    assert tight.act(mid, HEADS_UP_MASK) == STAY
+
+
+def test_the_bet_count_restarts_with_each_hand(config):
+    """A new hand number, or fewer chips put in than before, starts the count again."""
+    tight = agent("brag:tight")
+    mid = "Ks 9h 4d"
+    for _ in range(3):
+        tight.act(craft(config, mid, others=HEADS_UP), HEADS_UP_MASK)
+    assert tight.bets == 3
+    layout = observation_layout(config)
+    next_hand = craft(config, mid, others=HEADS_UP)
+    layout.views(next_hand)["hand_number"][0] = 1.0
+    assert tight.act(next_hand, HEADS_UP_MASK) == STAY and tight.bets == 1
+    paid = craft(config, mid, others=HEADS_UP)
+    layout.views(paid)["hand_number"][0] = 1.0
+    layout.views(paid)["seat_chips_in"][0] = 9 / config.starting_chips
+    tight.act(paid, HEADS_UP_MASK)
+    tight.act(paid, HEADS_UP_MASK)
+    assert tight.bets == 3
+    fresh = craft(config, mid, others=HEADS_UP)  # chips put in fell back: another hand
+    layout.views(fresh)["hand_number"][0] = 1.0
+    assert tight.act(fresh, HEADS_UP_MASK) == STAY and tight.bets == 1
 
 
 def test_bluffer_raises_weak_hands_at_its_bluff_probability(config):
@@ -161,9 +183,40 @@ def test_bluffer_raises_weak_hands_at_its_bluff_probability(config):
     assert never.act(craft(config, WEAK), OPEN_MASK) == FOLD
     # A committed bluff gives up after bluff_bets bets and never sees.
     always.reset()
-    assert always.act(craft(config, WEAK, others=HEADS_UP), HEADS_UP_MASK) == RAISE
-    bets = tuple((0, RAISE, 4) for _ in range(3))
-    assert always.act(craft(config, WEAK, others=HEADS_UP, history=bets), HEADS_UP_MASK) == FOLD
+    weak = craft(config, WEAK, others=HEADS_UP)
+    assert [always.act(weak, HEADS_UP_MASK) for _ in range(4)] == [RAISE] * 3 + [FOLD]
+
+
+def test_bluffer_stops_after_bluff_bets_at_eight_players():
+    """At 8 players the 16-event history holds about two of its own bets: it counts them itself."""
+    from brag_env import brag_v0
+
+    options = {"num_players": 8, "max_stake": 64}
+    env = brag_v0.raw_env(**options)
+    info = table_info("brag", **options)
+    bluffer = make_agent("brag:bluffer:bluff=1,bluff_bets=3", info, seed=0)
+    callers = [make_agent("brag:caller", info, seed=s) for s in range(1, 8)]
+    bets_by_hand = []
+    for episode in range(6):
+        env.reset(seed=episode)
+        bluffer.reset()
+        bets, folded = 0, False
+        for name in env.agent_iter():
+            _, _, done, _, _ = env.last(observe=False)
+            if done:
+                env.step(None)
+                continue
+            obs = env.observe(name)
+            seat = int(name.split("_")[1])
+            player = bluffer if seat == 0 else callers[seat - 1]
+            action = player.act(obs["observation"], obs["action_mask"])
+            if seat == 0 and not folded:
+                bets += action in (STAY, RAISE)
+                folded = action == FOLD
+            env.step(action)
+        bets_by_hand.append((bets, folded))
+    # Seven callers never fold and never see at a full table: only the bluffer ends its hand.
+    assert bets_by_hand == [(3, True)] * 6
 
 
 def test_bluffer_bluffs_at_about_the_set_rate(config):
