@@ -12,17 +12,20 @@ You take seat ``--seat`` (default 0); the agent specs fill the other seats in or
 ``--option KEY=VALUE`` sets a rule option of the game (``brag_v0``/``put_v0`` arguments).
 Answer each question with the number of a choice (or its name); ``q`` leaves the table.
 ``--history FILE.jsonl`` saves every finished hand in ``evaluate.py --history``'s format, for
-``python -m brag_env.replay FILE.jsonl``.
+``python -m brag_env.replay FILE.jsonl``; an existing file is refused unless ``--force`` is
+given (then it is overwritten).
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from brag_env.ui.cli import OneLineParser, one_line, parse_options
+
+if TYPE_CHECKING:
+    from brag_env.ui.session import TableSession
 
 PROG = "python -m brag_env.play"
 DEFAULT_OPPONENTS = {
@@ -59,7 +62,12 @@ def build_parser() -> argparse.ArgumentParser:
             metavar="KEY=VALUE",
             help="a rule option, e.g. --option ante=5 (repeatable)",
         )
-        sub.add_argument("--history", metavar="FILE", help="save the hand histories (JSON Lines)")
+        sub.add_argument(
+            "--history", metavar="FILE", help="save the hand histories (JSON Lines, a new file)"
+        )
+        sub.add_argument(
+            "--force", action="store_true", help="overwrite an existing --history file"
+        )
     brag.add_argument(
         "--hands", type=int, help="hands in the session (default: 10, B17 hands_per_session)"
     )
@@ -67,48 +75,62 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def run(args: argparse.Namespace, stdin: TextIO | None, stdout: TextIO | None) -> int:
-    from brag_env.ui.seating import pick_seed, seat_players
+def build_session(
+    args: argparse.Namespace, stdin: TextIO | None, stdout: TextIO | None
+) -> TableSession:
+    """The table of ``args``, every rule, spec and the history file checked before play.
+
+    ``ValueError`` (one line) for a bad option, spec, seat or seed, or a history file that
+    exists without ``--force`` or cannot be written. The file is opened only once everything
+    else is valid, so a bad command line never touches it.
+    """
+    from brag_env.ui.seating import open_history, pick_seed, seat_players
     from brag_env.ui.terminal import Prompter, make_console
 
     options = parse_options(args.option)
     opponents = args.opponents or DEFAULT_OPPONENTS[args.game]
     seating = seat_players(args.game, opponents, args.seat)
     seed = pick_seed(args.seed)
-    console = make_console(stdout)
-    prompter = Prompter(console, stdin)
-    with contextlib.ExitStack() as stack:
-        history = None
-        if args.history:
-            history = stack.enter_context(open(args.history, "w", encoding="utf-8"))
-        if args.game == "brag":
-            from brag_env.ui.brag_play import DEFAULT_HANDS, play_brag
+    prompter = Prompter(make_console(stdout), stdin)
+    session: TableSession
+    if args.game == "brag":
+        from brag_env.ui.brag_play import DEFAULT_HANDS, BragSession
 
-            hands = args.hands
-            if hands is None:
-                hands = options.get("hands_per_session", DEFAULT_HANDS)
-            elif "hands_per_session" in options and options["hands_per_session"] != hands:
-                raise ValueError("give the number of hands once: --hands or hands_per_session")
-            options["hands_per_session"] = hands
-            return play_brag(seating, options, seed, prompter, history)
-        from brag_env.ui.put_play import play_put
+        hands = args.hands
+        if hands is None:
+            hands = options.get("hands_per_session", DEFAULT_HANDS)
+        elif "hands_per_session" in options and options["hands_per_session"] != hands:
+            raise ValueError("give the number of hands once: --hands or hands_per_session")
+        options["hands_per_session"] = hands
+        session = BragSession(seating, options, seed, prompter)
+    else:
+        from brag_env.ui.put_play import PutSession
 
-        return play_put(seating, options, seed, args.matches, prompter, history)
+        session = PutSession(seating, options, seed, args.matches, prompter)
+    if args.history:
+        session.history.stream = open_history(args.history, args.force)
+    return session
 
 
 def main(
     argv: list[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None
 ) -> int:
-    """Run the command line; ``stdin``/``stdout`` replace the terminal (tests drive it so)."""
+    """Run the command line; ``stdin``/``stdout`` replace the terminal (tests drive it so).
+
+    Only a bad setup is reported as a one-line error (exit 2); an error during the game is a
+    bug and keeps its traceback.
+    """
     args = build_parser().parse_args(argv)
     try:
-        return run(args, stdin, stdout)
-    except (ValueError, OSError) as error:
+        session = build_session(args, stdin, stdout)
+    except ValueError as error:
         print(f"{PROG}: error: {one_line(error)}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # e.g. while a trained model loads
         print(f"\n{PROG}: interrupted", file=sys.stderr)
         return 130
+    with session.history:
+        return session.play()
 
 
 if __name__ == "__main__":

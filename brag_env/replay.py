@@ -24,14 +24,23 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.panel import Panel
+from rich.text import Text
 
 from brag_env.ui.cli import OneLineParser, one_line, parse_options
+from brag_env.ui.records import GAMES, check_record
+
+if TYPE_CHECKING:
+    from brag_env.brag.rules import BragConfig
+    from brag_env.put.rules import PutConfig
+    from brag_env.ui.brag_replay import BragStep
+    from brag_env.ui.put_replay import PutStep
 
 PROG = "python -m brag_env.replay"
 
@@ -68,11 +77,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def game_of(record: Mapping[str, Any]) -> str | None:
-    """The game of a record ("brag"/"put"): its ``game`` key, else the history's own keys."""
+    """The game of a record ("brag"/"put"): its ``game`` key, else the history's own keys.
+
+    ``ValueError`` for a ``game`` that is neither (another game's history)."""
     from brag_env.ui import brag_replay, put_replay
 
-    game = record.get("game")
-    if game in ("brag", "put"):
+    if "game" in record:
+        game = record["game"]
+        if game not in GAMES:
+            raise ValueError(f"unknown game {game!r} (this viewer reads brag and put hands)")
         return str(game)
     if all(key in record for key in brag_replay.REQUIRED_KEYS):
         return "brag"
@@ -82,7 +95,11 @@ def game_of(record: Mapping[str, Any]) -> str | None:
 
 
 def load_histories(path: str | Path) -> list[dict[str, Any]]:
-    """Every hand history of a JSON Lines file; ``ValueError`` (one line) for a bad file."""
+    """Every hand history of a JSON Lines file; ``ValueError`` (one line) for a bad file.
+
+    Each line must be a Brag or Put hand history whose entries have the right shapes
+    (``brag_env.ui.records``); whether they add up is checked when a hand is replayed.
+    """
     from brag_env.ui import brag_replay, put_replay
 
     required = {"brag": brag_replay.REQUIRED_KEYS, "put": put_replay.REQUIRED_KEYS}
@@ -102,7 +119,10 @@ def load_histories(path: str | Path) -> list[dict[str, Any]]:
             raise ValueError(f"{path} line {number} is not JSON ({error.msg})") from None
         if not isinstance(record, dict):
             raise ValueError(f"{path} line {number} is not a hand history (not a JSON object)")
-        game = game_of(record)
+        try:
+            game = game_of(record)
+        except ValueError as error:
+            raise ValueError(f"{path} line {number}: {error}") from None
         if game is None:
             raise ValueError(
                 f"{path} line {number} is not a Brag or Put hand history "
@@ -114,6 +134,10 @@ def load_histories(path: str | Path) -> list[dict[str, Any]]:
                 f"{path} line {number} is not a complete {game} hand history "
                 f"(missing {', '.join(missing)})"
             )
+        try:
+            check_record(game, record)
+        except ValueError as error:
+            raise ValueError(f"{path} line {number}: malformed hand history ({error})") from None
         record["_line"] = number
         record["_game"] = game
         records.append(record)
@@ -132,11 +156,134 @@ def _session_key(record: Mapping[str, Any]) -> tuple[Any, ...]:
     )
 
 
+Sessions = dict[tuple[Any, ...], list[dict[str, Any]]]
+
+
+def group_sessions(records: Sequence[dict[str, Any]]) -> Sessions:
+    """The hands of each session (Brag) or match (Put) in the file, in file order."""
+    sessions: Sessions = {}
+    for record in records:
+        sessions.setdefault(_session_key(record), []).append(record)
+    return sessions
+
+
+def _number_of(record: Mapping[str, Any]) -> int:
+    return int(record["hand_number"] if record["_game"] == "brag" else record["hand"])
+
+
+def _position(record: Mapping[str, Any], session: Sequence[Mapping[str, Any]]) -> int:
+    """Where ``record`` itself (not an equal line) is in ``session``."""
+    return next(i for i, other in enumerate(session) if other is record)
+
+
+def hand_before(
+    record: Mapping[str, Any], session: Sequence[Mapping[str, Any]]
+) -> Mapping[str, Any] | None:
+    """The session's hand just before ``record``, if in the file: the latest earlier line with
+    the previous hand number whose stacks (Brag) or scores (Put) lead to ``record``'s."""
+    wanted = _number_of(record) - 1
+    after, before = (
+        ("chips_after", "chips_before")
+        if record["_game"] == "brag"
+        else ("scores_after", "scores_before")
+    )
+    earlier = session[: _position(record, session)]
+    return next(
+        (r for r in reversed(earlier) if _number_of(r) == wanted and r[after] == record[before]),
+        None,
+    )
+
+
 def _names(record: Mapping[str, Any]) -> tuple[list[str], list[str]]:
     n = record["num_players"]
     agents = record.get("seat_agents")
     players = [str(a) for a in agents] if isinstance(agents, list) and len(agents) == n else []
     return [f"seat {s}" for s in range(n)], players or ["?"] * n
+
+
+@dataclass
+class Prepared:
+    """A hand ready to show: its rules, its steps, and a note when its past is unknown."""
+
+    config: BragConfig | PutConfig
+    steps: list[BragStep] | list[PutStep]
+    note: str | None
+
+
+def _fail(path: str, record: Mapping[str, Any], error: ValueError) -> ValueError:
+    hint = "" if record.get("config") else " (other rules? give them with --option KEY=VALUE)"
+    where = f"{path} line {record['_line']}".lstrip()
+    return ValueError(f"{where}: {one_line(error)}{hint}")
+
+
+def prepare(
+    record: dict[str, Any],
+    session: list[dict[str, Any]],
+    overrides: Mapping[str, Any],
+    path: str = "",
+) -> Prepared:
+    """Rebuild every decision of ``record`` as its player saw it, with what the table knew
+    from the session's earlier hands (B18 shown cards, the last hand's block of the
+    observations). ``ValueError`` naming the line when a hand does not replay."""
+    before = hand_before(record, session)
+    note = None
+    if before is None and _number_of(record) > (0 if record["_game"] == "brag" else 1):
+        note = (
+            "(the hand before this one is not in the file: what it showed the table is left "
+            "out of these views)"
+        )
+    try:
+        if record["_game"] == "brag":
+            return _prepare_brag(record, session, overrides, before, path, note)
+        return _prepare_put(record, overrides, before, path, note)
+    except _LineError as error:
+        raise ValueError(str(error)) from None
+    except ValueError as error:
+        raise _fail(path, record, error) from None
+
+
+class _LineError(Exception):
+    """A failure already reported with its line (an earlier hand's)."""
+
+
+def _prepare_brag(
+    record: dict[str, Any],
+    session: list[dict[str, Any]],
+    overrides: Mapping[str, Any],
+    before: Mapping[str, Any] | None,
+    path: str,
+    note: str | None,
+) -> Prepared:
+    from brag_env.ui import brag_replay
+
+    config = brag_replay.config_for(record, overrides, len(session))
+    previous = None
+    if before is not None:
+        try:
+            previous = brag_replay.previous_result(before, config)
+        except ValueError as error:
+            raise _LineError(_fail(path, before, error)) from None
+    shown = brag_replay.shown_before(session[: _position(record, session) + 1])
+    return Prepared(config, brag_replay.brag_steps(record, config, shown, previous), note)
+
+
+def _prepare_put(
+    record: dict[str, Any],
+    overrides: Mapping[str, Any],
+    before: Mapping[str, Any] | None,
+    path: str,
+    note: str | None,
+) -> Prepared:
+    from brag_env.ui import put_replay
+
+    config = put_replay.config_for(record, overrides)
+    last_hand = None
+    if before is not None:
+        try:
+            last_hand = put_replay.last_hand_of(before, config)
+        except ValueError as error:
+            raise _LineError(_fail(path, before, error)) from None
+    return Prepared(config, put_replay.put_steps(record, config, last_hand), note)
 
 
 class Viewer:
@@ -172,17 +319,14 @@ class Viewer:
         if answer.lower() in ("n", "next"):
             raise _NextHand
 
-    def _fail(self, record: Mapping[str, Any], error: ValueError) -> ValueError:
-        hint = "" if record.get("config") else " (other rules? give them with --option KEY=VALUE)"
-        return ValueError(f"{self.path} line {record['_line']}: {one_line(error)}{hint}")
-
     def show(
         self, index: int, total: int, record: dict[str, Any], session: list[dict[str, Any]]
     ) -> None:
         """Hand ``index`` of the file; ``session`` is every hand of its session in the file."""
+        hand = prepare(record, session, self.overrides, self.path)
         game = record["_game"]
         names, players = _names(record)
-        number = record["hand_number"] + 1 if game == "brag" else record["hand"]
+        number = _number_of(record) + (1 if game == "brag" else 0)
         episode = record.get("episode")
         where = f" · episode {episode}" if episode is not None else ""
         self.console.print()
@@ -191,57 +335,56 @@ class Viewer:
             f"{total} in the file"
         )
         self.console.print(
-            " · ".join(f"{names[s]}: {players[s]}" for s in range(record["num_players"]))
+            Text(" · ".join(f"{names[s]}: {players[s]}" for s in range(record["num_players"])))
         )
+        if hand.note:
+            self.console.print(Text(hand.note, style="dim"))
+        if game == "brag":
+            self._show_brag(record, hand, names, players)
+        else:
+            self._show_put(record, hand, names, players)
+
+    def _steps(self, panels: Iterable[RenderableType]) -> None:
+        """Print the step panels, pausing after each; ``n`` skips the rest of them."""
         try:
-            if game == "brag":
-                self._show_brag(record, session, names, players)
-            else:
-                self._show_put(record, names, players)
+            for panel in panels:
+                self.console.print(panel)
+                self._wait()
         except _NextHand:
             self.console.print("[dim](rest of the hand skipped)[/]")
 
     def _show_brag(
         self,
         record: dict[str, Any],
-        session: list[dict[str, Any]],
+        hand: Prepared,
         names: Sequence[str],
         players: Sequence[str],
     ) -> None:
         from brag_env.ui import brag_replay
         from brag_env.ui.brag_view import hand_result
 
-        try:
-            config = brag_replay.config_for(record, self.overrides, len(session))
-            shown = brag_replay.shown_before(session[: session.index(record) + 1])
-            steps = brag_replay.brag_steps(record, config, shown)
-        except ValueError as error:
-            raise self._fail(record, error) from None
+        config = hand.config
         for line in brag_replay.hand_header(record, names):
             self.console.print(line)
-        for step in steps:
-            self.console.print(brag_replay.step_panel(step, names, players, config))
-            self._wait()
+        self._steps(brag_replay.step_panel(s, names, players, config) for s in hand.steps)
         self.console.print(
             Panel(hand_result(record, names, config.lowball), title="Result", title_align="left")
         )
-        self.console.print(brag_replay.hidden_hands(record, steps, names, config))
+        self.console.print(brag_replay.hidden_hands(record, hand.steps, names, config))
 
     def _show_put(
-        self, record: dict[str, Any], names: Sequence[str], players: Sequence[str]
+        self,
+        record: dict[str, Any],
+        hand: Prepared,
+        names: Sequence[str],
+        players: Sequence[str],
     ) -> None:
         from brag_env.ui import put_replay
         from brag_env.ui.put_view import hand_result
 
-        try:
-            config = put_replay.config_for(record, self.overrides)
-            steps = put_replay.put_steps(record, config)
-        except ValueError as error:
-            raise self._fail(record, error) from None
+        config = hand.config
         self.console.print(put_replay.hand_header(record, names, config))
-        for step in steps:
-            self.console.print(put_replay.step_panel(step, record, names, players, config))
-            self._wait()
+        self._steps(put_replay.step_panel(s, record, names, players, config) for s in hand.steps)
         self.console.print(
             Panel(hand_result(record, names, config), title="Result", title_align="left")
         )
@@ -261,9 +404,7 @@ def run(args: argparse.Namespace, stdin: TextIO | None, stdout: TextIO | None) -
     # Pause only for a person at a terminal: stdin to answer, stdout to read.
     interactive = _isatty(stdin) and _isatty(stdout if stdout is not None else sys.stdout)
     viewer = Viewer(console, stdin, interactive and not args.no_pause, overrides, args.file)
-    sessions: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
-    for record in records:
-        sessions.setdefault(_session_key(record), []).append(record)
+    sessions = group_sessions(records)
     try:
         for index, record in enumerate(records):
             if args.hand is None or args.hand == index + 1:

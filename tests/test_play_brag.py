@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import io
+import itertools
 import json
 import subprocess
 import sys
@@ -37,15 +38,22 @@ def read_history(path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
+def assert_hidden(cards: str, out: str) -> None:
+    """No order of these three cards is on screen (in any order, B10/B15)."""
+    for order in itertools.permutations(parse_cards(cards)):
+        assert format_cards(list(order)) not in out, cards
+
+
 def test_session_reasks_wrong_input_and_keeps_running_totals(tmp_path):
     """B17: three hands with stacks carried over; bad answers are asked again, never fatal."""
     history = tmp_path / "session.jsonl"
-    answers = "abc\n0\n9\n\n" + "1\n" * 60  # then fold (choice 1) every time
+    # Not numbers: a superscript two, a full-width one (int() would read them).
+    answers = "abc\n0\n9\n\n²\n１\n" + "1\n" * 60  # then fold (choice 1) every time
     code, out = play(
         ["brag", *CALLERS, "--seed", "5", "--hands", "3", "--history", str(history)], answers
     )
     assert code == 0
-    for bad in ("'abc'", "'0'", "'9'", "An empty line"):
+    for bad in ("'abc'", "'0'", "'9'", "An empty line", "'²'", "'１'"):
         assert f"{bad} is not one of the choices" in out
     for k in (1, 2, 3):
         assert f"Hand {k} of 3" in out
@@ -68,23 +76,36 @@ def test_session_reasks_wrong_input_and_keeps_running_totals(tmp_path):
 def test_human_sees_only_what_the_seat_knows(tmp_path):
     """B10/B14/B15: a blind human's cards never appear; hands shown at sees are revealed."""
     history = tmp_path / "h.jsonl"
+    # A random player folds to a caller in some hands and sees it in others.
     code, out = play(
-        ["brag", *CALLERS, "--seed", "11", "--hands", "4", "--history", str(history)],
+        [
+            "brag",
+            "--opponents",
+            "random",
+            "brag:caller",
+            "--seed",
+            "0",
+            "--hands",
+            "4",
+            "--history",
+            str(history),
+        ],
         "1\n" * 60,
     )
     assert code == 0
     assert out.count("Your cards: ▮ ▮ ▮  blind: not looked at yet") == 4
-    for record in read_history(history):
-        mine = parse_cards(record["cards"][0])
-        for order in (mine, sorted(mine)):  # folded blind: never looked (B10)
-            assert format_cards(order) not in out
+    records = read_history(history)
+    for record in records:
+        assert_hidden(record["cards"][0], out)  # folded blind: never looked (B10)
         see = record["see"]
         if see is None:
             for seat in (1, 2):  # won by folds: nothing is shown (B15)
-                assert format_cards(parse_cards(record["cards"][seat])) not in out
-            continue
-        for seat, cards in see["hands"].items():  # B14: both hands are shown
-            assert f"seat {seat} shows {format_cards(parse_cards(cards))}" in out
+                assert_hidden(record["cards"][seat], out)
+        else:
+            for seat, cards in see["hands"].items():  # B14: both hands are shown
+                assert f"seat {seat} shows {format_cards(parse_cards(cards))}" in out
+    # This seed has hands of both kinds, so both checks above ran.
+    assert [r["see"] is None for r in records] == [True, True, False, True]
 
 
 def test_look_then_stay_by_action_names(tmp_path):
@@ -110,20 +131,31 @@ def test_keeping_a_blind_hand_is_offered(tmp_path):
     history = str(tmp_path / "h.jsonl")
     # "2" is "stay blind" while betting and "take the new hand" at a B19 choice.
     code, out = play(
-        ["brag", "--opponents", "brag:tight", "--seed", "3", "--hands", "4", "--history", history],
+        ["brag", "--opponents", "random", "--seed", "1", "--hands", "4", "--history", history],
         "2\n" * 60,
     )
     assert code == 0
     assert "You win the pot of 2: everyone else folded, no cards are shown (B15)." in out
-    assert "You may keep that unseen hand for the next deal (B19)." in out
-    assert "  1) keep your old blind hand (unseen)\n  2) take the newly dealt hand (unseen)" in out
+    assert (
+        "You choose at the next deal between these unseen cards and a fresh hand, as the pot "
+        "was won without looking (B19)." in out
+    )
+    assert (
+        "  1) keep your old blind hand (unseen)  [keep_old_hand]\n"
+        "  2) take the newly dealt hand (unseen)  [take_new_hand]" in out
+    )
     assert "You: take the new hand (B19)" in out
     records = read_history(tmp_path / "h.jsonl")
     keeps = [r["keep"] for r in records if r["keep"]]
     assert keeps and all(k["seat"] == 0 and k["choice"] == "take_new_hand" for k in keeps)
-    for record in records:  # never looked: the human's cards never appear
-        mine = parse_cards(record["cards"][0])
-        assert format_cards(mine) not in out and format_cards(sorted(mine)) not in out
+    for record in records:  # never looked: the human's cards appear only when shown (B14)
+        if record["see"] is None:
+            assert_hidden(record["cards"][0], out)
+        else:
+            assert f"You show {format_cards(parse_cards(record['cards'][0]))}" in out
+        if record["keep"]:  # a hand won by folds, never shown (B15)
+            assert_hidden(record["keep"]["old_hand"], out)
+    assert {r["see"] is None for r in records} == {True, False}
 
 
 def test_quit_leaves_cleanly(tmp_path):
@@ -223,3 +255,129 @@ def _view_of(game: BragGame, seat: int, config: BragConfig) -> dict:
     from brag_env.brag.observation import BragObserver
 
     return brag_v0.decode_observation(BragObserver(config).fill(game, seat), config)
+
+
+def test_an_error_during_the_game_is_not_turned_into_a_usage_error(monkeypatch):
+    """Only a bad setup exits with status 2; a ValueError in play is a bug and must surface."""
+    from brag_env.ui.brag_play import BragSession
+
+    def broken(self, obs):
+        raise ValueError("a bug in the table")
+
+    monkeypatch.setattr(BragSession, "_ask_human", broken)
+    with pytest.raises(ValueError, match="a bug in the table"):
+        play(["brag", *CALLERS, "--seed", "1", "--hands", "1"], "1\n")
+
+
+def test_history_file_is_only_written_for_a_valid_table(tmp_path, capsys):
+    """A bad option or an existing file leaves the file as it was; --force overwrites it."""
+    history = tmp_path / "precious.jsonl"
+    history.write_text("keep me\n")
+    base = ["brag", *CALLERS, "--seed", "1", "--hands", "1", "--history", str(history)]
+    code, _ = play([*base, "--option", "ante=-1"], "")
+    assert code == 2 and "ante must be >= 0" in capsys.readouterr().err
+    code, out = play(base, "1\n" * 10)
+    err = capsys.readouterr().err
+    assert code == 2 and out == ""
+    assert f"--history {history} already exists" in err and "--force" in err
+    assert history.read_text() == "keep me\n"
+    code, _ = play([*base, "--force"], "1\n" * 10)
+    assert code == 0
+    assert [r["hand_number"] for r in read_history(history)] == [0]
+
+
+def test_unwritable_history_is_a_plain_one_line_error(tmp_path, capsys):
+    code, _ = play(["brag", "--history", str(tmp_path / "no" / "dir.jsonl")], "")
+    err = capsys.readouterr().err
+    assert code == 2 and "cannot write --history" in err and "No such file or directory" in err
+    assert "Errno" not in err and err.count("\n") == 1
+
+
+def test_forced_fold_and_sitting_out_are_explained():
+    """B16: with no chips to stay the only move is explained; out of chips, the human sits out
+    and the table closes for them without calling the session over."""
+    code, out = play(
+        [
+            "brag",
+            "--opponents",
+            "random",
+            "random",
+            "random",
+            "--seed",
+            "3",
+            "--hands",
+            "12",
+            "--option",
+            "starting_chips=3",
+        ],
+        "1\n" * 60,
+    )
+    assert code == 0
+    assert "You hold 0 chips and staying blind costs 1: folding is your only move (B16)." in out
+    assert "Your choice [1 or Enter, q quits]" in out
+    assert "You have no chips left: you sit out the rest of the session (B16)." in out
+    assert "You sit out (B16): you leave the table, the others play on" in out
+    assert "Session over" not in out and "Most chips (B17)" not in out
+    assert "Chips when you left after 3 hand(s)" in out
+
+
+def test_sessions_say_why_they_ended(tmp_path):
+    """B17: a session cut short names who can still pay; a full one says all hands were played."""
+    code, out = play(
+        [
+            "brag",
+            "--opponents",
+            "random",
+            "random",
+            "--seed",
+            "3",
+            "--hands",
+            "12",
+            "--option",
+            "starting_chips=6",
+        ],
+        "2\n" * 100,
+    )
+    assert code == 0
+    assert "Session over after 2 of 12 hands: only You can still pay the ante (B16, B17)" in out
+    code, out = play(["brag", *CALLERS, "--seed", "5", "--hands", "2"], "1\n" * 20)
+    assert code == 0 and "Session over: all 2 hands played (B17)" in out
+
+
+def test_answers_by_name_and_ambiguous_ones():
+    """The menu shows names that are not in the text; an answer fitting two choices is re-asked
+    naming them; menu words and names with a space are accepted."""
+    code, out = play(
+        [
+            "brag",
+            *CALLERS,
+            "--seed",
+            "2",
+            "--hands",
+            "1",
+            "--option",
+            "raise_sizes=[2, 3]",
+        ],
+        "raise\nstay blind\nraise 3x\n" + "1\n" * 10,
+    )
+    assert code == 0
+    assert "  4) raise the stake to 4: pay 2  [raise_2x]" in out
+    assert "'raise' fits several choices (4) raise_2x, 5) raise_3x)" in out
+    assert "You: stay (paid 1)" in out  # "stay blind", the menu's words
+    assert "You: raise ×3 (paid" in out
+
+
+@pytest.mark.parametrize(
+    ("option", "present", "absent"),
+    [
+        ("allow_blind=false", "Stake 2 (staying costs 2)", "blind players"),
+        ("ante_mode=none", "No ante is due this hand (B8): the pot starts empty.", "Antes are in"),
+    ],
+)
+def test_variant_screens(option, present, absent):
+    """B10 without blind play, B8 without antes: the screen does not mention what is absent."""
+    code, out = play(
+        ["brag", *CALLERS, "--seed", "3", "--hands", "1", "--option", option], "1\n" * 10
+    )
+    assert code == 0
+    assert present in out and absent not in out

@@ -5,10 +5,14 @@ from __future__ import annotations
 import io
 import json
 
+import pytest
+
+from brag_env import put_v0
 from brag_env.cards import format_card, parse_card
 from brag_env.play import main
 from brag_env.put.game import replay_hand
-from brag_env.put.rules import PutConfig
+from brag_env.put.rules import PUT_RANK, RANK_NAMES, PutConfig
+from brag_env.ui.put_view import forced_reason
 
 
 def play(argv: list[str], answers: str) -> tuple[int, str]:
@@ -59,17 +63,18 @@ def test_match_with_a_wrong_answer_reveals_every_played_card(tmp_path):
     assert "Matches won after 1 match(es)" in out
 
 
-def test_put_call_and_answers_are_offered(tmp_path):
-    """P4: the human may call Put at its turn; a Put against it offers see or fold."""
+@pytest.mark.parametrize(("seed", "answer"), [(8, "see"), (4, "fold")])
+def test_put_call_and_answers_are_offered(tmp_path, seed, answer):
+    """P4: the human calls Put at its first turn; put:caller sees it (seed 8) or folds (seed
+    4), and then the cards it did not play stay hidden."""
     history = tmp_path / "put.jsonl"
-    # Call Put at the first chance, then always the first choice.
     code, out = play(
         [
             "put",
             "--opponent",
             "put:caller",
             "--seed",
-            "8",
+            str(seed),
             "--history",
             str(history),
             "--option",
@@ -78,18 +83,72 @@ def test_put_call_and_answers_are_offered(tmp_path):
         "put\n" + "1\n" * 40,
     )
     assert code == 0
-    record = read_history(history)[0]
+    [record] = read_history(history)
     assert record["put"]["caller"] == 0
-    assert "call Put! (the other side sees for 2 points or folds and gives you 1 point)" in out
-    assert "You: calls Put!" in out
-    answer = record["put"]["answers"][0]["answer"]
-    assert f"seat 1: {'sees the Put' if answer == 'see' else 'folds to the Put'}" in out
-    if answer == "fold":  # P4: the hand ends; unplayed cards stay hidden
-        assert "the Put was folded" in out
+    assert [a["answer"] for a in record["put"]["answers"]] == [answer]
+    assert "call Put! (the opponent sees, for 2 points, or folds: 1 point to you)" in out
+    assert "You call Put!" in out
+    said = {"see": "sees the Put", "fold": "folds to the Put"}[answer]
+    assert f"seat 1 {said}" in out
+    assert f"Put! called by You during trick 1: seat 1 {answer}s" in out
+    played = {a["card"] for a in record["actions"] if a["action"].startswith("play_")}
+    unplayed = [c for c in record["deal"][1] if c not in played]
+    if answer == "fold":
+        assert "the Put was folded (unplayed cards stay hidden, P4)" in out
+        assert len(unplayed) == 3  # folded before playing a card
+    else:
+        assert "took more tricks and scores 2 points (P5)" in out
+        assert unplayed == []
+    for card in unplayed:
+        assert format_card(parse_card(card)) not in out
+
+
+def test_three_players_texts():
+    """P7: the first of two answers may fold and still play on if the other sees."""
+    code, out = play(
+        [
+            "put",
+            "--opponents",
+            "put:caller",
+            "put:bluffer",
+            "--seed",
+            "4",
+            "--option",
+            "target_points=2",
+        ],
+        "1\n" * 100,
+    )
+    assert code == 0
+    assert (
+        "  2) fold: if the other player folds too the caller scores 1 point, if they see you "
+        "still play on" in out
+    )
+    assert "You see the Put" in out and "Put! called by seat 2 during trick 1: You see" in out
+    assert "You: plays" not in out and "You sees" not in out
+    assert "Your last card: it is the only move." in out
+    code, out = play(
+        [
+            "put",
+            "--opponents",
+            "put:greedy",
+            "put:greedy",
+            "--seed",
+            "1",
+            "--option",
+            "target_points=1",
+        ],
+        "1\n" * 100,
+    )
+    assert code == 0
+    assert (
+        "call Put! (both others answer: one see and all play for 2 points; two folds: 1 point"
+        in out
+    )
 
 
 def test_partners_pass_face_down(tmp_path):
-    """P8: four players; only the human's own passed card is named."""
+    """P8: four players; the human's partner is named, its own pass and the card received are
+    shown, the opponents' passes never are."""
     history = tmp_path / "put4.jsonl"
     code, out = play(
         [
@@ -109,15 +168,63 @@ def test_partners_pass_face_down(tmp_path):
     )
     assert code == 0
     records = read_history(history)
-    assert "partnerships (P8)" in out
-    assert out.count("passes a card face down to the partner") == 3 * len(records)
+    assert "in partnerships (P8): your partner is seat 2, opposite you" in out
+    assert "seat 2: put:greedy (your partner)" in out
+    assert "call Put! (the next opponent answers for their side: see for 2 points" in out
+    for seat in (1, 2, 3):
+        face_down = f"seat {seat} passes a card face down to their partner"
+        assert out.count(face_down) == len(records)
     for record in records:
-        mine = next(a for a in record["actions"] if a["seat"] == 0)
-        assert f"You: passes {format_card(parse_card(mine['card']))} to the partner" in out
+        passes = {
+            a["seat"]: a["card"] for a in record["actions"] if a["action"].startswith("pass_")
+        }
+        assert f"You pass {format_card(parse_card(passes[0]))} to your partner" in out
+        passed, received = (RANK_NAMES[PUT_RANK[parse_card(passes[s])]] for s in (0, 2))
+        assert f"Passed to your partner (seat 2): {passed} · received: {received}" in out
+        for seat in (1, 2, 3):  # the others' passes are face down
+            assert f"passes {format_card(parse_card(passes[seat]))}" not in out
     assert "You & seat 2" in out
 
 
-def test_several_matches_and_quit(tmp_path):
+def test_several_matches_tally_and_seeds(tmp_path):
+    """P6: the tally of matches won is shown between matches; each match is dealt from the
+    reset_seed its hands record."""
+    history = tmp_path / "put.jsonl"
+    code, out = play(
+        [
+            "put",
+            "--opponent",
+            "random",
+            "--seed",
+            "5",
+            "--matches",
+            "3",
+            "--option",
+            "target_points=1",
+            "--history",
+            str(history),
+        ],
+        "1\n" * 60,
+    )
+    assert code == 0
+    records = read_history(history)
+    assert [r["episode"] for r in records][-1] == 2
+    wins = [0, 0]
+    for match in range(3):
+        hands = [r for r in records if r["episode"] == match]
+        wins[hands[-1]["result"]["unit"]] += 1
+        if match < 2:
+            assert f"Matches won so far ({match + 1} of 3): You {wins[0]} · seat 1 {wins[1]}" in out
+        env = put_v0.raw_env(num_players=2, target_points=1)
+        env.reset(seed=hands[0]["reset_seed"])
+        assert env.game.record.to_dict()["deck"] == hands[0]["deck"]
+    assert len({r["reset_seed"] for r in records}) == 3
+    tally = f"You {wins[0]} · seat 1 {wins[1]}"
+    assert f"Matches won after 3 match(es) and {len(records)} hand(s): {tally}" in out
+    assert "Session over: all 3 match(es) played" in out
+
+
+def test_quit_between_matches(tmp_path):
     code, out = play(
         [
             "put",
@@ -130,8 +237,16 @@ def test_several_matches_and_quit(tmp_path):
             "--option",
             "target_points=1",
         ],
-        "1\n" * 12 + "q\n",
+        "1\n" * 3 + "q\n",
     )
     assert code == 0
-    assert "Match 1 is over" in out
-    assert "You left the table" in out
+    assert "You left the table" in out and "Session over" not in out
+
+
+def test_forced_moves_are_explained():
+    """A single legal move says why: the last card, or cards of one rank (P1)."""
+    assert forced_reason({"hand": ["9"]}, ["play_9"]) == "Your last card: it is the only move."
+    assert forced_reason({"hand": ["9", "9"]}, ["pass_9"]) == (
+        "All your cards are 9s and suits never matter (P1): one move."
+    )
+    assert forced_reason({"hand": ["9", "8"]}, ["play_9", "play_8"]) is None

@@ -5,8 +5,11 @@ from __future__ import annotations
 import io
 import json
 
+import numpy as np
 import pytest
 
+from brag_env import brag_v0
+from brag_env.brag.hands import hand_category
 from brag_env.brag.rules import BragConfig
 from brag_env.cards import format_cards, parse_cards
 from brag_env.evaluation import evaluate
@@ -14,6 +17,7 @@ from brag_env.play import main as play_main
 from brag_env.replay import load_histories
 from brag_env.replay import main as replay_main
 from brag_env.ui.brag_replay import brag_steps, config_for, shown_before
+from brag_env.ui.brag_view import CATEGORY_TEXT
 
 AGENTS = ["brag:tight", "brag:blind", "random", "random"]
 
@@ -86,6 +90,43 @@ def test_steps_hold_exactly_what_the_player_knew(eval_file):
     assert any(r["keep"] for r in records)  # B19 choices were replayed too
 
 
+def test_b19_choice_in_the_hidden_hands(tmp_path):
+    """B19: the keeper's line shows the hand it played (and its category) and where the other
+    one went, in words."""
+    env = brag_v0.raw_env(num_players=3, hands_per_session=30)
+    env.reset(seed=1)
+    rng = np.random.default_rng(1)
+    for name in env.agent_iter():
+        if env.terminations[name] or env.truncations[name]:
+            env.step(None)
+            continue
+        env.step(int(rng.choice(np.flatnonzero(env.observe(name)["action_mask"]))))
+    path = tmp_path / "session.jsonl"
+    path.write_text("".join(json.dumps(h) + "\n" for h in env.hand_histories()))
+    records = load_histories(path)
+    kept = [r for r in records if r["keep"]]
+    assert {r["keep"]["choice"] for r in kept} == {"keep_old_hand", "take_new_hand"}
+    for record in kept:
+        index = records.index(record) + 1
+        code, out = replay([str(path), "--hand", str(index)])
+        assert code == 0
+        keep = record["keep"]
+        old, new = parse_cards(keep["old_hand"]), parse_cards(keep["new_hand"])
+        played, other = (old, new) if keep["choice"] == "keep_old_hand" else (new, old)
+        line = next(
+            x
+            for x in out.split("Dealt hands (hidden at the table):")[1].splitlines()
+            if x.startswith(f"  seat {keep['seat']}: ")
+        )
+        assert line.startswith(
+            f"  seat {keep['seat']}: {format_cards(played)}  "
+            f"{CATEGORY_TEXT[hand_category(played)]} · "
+        )
+        how = "kept the last hand's cards" if played is old else "took the new hand"
+        assert line.endswith(f"{how} (B19), {format_cards(other)} went under the deck")
+        assert "_hand" not in line
+
+
 def test_hand_option_shows_one_hand(eval_file):
     total = len(eval_file.read_text().splitlines())
     code, out = replay([str(eval_file), "--hand", "3"])
@@ -100,6 +141,9 @@ def test_interactive_steps_and_quit(eval_file):
     assert code == 0
     assert out.count("to act ─") == 4  # steps 1-2 of hand 1, then (n) steps 1-2 of hand 2
     assert "(rest of the hand skipped)" in out
+    # n skips the steps, not the end of the hand: its result and hidden hands still come.
+    skipped = out.split("(rest of the hand skipped)")[1].split("Brag hand 2")[0]
+    assert "─ Result ─" in skipped and "Dealt hands (hidden at the table):" in skipped
     assert "Replay stopped." in out
     for argv, tty in (["--no-pause"], True), ([], False):  # the flag, or output to a file
         code, out = replay([str(eval_file), "--hand", "2", *argv], Terminal(""), tty)
@@ -197,3 +241,21 @@ def test_tampered_history_and_bad_hand_number(eval_file, tmp_path, capsys):
     assert "line 1: hand 0: cost after action" in capsys.readouterr().err
     assert replay([str(eval_file), "--hand", str(len(lines) + 1)])[0] == 2
     assert f"--hand must be 1..{len(lines)}" in capsys.readouterr().err
+
+
+def test_the_hand_before_is_checked_and_its_absence_noted(eval_file, tmp_path, capsys):
+    """The previous hand feeds the views of the next (B17), so a bad one is reported at its own
+    line; a hand whose predecessor is not in the file says its views lack it."""
+    first, second = (json.loads(line) for line in eval_file.read_text().splitlines()[:2])
+    assert (first["episode"], second["hand_number"]) == (second["episode"], 1)
+    paying = next(a for a in first["actions"] if a["cost"] > 0)
+    paying["cost"] += 1
+    path = tmp_path / "two.jsonl"
+    path.write_text(json.dumps(first) + "\n" + json.dumps(second) + "\n")
+    assert replay([str(path), "--hand", "2"])[0] == 2
+    err = capsys.readouterr().err
+    assert f"{path} line 1: hand 0: cost after action" in err and err.count("\n") == 1
+    path.write_text(json.dumps(second) + "\n")
+    code, out = replay([str(path)])
+    assert code == 0
+    assert "(the hand before this one is not in the file: what it showed the table is left" in out

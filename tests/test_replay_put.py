@@ -94,8 +94,27 @@ def test_replays_a_partnership_match_from_play(tmp_path):
     code, out = replay([str(history), "--hand", "1"])
     assert code == 0
     assert "seat 0: human · seat 1: put:greedy · seat 2: random · seat 3: put:caller" in out
-    assert "Passed to your partner" not in out.split("Step 5")[0]  # nothing passed yet
+    assert "Passed to the" not in out.split("Step 5")[0]  # nothing passed yet
+    for seat in range(4):  # each seat's own pass, in the third person (not "your partner")
+        assert f"Passed to the partner (seat {(seat + 2) % 4})" in out
+    assert "your partner" not in out
     assert out.count("to act ─") == len(records[0]["actions"])
+
+
+def test_dealt_hands_strongest_first(eval_file):
+    """P1: the hands shown after each hand are in rank order, strongest first."""
+    code, out = replay([str(eval_file)])
+    assert code == 0
+    shown = 0
+    for block in out.split("Dealt hands (hidden at the table):")[1:]:
+        for line in block.splitlines()[1:]:
+            if not line.startswith("  seat "):
+                break
+            ranks = [PUT_RANK[parse_card(c)] for c in line.split(": ", 1)[1].split()]
+            assert ranks == sorted(ranks)
+            shown += 1
+    players = json.loads(eval_file.read_text().splitlines()[0])["num_players"]
+    assert shown == players * out.count("Dealt hands (hidden at the table):")
 
 
 def test_tampered_history_is_refused(eval_file, tmp_path, capsys):

@@ -2,36 +2,40 @@
 
 The human's screen is built from that seat's observation (``brag_v0.decode_observation``), never
 from the engine's hidden state. What everybody at the table sees anyway is read from the
-engine's public record: each betting event as it happens (``game.betting``) and, when a hand
-ends, the public parts of its hand history (winner, see, shown hands, chip changes).
+engine's public record: each betting event as it happens (``game.betting``), the stacks and who
+sits out (B16), and, when a hand ends, the public parts of its hand history (winner, see, shown
+hands, chip changes).
 """
 
 from __future__ import annotations
 
-from typing import IO, Any
+from typing import Any
 
 import numpy as np
-from rich.console import Console
 from rich.panel import Panel
+from rich.text import Text
 
 from brag_env import brag_v0
-from brag_env.ui.brag_view import action_options, event_text, hand_result, standings, table_view
+from brag_env.ui.brag_view import (
+    action_options,
+    event_text,
+    forced_reason,
+    hand_result,
+    standings,
+    table_view,
+)
 from brag_env.ui.seating import HistoryWriter, Seating, build_agents
-from brag_env.ui.terminal import EndOfInput, Prompter, QuitRequested
+from brag_env.ui.session import TableSession
+from brag_env.ui.terminal import Prompter, print_menu
 
 DEFAULT_HANDS = 10
 
 
-class BragSession:
-    """One session (B17) of ``hands`` hands with the human at ``seating.human``."""
+class BragSession(TableSession):
+    """One session (B17) of ``hands_per_session`` hands with the human at ``seating.human``."""
 
     def __init__(
-        self,
-        seating: Seating,
-        options: dict[str, Any],
-        seed: int,
-        prompter: Prompter,
-        history: IO[str] | None = None,
+        self, seating: Seating, options: dict[str, Any], seed: int, prompter: Prompter
     ) -> None:
         n = seating.num_players
         wanted = options.get("num_players")
@@ -49,8 +53,8 @@ class BragSession:
         self.human_agent = self.env.possible_agents[self.human]
         self.seed = seed
         self.prompter = prompter
-        self.console: Console = prompter.console
-        self.history = HistoryWriter(history, seating, self.config.to_dict())
+        self.console = prompter.console
+        self.history = HistoryWriter(seating, self.config.to_dict())
         from agents.tables import table_info_from_env
 
         self.agents = build_agents(seating, table_info_from_env(self.env), seed)
@@ -60,6 +64,15 @@ class BragSession:
     def _human_view(self) -> dict[str, Any]:
         obs = self.env.observe(self.human_agent)
         return brag_v0.decode_observation(obs["observation"], self.config)
+
+    def intro(self) -> None:
+        cfg = self.config
+        self.console.print(
+            f"[bold]Three-Card Brag[/]: {self.seating.num_players} players, "
+            f"{cfg.hands_per_session} hands, {cfg.starting_chips} chips each, seed {self.seed} "
+            f"(play this table again with --seed {self.seed})."
+        )
+        self.console.print(Text(self.seating.who_is_who()))
 
     def _announce_hand(self) -> None:
         view = self._human_view()
@@ -72,7 +85,10 @@ class BragSession:
             f"[bold]Hand {view['hand_number'] + 1} of {self.config.hands_per_session}[/] · "
             f"dealer {self.names[dealer]}"
         )
-        self.console.print(f"Antes are in: the pot holds {view['pot']}.")
+        if view["pot"]:
+            self.console.print(f"Antes are in: the pot holds {view['pot']}.")
+        else:
+            self.console.print("No ante is due this hand (B8): the pot starts empty.")
 
     def _ask_human(self, obs: dict[str, np.ndarray]) -> int:
         view = brag_v0.decode_observation(obs["observation"], self.config)
@@ -86,13 +102,15 @@ class BragSession:
             )
         )
         options = action_options(view, legal)
-        for k, (_, text) in enumerate(options, 1):
-            self.console.print(f"  [bold]{k}[/]) {text}")
+        reason = forced_reason(view, legal)
+        if reason:
+            self.console.print(Text(reason, style="italic"))
+        print_menu(self.console, options)
         return names.index(options[self.prompter.choose(options)][0])
 
     def _print_event(self, seat: int, action: str, paid: int) -> None:
         style = "bold" if seat == self.human else "dim"
-        self.console.print(f"  {self.names[seat]}: {event_text(action, paid)}", style=style)
+        self.console.print(Text(f"  {self.names[seat]}: {event_text(action, paid)}", style=style))
 
     def _end_of_hand(self, record: dict[str, Any]) -> None:
         """Show a finished hand's public record and the running totals; save it."""
@@ -116,8 +134,21 @@ class BragSession:
             )
         self.history.write(record, 0, self.seed)
 
+    def _why_it_ended(self) -> str:
+        """The reason of a session that ended by the rules (B17), in one line."""
+        hps = self.config.hands_per_session
+        if self.hands_done >= hps:
+            return f"Session over: all {hps} hands played (B17)"
+        out = self.game.sitting_out
+        left = [self.names[s] for s in range(self.config.num_players) if s not in out]
+        who = " and ".join(left) if left else "nobody"
+        return (
+            f"Session over after {self.hands_done} of {hps} hands: only {who} can still "
+            "pay the ante (B16, B17)"
+        )
+
     # ------------------------------------------------------------------ loop
-    def run(self) -> None:
+    def run(self) -> str:
         env, game = self.env, self.game
         env.reset(seed=self.seed)
         for agent in self.agents:
@@ -149,63 +180,38 @@ class BragSession:
             self._end_of_hand(record)
             if game.session_over:
                 break
-            if self._human_view()["seats"][0]["status"] == "sitting_out":
-                self.console.print(
-                    "[bold red]You cannot pay the ante any more: you sit out the rest of the "
-                    "session (B16).[/]"
+            if self.human in game.sitting_out:
+                chips = game.chips[self.human]
+                held = (
+                    f"only {chips} chips, less than the ante of {self.config.ante}"
+                    if chips
+                    else "no chips left"
                 )
-                break
+                self.console.print(
+                    f"[bold red]You have {held}: you sit out the rest of the session (B16).[/]"
+                )
+                return "You sit out (B16): you leave the table, the others play on"
             self.prompter.pause("Press Enter for the next hand (q to leave the table): ")
             self._announce_hand()
+        return self._why_it_ended()
 
     def summary(self, reason: str) -> None:
         """Final standings, from the last finished hand (chips in an unfinished pot excluded)."""
         cfg = self.config
         records = self.game.history()
         chips = records[-1]["chips_after"] if records else [cfg.starting_chips] * cfg.num_players
+        over = self.game.session_over
         self.console.print()
         self.console.rule(f"[bold]{reason}[/]")
-        self.console.print(
-            standings(
-                chips,
-                cfg.starting_chips,
-                self.names,
-                f"Final chips after {self.hands_done} hand(s)",
-            )
-        )
+        title = "Final chips" if over else "Chips when you left"
+        title += f" after {self.hands_done} hand(s)"
+        self.console.print(standings(chips, cfg.starting_chips, self.names, title))
         if self.hands_done:
             top = max(chips)
             leaders = " and ".join(self.names[s] for s, c in enumerate(chips) if c == top)
-            self.console.print(f"Most chips (B17): {leaders} with {top}.")
+            if over:
+                self.console.print(f"Most chips (B17): {leaders} with {top}.")
+            else:
+                self.console.print(f"Most chips so far: {leaders} with {top}.")
         net = chips[self.human] - cfg.starting_chips
         self.console.print(f"[bold]Your result: {net:+d} chips.[/]")
-
-
-def play_brag(
-    seating: Seating,
-    options: dict[str, Any],
-    seed: int,
-    prompter: Prompter,
-    history: IO[str] | None = None,
-) -> int:
-    """Play a Brag session; returns the exit code (0, also when the human leaves; 130 on
-    Ctrl-C). Finished hands are already saved to ``history`` when the session stops."""
-    session = BragSession(seating, options, seed, prompter, history)
-    console = prompter.console
-    console.print(
-        f"[bold]Three-Card Brag[/]: {seating.num_players} players, "
-        f"{session.config.hands_per_session} hands, {session.config.starting_chips} chips each, "
-        f"seed {seed} (play this table again with --seed {seed})."
-    )
-    console.print(seating.who_is_who())
-    reason, code = "Session over", 0
-    try:
-        session.run()
-    except QuitRequested:
-        reason = "You left the table"
-    except EndOfInput:
-        reason = "End of input: you left the table"
-    except KeyboardInterrupt:
-        reason, code = "Interrupted: you left the table", 130
-    session.summary(reason)
-    return code

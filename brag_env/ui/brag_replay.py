@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.console import Group, RenderableType
+from rich.markup import escape
 from rich.panel import Panel
 from rich.text import Text
 
-from brag_env.brag.game import BragGame
+from brag_env.brag.game import BragGame, HandResult
 from brag_env.brag.hands import hand_category
 from brag_env.brag.observation import BragObserver, decode_observation
 from brag_env.brag.replay import replay_hand
@@ -44,6 +45,10 @@ REQUIRED_KEYS = (
     "deltas",
     "chips_after",
 )
+
+
+# History entries that depend on the session around a hand, not on the hand itself.
+_SESSION_KEYS = frozenset({"config", "shuffled", "stacked"})
 
 
 @dataclass(frozen=True)
@@ -96,10 +101,24 @@ def shown_before(session: Sequence[Mapping[str, Any]]) -> list[int]:
     return shown
 
 
+def previous_result(record: Mapping[str, Any], config: BragConfig) -> HandResult:
+    """The result of a recorded hand, as the engine keeps it for the next hand's observations
+    (``BragGame.previous_result``); checked by ``replay_hand`` on the way."""
+    return replay_hand(dict(record), config)
+
+
 def brag_steps(
-    record: Mapping[str, Any], config: BragConfig, shown: Sequence[int] = ()
+    record: Mapping[str, Any],
+    config: BragConfig,
+    shown: Sequence[int] = (),
+    previous: HandResult | None = None,
 ) -> list[BragStep]:
-    """Every decision of a recorded hand with what the acting player knew (see module doc)."""
+    """Every decision of a recorded hand with what the acting player knew (see module doc).
+
+    ``shown`` are the cards shown at sees since the last shuffle (``shown_before``) and
+    ``previous`` the result of the session's hand before this one (``previous_result``;
+    None for a session's first hand): both are part of what the table saw.
+    """
     replay_hand(dict(record), config)  # ValueError naming the hand and what differs
     game = BragGame(config)
     keep = record.get("keep")
@@ -112,6 +131,7 @@ def brag_steps(
         antes=record["antes"],
         dealt=[parse_cards(c) if c is not None else [] for c in record["cards"]],
         keep=None if keep is None else (keep["seat"], parse_cards(keep["old_hand"])),
+        previous=previous,
     )
     # B18: a fresh engine forgets earlier hands; give it what their sees showed.
     game.shown_cards = list(shown)
@@ -127,6 +147,15 @@ def brag_steps(
         steps.append(
             BragStep(i, seat, view, legal, act["action"], act["cost"], act["stake"], act["pot"])
         )
+    # Every entry the viewer reads must be the engine's own (a see's hands and categories,
+    # the B19 choice, the looks): ``replay_hand`` does not compare them all.
+    again = game.history()[-1]
+    for key, value in again.items():
+        if key not in _SESSION_KEYS and record.get(key) != value:
+            raise ValueError(
+                f"hand {record['hand_number']}: {key} differs when played again "
+                f"(recorded {record.get(key)!r}, replayed {value!r})"
+            )
     return steps
 
 
@@ -164,7 +193,7 @@ def step_panel(
     choice.append(f" · stake {step.stake} · pot {step.pot}")
     return Panel(
         Group(body, choice),
-        title=f"Step {step.index + 1} · {names[seat]} ({players[seat]}) to act",
+        title=f"Step {step.index + 1} · {names[seat]} ({escape(players[seat])}) to act",
         title_align="left",
     )
 
@@ -175,23 +204,32 @@ def hidden_hands(
     names: Sequence[str],
     config: BragConfig,
 ) -> Group:
-    """After the hand: every dealt hand, which stayed hidden from the others at the table."""
+    """After the hand: every hand played, which stayed hidden from the others at the table
+    (B19: the hand a keeper chose, and the one that went under the deck)."""
     looked = {s.seat: s.index for s in steps if s.action == "look"}
     lines: list[RenderableType] = [Text("Dealt hands (hidden at the table):", style="bold")]
     keep = record.get("keep")
     for seat, cards in enumerate(record["cards"]):
         if cards is None:
             continue
-        cards_list = parse_cards(cards)
+        played = parse_cards(cards)
+        other = None
+        if keep is not None and keep["seat"] == seat:
+            old = parse_cards(keep["old_hand"])
+            if keep["choice"] == "keep_old_hand":
+                played, other, how = old, played, "kept the last hand's cards (B19)"
+            else:
+                other, how = old, "took the new hand (B19)"
         line = Text(f"  {names[seat]}: ")
-        line.append_text(card_text(format_cards(cards_list)))
-        line.append(f"  {CATEGORY_TEXT[hand_category(cards_list)]}")
+        line.append_text(card_text(format_cards(played)))
+        line.append(f"  {CATEGORY_TEXT[hand_category(played)]}")
         if seat in looked:
             line.append(f" · looked at step {looked[seat] + 1}")
         elif config.allow_blind:
             line.append(" · never looked")
-        if keep is not None and keep["seat"] == seat:
-            old = parse_cards(keep["old_hand"])
-            line.append(f" · old blind hand {format_cards(old)}: {keep['choice']} (B19)")
+        if other is not None:
+            line.append(f" · {how}, ")
+            line.append_text(card_text(format_cards(other)))
+            line.append(" went under the deck")
         lines.append(line)
     return Group(*lines)

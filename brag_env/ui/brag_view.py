@@ -92,6 +92,22 @@ def action_options(view: Mapping[str, Any], legal: Sequence[str]) -> list[tuple[
     return [(name, option_text(name, blind, view["stake"])) for name in legal]
 
 
+def forced_reason(view: Mapping[str, Any], legal: Sequence[str]) -> str | None:
+    """Why the observer has a single choice (B16: too few chips to stay), else None."""
+    if len(legal) != 1:
+        return None
+    me = view["seats"][0]
+    if legal[0] == "fold":
+        blind = me["status"] == "blind"
+        cost = view["stake"] // 2 if blind else view["stake"]
+        how = "blind" if blind else "open"
+        return (
+            f"You hold {me['chips']} chips and staying {how} costs {cost}: folding is your "
+            "only move (B16)."
+        )
+    return "This is your only legal move."
+
+
 def _absolute(me: int, relative: int, n: int) -> int:
     return (me + relative) % n
 
@@ -145,7 +161,7 @@ def seat_table(
         table.add_row(
             "▶" if row["to_act"] else "",
             names[seat],
-            players[seat],
+            Text(players[seat]),  # a spec or a model's path: never read as markup
             "D" if row["dealer"] else "",
             STATUS_TEXT.get(status, status),
             str(row["chips"]),
@@ -179,13 +195,10 @@ def table_view(
     n = config.num_players
     stake = view["stake"]
     parts: list[RenderableType] = [seat_table(view, me, names, players, config)]
-    parts.append(
-        Text(
-            f"Stake {stake} (open players pay {stake}, blind players {stake // 2}) · "
-            f"pot {view['pot']}",
-            style="bold",
-        )
-    )
+    costs = f"open players pay {stake}, blind players {stake // 2}"
+    if not config.allow_blind:  # B10 variant: everyone is open from the start
+        costs = f"staying costs {stake}"
+    parts.append(Text(f"Stake {stake} ({costs}) · pot {view['pot']}", style="bold"))
     if view["shown_cards"]:
         line = Text("Shown at sees since the last shuffle: ")
         line.append_text(card_text(view["shown_cards"]))
@@ -248,7 +261,12 @@ def hand_result(record: Mapping[str, Any], names: Sequence[str], lowball: bool =
             )
         )
     if record.get("keep_offer"):
-        lines.append(Text(f"{names[winner]} may keep that unseen hand for the next deal (B19)."))
+        lines.append(
+            Text(
+                f"{names[winner]} {verb(names[winner], 'choose')} at the next deal between "
+                "these unseen cards and a fresh hand, as the pot was won without looking (B19)."
+            )
+        )
     changes = ", ".join(
         f"{names[s]} {d:+d}" for s, d in enumerate(record["deltas"]) if d or s == winner
     )

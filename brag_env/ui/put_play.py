@@ -8,21 +8,41 @@ it. At the end of a hand its public parts are shown: every card played, the Put,
 
 from __future__ import annotations
 
-from typing import IO, Any
+from typing import Any
 
 import numpy as np
-from rich.console import Console
 from rich.panel import Panel
+from rich.text import Text
 
 from brag_env import put_v0
 from brag_env.cards import format_card
 from brag_env.put.rules import ACTION_NAMES
-from brag_env.ui.put_view import action_options, event_text, hand_result, table_view, unit_name
+from brag_env.ui.put_view import (
+    action_options,
+    event_text,
+    forced_reason,
+    hand_result,
+    rank_order_text,
+    table_view,
+    unit_name,
+)
 from brag_env.ui.seating import HistoryWriter, Seating, build_agents
-from brag_env.ui.terminal import EndOfInput, Prompter, QuitRequested, verb
+from brag_env.ui.session import TableSession
+from brag_env.ui.terminal import Prompter, print_menu, verb
 
 
-class PutSession:
+def match_seed(seed: int, match: int) -> int:
+    """The reset seed of match ``match`` (from 0) of a table seeded with ``seed``.
+
+    The first match is dealt from ``seed`` itself; each later one from its own seed derived
+    from both, so the ``reset_seed`` saved with a hand deals that hand's match again.
+    """
+    if match == 0:
+        return seed
+    return int(np.random.SeedSequence([seed, match]).generate_state(1)[0]) % (2**31 - 1)
+
+
+class PutSession(TableSession):
     """``matches`` matches to ``target_points`` (P6) with the human at ``seating.human``."""
 
     def __init__(
@@ -32,7 +52,6 @@ class PutSession:
         seed: int,
         matches: int,
         prompter: Prompter,
-        history: IO[str] | None = None,
     ) -> None:
         n = seating.num_players
         wanted = options.get("num_players")
@@ -53,14 +72,29 @@ class PutSession:
         self.seed = seed
         self.matches = matches
         self.prompter = prompter
-        self.console: Console = prompter.console
-        self.history = HistoryWriter(history, seating, self.config.to_dict())
+        self.console = prompter.console
+        self.history = HistoryWriter(seating, self.config.to_dict())
         from agents.tables import table_info_from_env
 
         self.agents = build_agents(seating, table_info_from_env(self.env), seed)
         self.wins = [0] * self.config.num_units
         self.matches_done = 0
         self.hands_done = 0
+
+    def intro(self) -> None:
+        cfg = self.config
+        n = self.seating.num_players
+        sides = ""
+        if cfg.partnerships:
+            partner = (self.human + 2) % n
+            sides = f" in partnerships (P8): your partner is {self.names[partner]}, opposite you"
+        self.console.print(
+            f"[bold]Put[/]: {n} players{sides}, first to {cfg.target_points} points wins a "
+            f"match, {self.matches} match(es), seed {self.seed} (play this table again with "
+            f"--seed {self.seed})."
+        )
+        self.console.print(Text(self.seating.who_is_who()))
+        self.console.print(Text(rank_order_text()))
 
     def _announce_hand(self, match: int) -> None:
         game = self.game
@@ -80,19 +114,22 @@ class PutSession:
                 title_align="left",
             )
         )
-        options = action_options(legal, self.config)
-        for k, (_, text) in enumerate(options, 1):
-            self.console.print(f"  [bold]{k}[/]) {text}")
+        options = action_options(legal, self.config, view)
+        reason = forced_reason(view, legal)
+        if reason:
+            self.console.print(Text(reason, style="italic"))
+        print_menu(self.console, options)
         return ACTION_NAMES.index(options[self.prompter.choose(options)][0])
 
     def _print_event(self, record: Any) -> None:
         seat, action, card = record.actions[-1]
-        name = ACTION_NAMES[action]
         text = event_text(
-            name, None if card < 0 else format_card(card, symbols=False), seat == self.human
+            self.names[seat],
+            ACTION_NAMES[action],
+            None if card < 0 else format_card(card, symbols=False),
+            seat == self.human,
         )
-        style = "bold" if seat == self.human else "dim"
-        self.console.print(f"  {self.names[seat]}: {text}", style=style)
+        self.console.print(Text(f"  {text}", style="bold" if seat == self.human else "dim"))
 
     def _end_of_hand(self, match: int) -> None:
         record = self.game.history[-1].to_dict()
@@ -104,14 +141,16 @@ class PutSession:
                 title_align="left",
             )
         )
-        self.history.write(record, match, self.seed)
+        self.history.write(record, match, match_seed(self.seed, match))
+
+    def _tally(self) -> str:
+        units = range(self.config.num_units)
+        return " · ".join(f"{unit_name(u, self.names, self.config)} {self.wins[u]}" for u in units)
 
     def _play_match(self, match: int) -> None:
         env, game = self.env, self.game
-        if match == 0:
-            env.reset(seed=self.seed)
-        else:
-            env.reset()  # the env's generator goes on: a new deal, same seed => same session
+        # Every match is reset with its own seed (the one its hands record).
+        env.reset(seed=match_seed(self.seed, match))
         for agent in self.agents:
             if agent is not None:
                 agent.reset()
@@ -145,62 +184,34 @@ class PutSession:
         self.matches_done += 1
         won = game.unit_of[self.human] == winner
         who = unit_name(winner, self.names, self.config)
-        style = "bold green" if won else "bold red"
         self.console.print(
             f"Match {match + 1} is over: {who} reached {self.config.target_points} points "
             f"and {verb(who, 'win')} (P6).",
-            style=style,
+            style="bold green" if won else "bold red",
         )
+        if match + 1 < self.matches:
+            self.console.print(
+                f"Matches won so far ({self.matches_done} of {self.matches}): {self._tally()}"
+            )
 
-    def run(self) -> None:
+    def run(self) -> str:
         for match in range(self.matches):
             if match:
                 self.prompter.pause("Press Enter for the next match (q to leave the table): ")
             self._play_match(match)
+        return f"Session over: all {self.matches} match(es) played"
 
     def summary(self, reason: str) -> None:
         cfg = self.config
         self.console.print()
         self.console.rule(f"[bold]{reason}[/]")
-        units = range(cfg.num_units)
-        tally = " · ".join(f"{unit_name(u, self.names, cfg)} {self.wins[u]}" for u in units)
         self.console.print(
             f"Matches won after {self.matches_done} match(es) and {self.hands_done} hand(s): "
-            f"{tally}"
+            f"{self._tally()}"
         )
         if not self.game.over and self.hands_done:
+            units = range(cfg.num_units)
             score = " · ".join(
                 f"{unit_name(u, self.names, cfg)} {self.game.scores[u]}" for u in units
             )
             self.console.print(f"Unfinished match, score: {score}")
-
-
-def play_put(
-    seating: Seating,
-    options: dict[str, Any],
-    seed: int,
-    matches: int,
-    prompter: Prompter,
-    history: IO[str] | None = None,
-) -> int:
-    """Play Put matches; returns the exit code (0, also when the human leaves; 130 on
-    Ctrl-C). Finished hands are already saved to ``history`` when the session stops."""
-    session = PutSession(seating, options, seed, matches, prompter, history)
-    cfg = session.config
-    sides = " in partnerships (P8): your partner sits opposite" if cfg.partnerships else ""
-    prompter.console.print(
-        f"[bold]Put[/]: {seating.num_players} players{sides}, first to {cfg.target_points} "
-        f"points wins a match, seed {seed} (play this table again with --seed {seed})."
-    )
-    prompter.console.print(seating.who_is_who())
-    reason, code = "Session over", 0
-    try:
-        session.run()
-    except QuitRequested:
-        reason = "You left the table"
-    except EndOfInput:
-        reason = "End of input: you left the table"
-    except KeyboardInterrupt:
-        reason, code = "Interrupted: you left the table", 130
-    session.summary(reason)
-    return code

@@ -16,13 +16,14 @@ from typing import Any
 
 import numpy as np
 from rich.console import Group, RenderableType
+from rich.markup import escape
 from rich.panel import Panel
 from rich.text import Text
 
 from brag_env.cards import format_card, parse_card
-from brag_env.put.game import PutGame, replay_hand
+from brag_env.put.game import LastHand, PutGame, replay_hand
 from brag_env.put.observation import PutObserver
-from brag_env.put.rules import ACTION_NAMES, PutConfig, action_id
+from brag_env.put.rules import ACTION_NAMES, PUT_RANK, PutConfig, action_id
 from brag_env.ui.put_view import event_text, table_view, unit_name
 from brag_env.ui.terminal import card_text
 
@@ -63,16 +64,8 @@ def config_for(record: Mapping[str, Any], overrides: Mapping[str, Any]) -> PutCo
     return PutConfig.from_dict(options)
 
 
-def put_steps(record: Mapping[str, Any], config: PutConfig) -> list[PutStep]:
-    """Every decision of a recorded hand with what the acting player knew (see module doc)."""
-    hand = {key: record[key] for key in REQUIRED_KEYS} | {"put": record.get("put")}
-    again = replay_hand(hand, config)
-    for key, value in again.items():
-        if hand.get(key) != value:
-            raise ValueError(
-                f"hand {record['hand']}: {key} differs when played again "
-                f"(recorded {hand.get(key)!r}, replayed {value!r})"
-            )
+def _game_at_start(record: Mapping[str, Any], config: PutConfig) -> PutGame:
+    """A fresh engine at the start of a recorded hand (all public ``PutGame.reset`` options)."""
     game = PutGame(config)
     game.reset(
         np.random.default_rng(0),  # unused: the deck holds every dealt card
@@ -81,6 +74,43 @@ def put_steps(record: Mapping[str, Any], config: PutConfig) -> list[PutStep]:
         scores=record["scores_before"],
         hand_number=record["hand"],
     )
+    return game
+
+
+def _check(record: Mapping[str, Any], config: PutConfig) -> None:
+    """``replay_hand`` must give back the recorded hand, entry by entry."""
+    hand = {key: record[key] for key in REQUIRED_KEYS} | {"put": record.get("put")}
+    again = replay_hand(hand, config)
+    for key, value in again.items():
+        if hand.get(key) != value:
+            raise ValueError(
+                f"hand {record['hand']}: {key} differs when played again "
+                f"(recorded {hand.get(key)!r}, replayed {value!r})"
+            )
+
+
+def last_hand_of(record: Mapping[str, Any], config: PutConfig) -> LastHand:
+    """What the table saw of a finished hand, as the engine keeps it for the next hand's
+    observations (``PutGame.last_hand``: cards played face up, trick results, Put, points)."""
+    _check(record, config)
+    game = _game_at_start(record, config)
+    for act in record["actions"]:
+        game.apply(action_id(act["action"]))
+    assert game.last_hand is not None  # the checked actions finish the hand
+    return game.last_hand
+
+
+def put_steps(
+    record: Mapping[str, Any], config: PutConfig, last_hand: LastHand | None = None
+) -> list[PutStep]:
+    """Every decision of a recorded hand with what the acting player knew (see module doc).
+
+    ``last_hand`` is the match's hand before this one (``last_hand_of``; None for a match's
+    first hand), which every player's observation repeats.
+    """
+    _check(record, config)
+    game = _game_at_start(record, config)
+    game.last_hand = last_hand
     observer = PutObserver(config)
     steps = []
     for i, act in enumerate(record["actions"]):
@@ -114,19 +144,23 @@ def step_panel(
     seat = step.seat
     body = table_view(step.view, seat, names, config, record["hand"], you="Own")
     choice = Text("Legal: " + ", ".join(step.legal) + "\n", style="dim")
-    choice.append(f"▶ {names[seat]} {event_text(step.action, step.card, True)}", style="bold")
+    choice.append(f"▶ {event_text(names[seat], step.action, step.card, True)}", style="bold")
     return Panel(
         Group(body, choice),
-        title=f"Step {step.index + 1} · {names[seat]} ({players[seat]}) to act",
+        title=f"Step {step.index + 1} · {names[seat]} ({escape(players[seat])}) to act",
         title_align="left",
     )
 
 
 def hidden_hands(record: Mapping[str, Any], names: Sequence[str]) -> Group:
-    """After the hand: every dealt hand (the unplayed cards were hidden at the table)."""
-    lines: list[RenderableType] = [Text("Dealt hands (hidden at the table):", style="bold")]
+    """After the hand: every dealt hand, strongest first by P1 (the unplayed cards were
+    hidden at the table)."""
+    when = "; as dealt, before the pass (P8)" if len(record["deal"]) == 4 else ""
+    title = f"Dealt hands (hidden at the table{when}):"
+    lines: list[RenderableType] = [Text(title, style="bold")]
     for seat, cards in enumerate(record["deal"]):
+        hand = sorted((parse_card(c) for c in cards), key=lambda c: (PUT_RANK[c], c))
         line = Text(f"  {names[seat]}: ")
-        line.append_text(card_text([format_card(parse_card(c)) for c in cards]))
+        line.append_text(card_text([format_card(c) for c in hand]))
         lines.append(line)
     return Group(*lines)

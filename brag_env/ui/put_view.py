@@ -20,7 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from brag_env.cards import format_card, parse_card
-from brag_env.put.rules import PutConfig
+from brag_env.put.rules import RANK_NAMES, PutConfig
 from brag_env.ui.terminal import card_text, verb
 
 
@@ -40,36 +40,80 @@ def seen_put_text(config: PutConfig) -> str:
     return "the whole match" if spp == "game" else points_text(int(spp))
 
 
-def option_text(action: str, config: PutConfig) -> str:
-    """A legal action as a menu entry (P3, P4, P8)."""
+def rank_order_text() -> str:
+    """P1's rank order, for a new player's screen."""
+    return "Ranks high to low (P1): " + " ".join(RANK_NAMES) + " · suits never matter"
+
+
+def option_text(action: str, config: PutConfig, view: Mapping[str, Any] | None = None) -> str:
+    """A legal action as a menu entry (P3, P4, P7, P8); ``view`` is the chooser's decoded
+    observation (who already folded to a Put, P7)."""
     if action.startswith("play_"):
         return f"play {action[5:]}"
     if action.startswith("pass_"):
         return f"pass {action[5:]} to your partner"
-    return {
-        "put": f"call Put! (the other side sees for {seen_put_text(config)} or folds and "
-        "gives you 1 point)",
-        "see": f"see the Put: play on, the hand is worth {seen_put_text(config)}",
-        "fold": "fold: the caller scores 1 point and the hand ends",
-    }.get(action, action)
+    worth = seen_put_text(config)
+    n = config.num_players
+    if action == "put":
+        if n == 3:  # P7: both opponents answer in turn
+            return (
+                f"call Put! (both others answer: one see and all play for {worth}; two "
+                "folds: 1 point to you)"
+            )
+        if n == 4:  # P8: the next opponent answers for their side
+            return (
+                f"call Put! (the next opponent answers for their side: see for {worth}, or "
+                "fold: 1 point to your side)"
+            )
+        return f"call Put! (the opponent sees, for {worth}, or folds: 1 point to you)"
+    if action == "see":
+        return f"see the Put: play on, the hand is worth {worth}"
+    if action == "fold":
+        if n == 3 and view is not None and not view["put"]["folded"]:
+            return (
+                "fold: if the other player folds too the caller scores 1 point, if they see "
+                "you still play on"
+            )
+        if n == 4:
+            return "fold for your side: the caller's side scores 1 point and the hand ends"
+        return "fold: the caller scores 1 point and the hand ends"
+    return action
 
 
-def action_options(legal: Sequence[str], config: PutConfig) -> list[tuple[str, str]]:
+def action_options(
+    legal: Sequence[str], config: PutConfig, view: Mapping[str, Any] | None = None
+) -> list[tuple[str, str]]:
     """``(name, description)`` per legal action, for ``Prompter.choose``."""
-    return [(name, option_text(name, config)) for name in legal]
+    return [(name, option_text(name, config, view)) for name in legal]
 
 
-def event_text(action: str, card: str | None, reveal_pass: bool = False) -> str:
-    """One event; a passed card is private (P8) unless ``reveal_pass``."""
+def forced_reason(view: Mapping[str, Any], legal: Sequence[str]) -> str | None:
+    """Why the observer has a single choice (its last card, or cards of one rank), else None."""
+    if len(legal) != 1:
+        return None
+    hand = view["hand"]
+    if len(hand) == 1:
+        return "Your last card: it is the only move."
+    if len(set(hand)) == 1:
+        return f"All your cards are {hand[0]}s and suits never matter (P1): one move."
+    return "This is your only legal move."
+
+
+def event_text(subject: str, action: str, card: str | None, reveal_pass: bool = False) -> str:
+    """One event as a sentence about ``subject`` ("You play 9♦", "seat 1 calls Put!"); a
+    passed card is private (P8) unless ``reveal_pass``."""
     if action.startswith("play_"):
-        return f"plays {format_card(parse_card(card))}" if card else f"plays {action[5:]}"
+        shown = format_card(parse_card(card)) if card else action[5:]
+        return f"{subject} {verb(subject, 'play')} {shown}"
     if action.startswith("pass_"):
-        if reveal_pass and card:
-            return f"passes {format_card(parse_card(card))} to the partner"
-        return "passes a card face down to the partner"
-    return {"put": "calls Put!", "see": "sees the Put", "fold": "folds to the Put"}.get(
-        action, action
-    )
+        what = format_card(parse_card(card)) if reveal_pass and card else "a card face down"
+        partner = "your partner" if subject == "You" else "their partner"
+        return f"{subject} {verb(subject, 'pass')} {what} to {partner}"
+    words = {"put": ("call", " Put!"), "see": ("see", " the Put"), "fold": ("fold", " to the Put")}
+    if action in words:
+        base, rest = words[action]
+        return f"{subject} {verb(subject, base)}{rest}"
+    return f"{subject}: {action}"
 
 
 def _absolute(me: int, relative: int | None, n: int) -> int | None:
@@ -133,13 +177,19 @@ def table_view(
         parts.append(Text(f"Put! called by {caller}: {state}", style="bold magenta"))
     if config.partnerships:
         passed, received = view.get("passed"), view.get("received")
+        partner = names[(me + 2) % n]
         if passed or received:
+            whose = "your" if you == "Your" else "the"
             parts.append(
-                Text(f"Passed to your partner: {passed or '-'} · received: {received or '-'}")
+                Text(
+                    f"Passed to {whose} partner ({partner}): {passed or '-'} · received: "
+                    f"{received or '-'}"
+                )
             )
     hand = Text(f"{you} hand: ", style="bold")
     hand.append_text(card_text(view["hand"]) if view["hand"] else Text("(no cards left)"))
     parts.append(hand)
+    parts.append(Text(rank_order_text(), style="dim"))
     return Group(*parts)
 
 
@@ -198,7 +248,9 @@ def hand_result(record: Mapping[str, Any], names: Sequence[str], config: PutConf
 
 
 def _put_line(put: Mapping[str, Any], names: Sequence[str]) -> Text:
-    answers = ", ".join(f"{names[a['seat']]} {a['answer']}s" for a in put["answers"])
+    answers = ", ".join(
+        f"{names[a['seat']]} {verb(names[a['seat']], a['answer'])}" for a in put["answers"]
+    )
     return Text(
         f"Put! called by {names[put['caller']]} during trick {put['trick']}: {answers}",
         style="magenta",

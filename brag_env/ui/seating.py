@@ -42,11 +42,17 @@ class Seating:
         return ["you" if spec is None else spec.label for spec in self.specs]
 
     def who_is_who(self) -> str:
-        """``"You: seat 0 · seat 1: brag:tight · ..."``."""
-        return " · ".join(
-            f"You: seat {seat}" if spec is None else f"seat {seat}: {spec.label}"
-            for seat, spec in enumerate(self.specs)
-        )
+        """``"You: seat 0 · seat 1: brag:tight · ..."``; with Put's four seats (P8) the
+        partner opposite the human is marked."""
+        partner = (self.human + 2) % 4 if self.game == "put" and self.num_players == 4 else -1
+        parts = []
+        for seat, spec in enumerate(self.specs):
+            if spec is None:
+                parts.append(f"You: seat {seat}")
+            else:
+                mark = " (your partner)" if seat == partner else ""
+                parts.append(f"seat {seat}: {spec.label}{mark}")
+        return " · ".join(parts)
 
 
 def seat_players(game: str, opponents: list[str], human: int) -> Seating:
@@ -80,6 +86,18 @@ def pick_seed(seed: int | None) -> int:
     return secrets.randbelow(2**31 - 1)
 
 
+def open_history(path: str, force: bool = False) -> IO[str]:
+    """A new history file; an existing one is refused (``ValueError``) unless ``force``."""
+    try:
+        return open(path, "w" if force else "x", encoding="utf-8")
+    except FileExistsError:
+        raise ValueError(
+            f"--history {path} already exists: name a new file, or add --force to overwrite it"
+        ) from None
+    except OSError as error:
+        raise ValueError(f"cannot write --history {path}: {error.strerror or error}") from None
+
+
 class HistoryWriter:
     """Writes each finished hand as one JSON line, in ``evaluate.py --history``'s format.
 
@@ -88,10 +106,17 @@ class HistoryWriter:
     rebuilds each decision under the same rules), then the engine's hand history.
     """
 
-    def __init__(self, stream: IO[str] | None, seating: Seating, config: dict[str, Any]) -> None:
-        self.stream = stream
+    def __init__(self, seating: Seating, config: dict[str, Any]) -> None:
+        self.stream: IO[str] | None = None  # set by the caller once the table is valid
         self.seating = seating
         self.config = config
+
+    def __enter__(self) -> HistoryWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.stream is not None:
+            self.stream.close()
 
     def write(self, record: dict[str, Any], episode: int, reset_seed: int) -> None:
         if self.stream is None:

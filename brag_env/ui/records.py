@@ -1,0 +1,148 @@
+"""The shape of a hand history line, checked before the engine replays it.
+
+A line of a history file may be valid JSON and still not a hand history: a number where a list
+belongs, a null action, a seat that is not at the table. ``check_brag``/``check_put`` look at
+every entry the engine reads to set a hand up and apply its actions, and raise ``ValueError``
+naming the first wrong one. What is not checked here (results, tricks, a see's hands and
+categories, the B19 choice) is compared with the engine's own record when the hand is replayed
+(``brag_replay.brag_steps``, ``put_replay.put_steps``), so the viewer only ever shows entries
+the engine produced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+GAMES = ("brag", "put")
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _number(record: Mapping[str, Any], key: str, low: int, high: int | None = None) -> int:
+    value = record[key]
+    if not _whole(value) or value < low or (high is not None and value > high):
+        span = f"{low}..{high}" if high is not None else f">= {low}"
+        raise ValueError(f"{key} must be a whole number {span}, got {value!r}")
+    return value
+
+
+def _seat(value: object, what: str, n: int) -> None:
+    if not _whole(value) or not 0 <= value < n:  # type: ignore[operator]
+        raise ValueError(f"{what} must be a seat number 0..{n - 1}, got {value!r}")
+
+
+def _list(record: Mapping[str, Any], key: str, length: int | None = None) -> list[Any]:
+    value = record[key]
+    if not isinstance(value, list) or (length is not None and len(value) != length):
+        size = f" of {length}" if length is not None else ""
+        raise ValueError(f"{key} must be a list{size}, got {value!r}")
+    return value
+
+
+def _numbers(record: Mapping[str, Any], key: str, length: int | None = None) -> None:
+    for item in _list(record, key, length):
+        if not _whole(item):
+            raise ValueError(f"{key} must hold whole numbers, got {item!r}")
+
+
+def _seats(record: Mapping[str, Any], key: str, n: int) -> None:
+    for item in _list(record, key):
+        _seat(item, f"every seat in {key}", n)
+
+
+def _object(value: object, what: str) -> Mapping[str, Any]:
+    if not isinstance(value, dict):
+        raise ValueError(f"{what} must be a JSON object, got {value!r}")
+    return value
+
+
+def _text(value: object, what: str, none: bool = False) -> None:
+    if not (isinstance(value, str) or (none and value is None)):
+        raise ValueError(f"{what} must be {'text or null' if none else 'text'}, got {value!r}")
+
+
+def _actions(record: Mapping[str, Any], n: int, numbers: tuple[str, ...]) -> None:
+    for i, act in enumerate(_list(record, "actions")):
+        act = _object(act, f"action {i}")
+        for key in ("seat", "action", *numbers):
+            if key not in act:
+                raise ValueError(f"action {i} has no {key!r}")
+        _seat(act["seat"], f"the seat of action {i}", n)
+        _text(act["action"], f"the name of action {i}")
+        for key in numbers:
+            if not _whole(act[key]):
+                raise ValueError(f"the {key} of action {i} must be a whole number")
+        if "card" in act:
+            _text(act["card"], f"the card of action {i}", none=True)
+
+
+def check_common(record: Mapping[str, Any]) -> None:
+    """Entries of both games' lines: the rules and who played (``evaluate``/``play`` keys)."""
+    if record.get("config") is not None:
+        _object(record["config"], "config")
+    for key in ("episode", "reset_seed", "deal_group"):
+        value = record.get(key)
+        if value is not None and not _whole(value):
+            raise ValueError(f"{key} must be a whole number or null, got {value!r}")
+    agents = record.get("seat_agents")
+    if agents is not None and (
+        not isinstance(agents, list) or not all(isinstance(a, str) for a in agents)
+    ):
+        raise ValueError(f"seat_agents must be a list of agent labels, got {agents!r}")
+
+
+def check_brag(record: Mapping[str, Any]) -> None:
+    """A Brag hand history's entries, as far as the engine reads them (see module doc)."""
+    check_common(record)
+    n = _number(record, "num_players", 2, 8)
+    _number(record, "hand_number", 0)
+    _seat(record["dealer"], "dealer", n)
+    _seats(record, "deal_order", n)
+    _seats(record, "sitting_out", n)
+    for key in ("chips_before", "antes", "deltas", "chips_after"):
+        _numbers(record, key, n)
+    _numbers(record, "bonus")
+    for seat, cards in enumerate(_list(record, "cards", n)):
+        _text(cards, f"the cards of seat {seat}", none=True)
+    _actions(record, n, ("cost", "stake", "pot"))
+    keep = record.get("keep")
+    if keep is not None:
+        keep = _object(keep, "keep")
+        _seat(keep.get("seat"), "the seat of keep", n)
+        _text(keep.get("old_hand"), "the old hand of keep")
+    see = record.get("see")
+    if see is not None:
+        see = _object(see, "see")
+        _seat(see.get("seer"), "the seer of see", n)
+        _seat(see.get("seen"), "the seen seat of see", n)
+        hands = _object(see.get("hands"), "the hands of see")
+        for seat in (see["seer"], see["seen"]):
+            _text(hands.get(str(seat)), f"the hand of seat {seat} in see")
+    _seat(record["winner"], "winner", n)
+
+
+def check_put(record: Mapping[str, Any]) -> None:
+    """A Put hand history's entries, as far as the engine reads them (see module doc)."""
+    check_common(record)
+    n = _number(record, "num_players", 2, 4)
+    _number(record, "hand", 1)
+    _seat(record["dealer"], "dealer", n)
+    _numbers(record, "scores_before", 2 if n == 4 else n)
+    deck = record["deck"]
+    if not isinstance(deck, str):
+        for card in _list(record, "deck"):
+            _text(card, "every card of deck")
+    for seat, cards in enumerate(_list(record, "deal", n)):
+        if not isinstance(cards, list):
+            raise ValueError(f"the cards of seat {seat} in deal must be a list, got {cards!r}")
+        for card in cards:
+            _text(card, f"every card of seat {seat} in deal")
+    _actions(record, n, ())
+
+
+def check_record(game: str, record: Mapping[str, Any]) -> None:
+    """``check_brag`` or ``check_put``."""
+    (check_brag if game == "brag" else check_put)(record)

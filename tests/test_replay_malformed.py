@@ -1,0 +1,122 @@
+"""``python -m brag_env.replay`` on valid JSON that is not a valid hand history: every entry of
+real Brag and Put histories replaced by a value of the wrong kind, nested entries broken, an
+unknown game. Each gives a one-line error naming the file and line (or replays, when the value
+happens to be harmless), never a traceback."""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+
+import numpy as np
+import pytest
+
+from brag_env import brag_v0, put_v0
+from brag_env.replay import main as replay_main
+
+BAD_VALUES = (None, "x", -1, 99, [], {}, [None], 1.5, True)
+PREFIX = "python -m brag_env.replay: error: "
+
+
+def _histories(env, seed: int) -> list[dict]:
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    for name in env.agent_iter():
+        _, _, terminated, truncated, _ = env.last(observe=False)
+        if terminated or truncated:
+            env.step(None)
+            continue
+        mask = env.observe(name)["action_mask"]
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+    game = "brag" if isinstance(env, brag_v0.raw_env) else "put"
+    return [{"game": game, "episode": 0, "reset_seed": seed, **h} for h in env.hand_histories()]
+
+
+@pytest.fixture(scope="module")
+def samples() -> dict[str, dict]:
+    """A Brag hand with a see, one with a B19 choice, a Put hand with a Put, a P8 hand."""
+    brag = _histories(brag_v0.raw_env(num_players=3, hands_per_session=30), 1)
+    put2 = _histories(put_v0.raw_env(num_players=2), 1)
+    put4 = _histories(put_v0.raw_env(num_players=4), 2)
+    return {
+        "brag_see": next(h for h in brag if h["see"] is not None),
+        "brag_keep": next(h for h in brag if h["keep"] is not None),
+        "put_put": next(h for h in put2 if h["put"] is not None),
+        "put_4": put4[0],
+    }
+
+
+def run(tmp_path, record: object) -> tuple[int, str]:
+    path = tmp_path / "h.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    err = io.StringIO()
+    import contextlib
+
+    with contextlib.redirect_stderr(err):
+        code = replay_main([str(path), "--no-pause"], stdin=io.StringIO(""), stdout=io.StringIO())
+    return code, err.getvalue()
+
+
+def assert_clean(code: int, err: str, tmp_path) -> None:
+    assert code in (0, 2)
+    if code == 2:
+        assert err.startswith(f"{PREFIX}{tmp_path / 'h.jsonl'} line 1"), err
+        assert err.count("\n") == 1 and "Traceback" not in err
+    else:
+        assert err == ""
+
+
+@pytest.mark.parametrize("sample", ["brag_see", "brag_keep", "put_put", "put_4"])
+def test_every_entry_of_the_wrong_kind(samples, sample, tmp_path):
+    record = samples[sample]
+    assert run(tmp_path, record)[0] == 0  # the sample itself replays
+    refused = 0
+    for key in record:
+        for bad in BAD_VALUES:
+            code, err = run(tmp_path, record | {key: bad})
+            assert_clean(code, err, tmp_path)
+            refused += code == 2
+    assert refused > len(record) * 4  # most wrong values are refused
+
+
+def _break(record: dict, path: tuple, value: object) -> dict:
+    broken = copy.deepcopy(record)
+    target = broken
+    for step in path[:-1]:
+        target = target[step]
+    target[path[-1]] = value
+    return broken
+
+
+@pytest.mark.parametrize(
+    ("sample", "path", "value", "message"),
+    [
+        ("brag_see", ("actions", 0), None, "malformed hand history (action 0 must be a JSON"),
+        ("brag_see", ("actions", 0, "seat"), "x", "the seat of action 0 must be a seat number"),
+        ("brag_see", ("actions", 0, "action"), None, "the name of action 0 must be text"),
+        ("brag_see", ("actions", 0, "cost"), "1", "the cost of action 0 must be a whole number"),
+        ("brag_see", ("see", "hands"), {}, "the hand of seat"),
+        ("brag_see", ("see", "categories"), {}, "see differs when played again"),
+        ("brag_see", ("cards", 0), 5, "the cards of seat 0 must be text or null"),
+        ("brag_keep", ("keep", "old_hand"), None, "the old hand of keep must be text"),
+        ("brag_keep", ("keep", "choice"), "keep_it", "keep differs when played again"),
+        ("put_put", ("actions", 0, "action"), "play_1", "unknown Put action 'play_1'"),
+        ("put_put", ("deal", 0), "As", "the cards of seat 0 in deal must be a list"),
+        ("put_put", ("deck", 0), 7, "every card of deck must be text"),
+        ("put_put", ("put", "answers"), [], "put differs when played again"),
+        ("put_4", ("scores_before",), [0, 0, 0, 0], "scores_before must be a list of 2"),
+    ],
+)
+def test_broken_nested_entries(samples, sample, path, value, message, tmp_path):
+    code, err = run(tmp_path, _break(samples[sample], path, value))
+    assert code == 2
+    assert_clean(code, err, tmp_path)
+    assert message in err
+
+
+@pytest.mark.parametrize("game", ["chess", "", None, 3, ["put"]])
+def test_unknown_game_is_refused(samples, game, tmp_path):
+    code, err = run(tmp_path, samples["put_put"] | {"game": game})
+    assert code == 2
+    assert f"line 1: unknown game {game!r} (this viewer reads brag and put hands)" in err
