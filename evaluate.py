@@ -62,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--duplicate",
         action="store_true",
-        help="replay every deal once per seat rotation (CI over deal groups)",
+        help="replay every deal under every seating of the design (CI over deal groups)",
     )
     p.add_argument(
         "--option",

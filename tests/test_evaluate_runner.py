@@ -23,9 +23,9 @@ def _strip_timing(d: dict) -> dict:
 
 
 def test_brag_tournament_payoffs_are_per_hand_in_antes_and_zero_sum():
-    result = evaluate("brag", ["brag:tight", "random", "random", "random"], 200, seed=1)
-    assert result.samples == 200 and result.episodes == 200
-    assert [a.payoff.n for a in result.agents] == [200] * 4
+    result = evaluate("brag", ["brag:tight", "random", "random", "random"], 190, seed=1)
+    assert result.samples == 192 and result.episodes == 192  # 8 designs of 24 seatings
+    assert [a.payoff.n for a in result.agents] == [192] * 4
     assert sum(a.payoff.mean for a in result.agents) == pytest.approx(0.0, abs=1e-9)
     # The ante is the unit: with ante 2 the same hands are worth half as many antes.
     doubled = evaluate("brag", ["brag:tight", "random"], 100, seed=1, options={"ante": 2})
@@ -34,7 +34,7 @@ def test_brag_tournament_payoffs_are_per_hand_in_antes_and_zero_sum():
     no_ante = evaluate("brag", ["random", "random"], 50, seed=1, options={"ante_mode": "none"})
     assert no_ante.payoff_unit == "antes/hand"  # min_stake is the unit then (README)
     behaviour = result.agents[0].behaviour
-    assert behaviour["hands"] == 200
+    assert behaviour["hands"] == 192
     assert behaviour["look_rate"] > 0.9  # tight looks at once
     table = behaviour["actions_by_decile"]
     assert len(table["counts"]) == 11 and table["rows"][-1] == "blind"
@@ -43,15 +43,15 @@ def test_brag_tournament_payoffs_are_per_hand_in_antes_and_zero_sum():
 
 def test_brag_sessions_give_one_sample_per_hand():
     result = evaluate("brag", ["random"] * 3, 40, seed=0, options={"hands_per_session": 5})
-    assert result.episodes == 9  # 8 sessions rounded up to whole rotations of 3
-    assert result.samples == result.agents[1].payoff.n >= 9  # sessions may end early (B17)
+    assert result.episodes == 12  # 8 sessions rounded up to whole designs of 3! seatings
+    assert result.samples == result.agents[1].payoff.n >= 12  # sessions may end early (B17)
 
 
 def test_seats_rotate_and_duplicate_replays_the_same_deals():
     history = io.StringIO()
     specs = ["brag:tight", "brag:caller", "random"]
     result = evaluate("brag", specs, 30, seed=3, duplicate=True, history=history)
-    assert result.groups == 10 and result.agents[0].payoff.n == 10
+    assert result.groups == 5 and result.agents[0].payoff.n == 5
     hands = [json.loads(line) for line in history.getvalue().splitlines()]
     assert len(hands) == 30
     assert hands[0]["config"]["num_players"] == 3 and hands[0]["config"]["ante"] == 1
@@ -61,10 +61,10 @@ def test_seats_rotate_and_duplicate_replays_the_same_deals():
     for h in hands:
         by_group.setdefault(h["deal_group"], []).append(h)
     for group in by_group.values():
-        assert len(group) == 3
+        assert len(group) == 6
         assert len({json.dumps(h["cards"]) for h in group}) == 1  # same deal
         assert len({h["dealer"] for h in group}) == 1
-        assert len({tuple(h["seat_agents"]) for h in group}) == 3  # seats permuted
+        assert len({tuple(h["seat_agents"]) for h in group}) == 6  # every seating of 3 agents
 
 
 def test_same_seed_same_results_to_the_last_digit():
@@ -150,7 +150,7 @@ def test_run_headsup_summarises_one_number():
     assert out["metric"] == "match win rate" and out["n"] == 30
     assert out["ci_low"] < out["mean"] < out["ci_high"]
     brag = run_headsup("brag", "brag:tight", "random", 20, env_config={"num_players": 3})
-    assert brag["metric"] == "payoff (antes/hand)" and brag["n"] == 21  # whole rotations
+    assert brag["metric"] == "payoff (antes/hand)" and brag["n"] == 24  # whole designs
 
 
 def _play_scripted(game, deck, dealer, script, num_players=2):

@@ -1,5 +1,6 @@
 """Confidence intervals against hand calculations; seat rotation and duplicate schedules."""
 
+import itertools
 import math
 from collections import Counter
 
@@ -7,7 +8,13 @@ import numpy as np
 import pytest
 
 from brag_env.evaluation.runner import MetricStore, group_means
-from brag_env.evaluation.schedule import agent_seeds, make_schedule, seats_for_rotation
+from brag_env.evaluation.schedule import (
+    agent_seeds,
+    base_orders,
+    design_size,
+    make_schedule,
+    seating_design,
+)
 from brag_env.evaluation.stats import mean_ci, z_value
 
 
@@ -53,29 +60,52 @@ def test_duplicate_estimates_use_group_means():
     np.testing.assert_allclose(group_means([5, 5, 2], [1.0, 3.0, 7.0]), [7.0, 2.0])
 
 
-def test_rotation_puts_every_agent_in_every_seat_equally_often():
+def test_the_design_sizes():
+    assert [design_size(n) for n in range(2, 9)] == [2, 6, 24, 20, 60, 42, 56]
+    assert sorted(seating_design(4)) == sorted(itertools.permutations(range(4)))
+    with pytest.raises(ValueError, match="1 to 8 agents"):
+        base_orders(9)
+
+
+@pytest.mark.parametrize("n", range(2, 9))
+def test_the_design_balances_seats_and_left_hand_neighbours(n):
+    design = seating_design(n)
+    assert len(set(design)) == len(design)
+    assert all(sorted(seats) == list(range(n)) for seats in design)
+    in_seat = Counter((seats[s], s) for seats in design for s in range(n))
+    assert len(in_seat) == n * n and len(set(in_seat.values())) == 1
+    # Who acts right after whom: the agent in seat s + 1 (round the table) follows seat s.
+    follows = Counter((seats[s], seats[(s + 1) % n]) for seats in design for s in range(n))
+    assert len(follows) == n * (n - 1) and len(set(follows.values())) == 1
+
+
+def test_four_put_players_meet_every_partner_equally_often():
+    """P8 partners sit opposite (seats 0 and 2, 1 and 3): every pair is partners as often."""
+    partners = Counter(
+        frozenset(pair) for seats in seating_design(4) for pair in (seats[0::2], seats[1::2])
+    )
+    assert len(partners) == 6 and set(partners.values()) == {8}
+
+
+def test_schedule_walks_whole_designs():
     for n in (2, 3, 4, 8):
-        schedule = make_schedule(n, 5 * n - 1, seed=0)
-        assert len(schedule) == 5 * n  # rounded up to whole rotations
-        seats = Counter((e.seats[s], s) for e in schedule for s in range(n))
-        assert set(seats.values()) == {5}
-        assert len(seats) == n * n
-        assert all(sorted(e.seats) == list(range(n)) for e in schedule)
-    assert seats_for_rotation(3, 1) == (2, 0, 1)  # agent a sits in seat (a + 1) % 3
+        size = design_size(n)
+        schedule = make_schedule(n, 2 * size - 1, seed=0)
+        assert len(schedule) == 2 * size  # rounded up to whole designs
+        assert [e.seats for e in schedule] == list(seating_design(n)) * 2
+        assert [e.seating for e in schedule] == list(range(size)) * 2
+        assert len({e.reset_seed for e in schedule}) == 2 * size
 
 
-def test_duplicate_schedule_replays_each_deal_in_every_rotation():
-    schedule = make_schedule(3, 9, seed=4, duplicate=True)
+def test_duplicate_schedule_replays_each_deal_under_every_seating():
+    schedule = make_schedule(3, 13, seed=4, duplicate=True)
     groups: dict[int, list] = {}
     for e in schedule:
         groups.setdefault(e.group, []).append(e)
-    assert len(groups) == 3
+    assert len(groups) == 3 and len(schedule) == 18
     for episodes in groups.values():
         assert len({e.reset_seed for e in episodes}) == 1
-        # Every agent holds every seat's cards of the deal once.
-        assert {(e.seats[s], s) for e in episodes for s in range(3)} == {
-            (a, s) for a in range(3) for s in range(3)
-        }
+        assert [e.seats for e in episodes] == list(seating_design(3))
     assert len({episodes[0].reset_seed for episodes in groups.values()}) == 3
 
 

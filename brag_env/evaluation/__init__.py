@@ -23,7 +23,7 @@ from brag_env.evaluation.runner import (
     run_round_robin,
     run_tournament,
 )
-from brag_env.evaluation.schedule import make_schedule, seats_for_rotation
+from brag_env.evaluation.schedule import design_size, make_schedule, seating_design
 from brag_env.evaluation.stats import Estimate, mean_ci
 
 __all__ = [
@@ -36,6 +36,7 @@ __all__ = [
     "MetricStore",
     "RoundRobinResult",
     "TournamentResult",
+    "design_size",
     "episodes_for",
     "evaluate",
     "get_adapter",
@@ -45,7 +46,7 @@ __all__ = [
     "run_headsup",
     "run_round_robin",
     "run_tournament",
-    "seats_for_rotation",
+    "seating_design",
 ]
 
 

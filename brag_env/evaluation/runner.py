@@ -264,7 +264,7 @@ def run_tournament(
     progress: bool = False,
     agents: Sequence[Agent] | None = None,
 ) -> TournamentResult:
-    """Play ``episodes`` episodes (rounded up to a multiple of the agent count) and measure.
+    """Play ``episodes`` episodes (rounded up to whole seating designs, ``schedule``), measure.
 
     ``specs`` name one agent per seat. ``history``, if given, receives one JSON line per hand:
     the episode, deal group, reset seed, the agent in each seat, the rules config and the
