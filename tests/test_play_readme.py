@@ -44,4 +44,4 @@ def test_readme_play_and_replay_commands_work_as_written(tmp_path, monkeypatch):
     put = [json.loads(line) for line in Path("put.jsonl").read_text().splitlines()]
     assert [r["hand_number"] for r in brag] == list(range(10))  # ten hands, three bots
     assert all(len(r["seat_agents"]) == 4 and r["game"] == "brag" for r in brag)
-    assert put[-1]["game"] == "put" and max(put[-1]["scores_after"]) == 5  # a match to 5
+    assert put[-1]["game"] == "put" and max(put[-1]["scores_after"]) >= 5  # a match to 5 (P6)
