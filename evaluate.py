@@ -17,6 +17,7 @@ import argparse
 import contextlib
 import json
 import sys
+import warnings
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -164,10 +165,17 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _show_warning(message: Any, category: Any, *_: Any, **__: Any) -> None:
+    print(f"{_PROG}: warning: {message}", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return run(args)
+        with warnings.catch_warnings():
+            warnings.simplefilter("default")
+            warnings.showwarning = _show_warning
+            return run(args)
     except (ValueError, OSError) as e:
         message = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         print(f"{_PROG}: error: {message}", file=sys.stderr)

@@ -95,3 +95,14 @@ def test_round_robin_command_writes_the_matrix(tmp_path):
     data = json.loads(out.read_text())
     assert data["pool"] == ["random", "put:greedy"] and data["matrix"][0][0] is None
     assert (plots / "payoff_matrix.png").exists() and (plots / "actions_by_decile.png").exists()
+
+
+def test_duplicate_sessions_print_a_one_line_warning():
+    args = ["--game", "brag", "--agents", "random", "random", "--hands", "4", "--duplicate"]
+    result = run(*args, "--option", "hands_per_session=2", "--no-progress")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.strip().splitlines() == [
+        "evaluate.py: warning: --duplicate with hands_per_session=2: only the first hand of each "
+        "session is replayed exactly; later hands depend on play (B16 sitting out, B18 shuffles, "
+        "B19 hand choices), so their deals differ between seatings"
+    ]

@@ -2,6 +2,7 @@
 
 import io
 import json
+import warnings
 from collections import Counter
 
 import pytest
@@ -221,3 +222,23 @@ def test_put_statistics_of_a_scripted_hand():
     assert zero["actions_by_decile"]["counts"][9][3] == 1  # folded a top hand
     points = [collector.metrics.values("points_per_hand", a).tolist() for a in range(2)]
     assert points == [[-1.0], [1.0]]
+
+
+def test_duplicate_sessions_warn_that_only_first_hands_replay():
+    """B16/B18/B19 make a session's later deals depend on play: duplicate says so."""
+    from brag_env.evaluation import DuplicateWarning
+
+    history = io.StringIO()
+    options = {"hands_per_session": 3}
+    with pytest.warns(DuplicateWarning, match="only the first hand of each session"):
+        evaluate("brag", ["brag:tips", "random"], 24, 0, True, options, history=history)
+    hands = [json.loads(line) for line in history.getvalue().splitlines()]
+    by_group: dict[int, dict[int, list]] = {}
+    for h in hands:
+        by_group.setdefault(h["deal_group"], {}).setdefault(h["episode"], []).append(h["cards"])
+    firsts = [len({json.dumps(e[0]) for e in g.values()}) for g in by_group.values()]
+    assert firsts == [1] * len(by_group)  # the first hand of every session is the same deal
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        evaluate("brag", ["brag:tips", "random"], 4, 0, True)  # one hand a session: exact
+        evaluate("brag", ["brag:tips", "random"], 4, 0, False, options)

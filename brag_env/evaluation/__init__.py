@@ -15,6 +15,7 @@ from brag_env.evaluation.games import ADAPTERS, get_adapter
 from brag_env.evaluation.runner import (
     AgentResult,
     Collector,
+    DuplicateWarning,
     FactoryAdapter,
     GameAdapter,
     MetricStore,
@@ -30,6 +31,7 @@ __all__ = [
     "ADAPTERS",
     "AgentResult",
     "Collector",
+    "DuplicateWarning",
     "Estimate",
     "FactoryAdapter",
     "GameAdapter",

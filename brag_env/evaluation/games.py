@@ -31,6 +31,16 @@ class BragAdapter(GameAdapter):
 
         return BragCollector(env, num_agents)
 
+    def duplicate_caveat(self, env: Any) -> str | None:
+        hands = env.unwrapped.config.hands_per_session
+        if hands <= 1:
+            return None
+        return (
+            f"--duplicate with hands_per_session={hands}: only the first hand of each session "
+            "is replayed exactly; later hands depend on play (B16 sitting out, B18 shuffles, "
+            "B19 hand choices), so their deals differ between seatings"
+        )
+
 
 class PutAdapter(GameAdapter):
     """Put: one sample per match (its reward, and a match-win indicator); see ``put_stats``."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
@@ -24,6 +25,10 @@ from agents.base import Agent, TableInfo
 from agents.registry import AgentSpec, make_agent, parse_spec
 from brag_env.evaluation.schedule import Episode, agent_seeds, make_schedule
 from brag_env.evaluation.stats import Estimate, mean_ci
+
+
+class DuplicateWarning(UserWarning):
+    """Duplicate mode cannot replay every deal exactly at this table (the message says why)."""
 
 
 class MetricStore:
@@ -159,6 +164,10 @@ class GameAdapter:
     def collector(self, env: Any, num_agents: int) -> Collector:
         return Collector(num_agents)
 
+    def duplicate_caveat(self, env: Any) -> str | None:
+        """Why duplicate deals are not exact replays at this table, or None if they are."""
+        return None
+
 
 class FactoryAdapter(GameAdapter):
     """Any AEC env with dict observations {"observation", "action_mask"}, from a factory."""
@@ -276,6 +285,9 @@ def run_tournament(
     n = adapter.num_players(len(parsed), options)
     schedule = make_schedule(n, episodes, seed, duplicate)
     env = adapter.make_env(n, options)
+    caveat = adapter.duplicate_caveat(env) if duplicate else None
+    if caveat:
+        warnings.warn(caveat, DuplicateWarning, stacklevel=2)
     table = adapter.table_info(env)
     if agents is None:
         rngs = agent_seeds(seed, n)
