@@ -2,9 +2,11 @@
 
 import io
 import json
+import math
 import warnings
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from brag_env.evaluation import (
@@ -42,17 +44,38 @@ def test_brag_tournament_payoffs_are_per_hand_in_antes_and_zero_sum():
     assert sum(map(sum, table["counts"])) == behaviour["betting_decisions"]
 
 
-def test_brag_sessions_give_one_sample_per_hand():
-    result = evaluate("brag", ["random"] * 3, 40, seed=0, options={"hands_per_session": 5})
+def test_brag_sessions_give_one_sample_per_hand_and_a_ci_over_sessions():
+    """Hands of a session are not independent: the interval is a ratio estimate over sessions."""
+    history = io.StringIO()
+    specs = ["brag:tips", "random", "brag:bluffer"]
+    options = {"hands_per_session": 5}
+    result = evaluate("brag", specs, 40, seed=0, options=options, history=history)
     assert result.episodes == 12  # 8 sessions rounded up to whole designs of 3! seatings
     assert result.samples == result.agents[1].payoff.n >= 12  # sessions may end early (B17)
+    assert "12 independent sessions" in result.ci_method
+    # By hand, from the histories: per-session chip totals (in antes) and hand counts.
+    totals = {a: [0.0] * 12 for a in specs}
+    hands = {a: [0] * 12 for a in specs}
+    for line in history.getvalue().splitlines():
+        h = json.loads(line)
+        for seat, label in enumerate(h["seat_agents"]):
+            totals[label][h["episode"]] += h["deltas"][seat] / h["config"]["ante"]
+            hands[label][h["episode"]] += 1
+    for agent in result.agents:
+        y, m = np.array(totals[agent.spec]), np.array(hands[agent.spec])
+        mean = y.sum() / m.sum()
+        se = math.sqrt(((y - mean * m) ** 2).sum() / 11 / 12) / m.mean()
+        assert agent.payoff.units == 12 and agent.payoff.n == m.sum()
+        assert agent.payoff.mean == pytest.approx(mean)
+        assert agent.payoff.half_width == pytest.approx(1.959964 * se, rel=1e-6)
 
 
 def test_seats_rotate_and_duplicate_replays_the_same_deals():
     history = io.StringIO()
     specs = ["brag:tight", "brag:caller", "random"]
     result = evaluate("brag", specs, 30, seed=3, duplicate=True, history=history)
-    assert result.groups == 5 and result.agents[0].payoff.n == 5
+    assert result.groups == 5 and result.agents[0].payoff.n == 30
+    assert result.agents[0].payoff.units == 5  # the interval is over deal groups
     hands = [json.loads(line) for line in history.getvalue().splitlines()]
     assert len(hands) == 30
     assert hands[0]["config"]["num_players"] == 3 and hands[0]["config"]["ante"] == 1

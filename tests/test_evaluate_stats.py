@@ -7,7 +7,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from brag_env.evaluation.runner import MetricStore, group_means
+from brag_env.evaluation.runner import MetricStore, unit_totals
 from brag_env.evaluation.schedule import (
     agent_seeds,
     base_orders,
@@ -15,7 +15,7 @@ from brag_env.evaluation.schedule import (
     make_schedule,
     seating_design,
 )
-from brag_env.evaluation.stats import mean_ci, z_value
+from brag_env.evaluation.stats import mean_ci, ratio_ci, z_value
 
 
 def test_mean_ci_matches_a_hand_calculation():
@@ -47,17 +47,32 @@ def test_mean_ci_of_a_rate_and_edge_cases():
         z_value(1.5)
 
 
-def test_duplicate_estimates_use_group_means():
+def test_ratio_ci_matches_a_hand_calculation():
+    """Units of unequal size: sessions of 2, 1 and 3 hands."""
+    # Totals Y = 3, 3, 6 over N = 2, 1, 3 hands: R = 12 / 6 = 2; residuals Y - R N = -1, 1, 0;
+    # s^2 = (1 + 1 + 0) / 2 = 1; mean N = 2; SE = sqrt(1 / 3) / 2.
+    e = ratio_ci([3.0, 3.0, 6.0], [2, 1, 3])
+    assert e.mean == 2.0 and e.n == 6 and e.units == 3
+    assert e.std == pytest.approx(0.5)
+    assert e.half_width == pytest.approx(1.959964 * math.sqrt(1 / 3) / 2, rel=1e-6)
+    assert e.to_dict()["units"] == 3
+    # One sample per unit: the textbook interval.
+    plain = ratio_ci([1.0, 2.0, 3.0, 4.0], [1, 1, 1, 1])
+    assert plain == mean_ci([1, 2, 3, 4])
+    assert ratio_ci([], []).n == 0 and ratio_ci([5.0], [2]).mean == 2.5
+
+
+def test_metric_store_estimates_over_units():
     store = MetricStore(1)
-    # Two deal groups of two rotations: group means 1.5 and 3.5.
-    for group, seat, value in [(0, 0, 1.0), (0, 1, 2.0), (1, 0, 3.0), (1, 1, 4.0)]:
-        store.add("payoff", 0, group, seat, value)
-    plain, dup = store.estimate("payoff", 0), store.estimate("payoff", 0, duplicate=True)
-    assert plain.n == 4 and dup.n == 2
-    assert dup.mean == 2.5
-    assert dup.std == pytest.approx(math.sqrt(2.0))  # sd of (1.5, 3.5)
-    assert store.seat_means("payoff", 0, 2) == [2.0, 3.0]
-    np.testing.assert_allclose(group_means([5, 5, 2], [1.0, 3.0, 7.0]), [7.0, 2.0])
+    # Unit 7 holds two samples (1, 2), unit 3 one (3), unit 5 three (0, 0, 6).
+    for unit, seat, value in [(7, 0, 1.0), (7, 1, 2.0), (3, 0, 3.0), (5, 1, 0.0), (5, 0, 0.0)]:
+        store.add("payoff", 0, unit, seat, value)
+    store.add("payoff", 0, 5, 0, 6.0)
+    assert store.estimate("payoff", 0) == ratio_ci([3.0, 6.0, 3.0], [1, 3, 2])
+    assert store.seat_means("payoff", 0, 2) == [2.5, 1.0]
+    sums, counts = unit_totals([5, 5, 2], [1.0, 3.0, 7.0])
+    np.testing.assert_allclose(sums, [7.0, 4.0])
+    np.testing.assert_allclose(counts, [1.0, 2.0])
 
 
 def test_the_design_sizes():

@@ -25,7 +25,7 @@ from brag_env.evaluation.runner import (
     run_tournament,
 )
 from brag_env.evaluation.schedule import design_size, make_schedule, seating_design
-from brag_env.evaluation.stats import Estimate, mean_ci
+from brag_env.evaluation.stats import Estimate, mean_ci, ratio_ci
 
 __all__ = [
     "ADAPTERS",
@@ -44,6 +44,7 @@ __all__ = [
     "get_adapter",
     "make_schedule",
     "mean_ci",
+    "ratio_ci",
     "round_robin",
     "run_headsup",
     "run_round_robin",

@@ -41,13 +41,13 @@ def _ci(e: Estimate, digits: int = 3, percent: bool = False) -> str:
     if e.n == 0:
         return "-"
     scale, unit = (100.0, "%") if percent else (1.0, "")
-    if e.n < 2:
+    if e.units < 2:
         return f"{e.mean * scale:.{digits}f}{unit}"
     return f"{e.mean * scale:.{digits}f}{unit} ± {e.half_width * scale:.{digits}f}"
 
 
 def _interval(e: Estimate, digits: int = 3, percent: bool = False) -> str:
-    if e.n < 2:
+    if e.units < 2:
         return "-"
     scale = 100.0 if percent else 1.0
     return f"[{e.low * scale:.{digits}f}, {e.high * scale:.{digits}f}]"

@@ -5,9 +5,10 @@ its agents get, and a *collector* that turns what happens into payoff samples an
 statistics. The collector is the omniscient evaluator: it may read the engine behind
 ``env.unwrapped`` (true hands, results), which the agents never can.
 
-Samples are recorded per metric, per agent, with the deal group and seat they came from. In
-duplicate mode the estimates average each agent's samples within a deal group first, and the
-confidence interval is over those group means (see ``stats`` for the method).
+Samples are recorded per metric, per agent, with the unit and seat they came from. The unit is
+the episode (one hand, a session of hands, a match of hands) or, in duplicate mode, the deal
+group; samples within a unit are not independent, so estimates are ratio estimates over units
+with a delta-method interval (``stats.ratio_ci``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import numpy as np
 from agents.base import Agent, TableInfo
 from agents.registry import AgentSpec, make_agent, parse_spec
 from brag_env.evaluation.schedule import Episode, agent_seeds, make_schedule
-from brag_env.evaluation.stats import Estimate, mean_ci
+from brag_env.evaluation.stats import Estimate, ratio_ci
 
 
 class DuplicateWarning(UserWarning):
@@ -39,6 +40,7 @@ class MetricStore:
         self._data: dict[str, list[tuple[list[int], list[int], list[float]]]] = {}
 
     def add(self, metric: str, agent: int, group: int, seat: int, value: float) -> None:
+        """One sample of ``metric`` for ``agent``; ``group`` is its unit (episode or deal group)."""
         rows = self._data.get(metric)
         if rows is None:
             rows = self._data[metric] = [([], [], []) for _ in range(self.num_agents)]
@@ -56,14 +58,13 @@ class MetricStore:
             return np.zeros(0)
         return np.asarray(self._data[metric][agent][2], dtype=np.float64)
 
-    def estimate(self, metric: str, agent: int, duplicate: bool = False) -> Estimate:
-        """Mean and 95% CI: over samples, or over per-group means in duplicate mode."""
+    def estimate(self, metric: str, agent: int) -> Estimate:
+        """Mean and 95% CI over the units (episodes or deal groups): ``stats.ratio_ci``."""
         if metric not in self._data:
-            return mean_ci([])
+            return ratio_ci([], [])
         groups, _, values = self._data[metric][agent]
-        if not duplicate:
-            return mean_ci(np.asarray(values, dtype=np.float64))
-        return mean_ci(group_means(groups, values))
+        sums, counts = unit_totals(groups, values)
+        return ratio_ci(sums, counts)
 
     def seat_means(self, metric: str, agent: int, num_seats: int) -> list[float | None]:
         if metric not in self._data:
@@ -76,15 +77,14 @@ class MetricStore:
         return [float(sums[k] / counts[k]) if counts[k] else None for k in range(num_seats)]
 
 
-def group_means(groups: Sequence[int], values: Sequence[float]) -> np.ndarray:
-    """The mean of ``values`` within each group (groups in first-seen order)."""
+def unit_totals(groups: Sequence[int], values: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    """Per unit (group id, in sorted order): the sum of its values and their number."""
     g = np.asarray(groups, dtype=np.int64)
     v = np.asarray(values, dtype=np.float64)
     if g.size == 0:
-        return v
+        return v, v
     _, inverse = np.unique(g, return_inverse=True)
-    counts = np.bincount(inverse)
-    return np.bincount(inverse, weights=v) / counts
+    return np.bincount(inverse, weights=v), np.bincount(inverse).astype(np.float64)
 
 
 class Collector:
@@ -228,11 +228,20 @@ class TournamentResult:
     samples: int  # payoff samples per agent: hands (Brag) or matches (Put) played
 
     @property
+    def unit(self) -> str:
+        """The independent unit of the confidence intervals."""
+        if self.duplicate:
+            return "deal group"
+        if self.sample_unit == "hand" and self.options.get("hands_per_session", 1) > 1:
+            return "session"
+        return self.sample_unit
+
+    @property
     def ci_method(self) -> str:
-        unit = "deal group (mean over its rotations)" if self.duplicate else self.sample_unit
         return (
-            f"normal approximation, mean +- 1.96 * sd / sqrt(n), one sample per {unit}; "
-            "sd with n - 1"
+            f"normal approximation over {self.groups} independent {self.unit}s; the mean is "
+            f"total / number of samples, its variance the delta-method one of that ratio (one "
+            "sample per unit: mean +- 1.96 * sd / sqrt(n), sd with n - 1)"
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -353,17 +362,13 @@ def run_tournament(
     metrics = collector.metrics
     results = []
     for i, spec in enumerate(parsed):
-        extra = {
-            m: metrics.estimate(m, i, duplicate)
-            for m in metrics.metrics
-            if m != collector.payoff_metric
-        }
+        extra = {m: metrics.estimate(m, i) for m in metrics.metrics if m != collector.payoff_metric}
         results.append(
             AgentResult(
                 index=i,
                 spec=spec.text,
                 label=spec.label,
-                payoff=metrics.estimate(collector.payoff_metric, i, duplicate),
+                payoff=metrics.estimate(collector.payoff_metric, i),
                 seat_payoff=metrics.seat_means(collector.payoff_metric, i, n),
                 metrics=extra,
                 behaviour=collector.behaviour(i),

@@ -1,11 +1,15 @@
 """Means with 95% confidence intervals, and the small counting helpers behind the statistics.
 
-Method: the normal approximation. For independent samples x_1..x_n (per-hand payoffs, per-match
-results, or per-deal-group means in duplicate mode) the interval is
-``mean +- z * s / sqrt(n)`` with ``s`` the sample standard deviation (n - 1 in the denominator)
-and ``z`` = 1.95996 for 95%. With the thousands of samples an evaluation uses, the Student-t
-quantile is the same to three digits. A rate (a match win rate, a fold rate) is the mean of 0/1
-samples and gets the same interval.
+Method: the normal approximation over independent *units*. A unit is an episode (one Brag hand
+or session, one Put match) or, in duplicate mode, a deal group; a unit may hold several samples
+(the hands of a session, the hands of a match, the seatings of a deal group), which are not
+independent of each other. With ``Y_i`` the sum of a unit's samples and ``N_i`` their number, the
+estimate is the ratio ``R = sum(Y) / sum(N)`` (the mean over all samples) and its variance comes
+from the delta method: ``s^2 = sum((Y_i - R * N_i)^2) / (k - 1)`` over the ``k`` units, standard
+error ``s / (mean(N) * sqrt(k))``, interval ``R +- z * SE`` with ``z`` = 1.95996 for 95%. With one
+sample per unit this is the textbook ``mean +- z * sd / sqrt(n)``. With the hundreds of units an
+evaluation uses, the Student-t quantile is the same to two or three digits. A rate (a match win
+rate, a fold rate) is the mean of 0/1 samples and gets the same interval.
 """
 
 from __future__ import annotations
@@ -28,13 +32,23 @@ def z_value(confidence: float = 0.95) -> float:
 
 @dataclass(frozen=True)
 class Estimate:
-    """A sample mean with its confidence interval. ``half_width`` is NaN below two samples."""
+    """A mean with its confidence interval. ``half_width`` is NaN below two units.
+
+    ``n`` counts the samples (hands, matches), ``units`` the independent units the interval is
+    computed over (``n`` when every sample is its own unit); ``std`` is the per-unit spread
+    behind the interval: ``half_width = z * std / sqrt(units)``.
+    """
 
     mean: float
     half_width: float
     n: int
     std: float
     confidence: float = 0.95
+    units: int = -1  # -1: the same as n
+
+    def __post_init__(self) -> None:
+        if self.units < 0:
+            object.__setattr__(self, "units", self.n)
 
     @property
     def low(self) -> float:
@@ -46,7 +60,7 @@ class Estimate:
 
     def excludes(self, value: float) -> bool:
         """Whether the whole interval lies on one side of ``value``."""
-        return bool(self.n >= 2 and (self.low > value or self.high < value))
+        return bool(self.units >= 2 and (self.low > value or self.high < value))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -55,6 +69,7 @@ class Estimate:
             "ci_high": _finite(self.high),
             "half_width": _finite(self.half_width),
             "n": self.n,
+            "units": self.units,
             "std": _finite(self.std),
             "confidence": self.confidence,
         }
@@ -82,6 +97,32 @@ def mean_ci(samples: Iterable[float] | np.ndarray, confidence: float = 0.95) -> 
         return Estimate(mean, math.nan, 1, math.nan, confidence)
     std = float(x.std(ddof=1))
     return Estimate(mean, z_value(confidence) * std / math.sqrt(n), n, std, confidence)
+
+
+def ratio_ci(
+    sums: Iterable[float] | np.ndarray,
+    counts: Iterable[float] | np.ndarray,
+    confidence: float = 0.95,
+) -> Estimate:
+    """The ratio estimate ``sum(sums) / sum(counts)`` over units, with the delta-method CI.
+
+    ``sums[i]`` is unit i's total and ``counts[i]`` its number of samples (module docstring).
+    Units without samples are ignored.
+    """
+    y = np.asarray(sums if isinstance(sums, np.ndarray) else list(sums), dtype=np.float64)
+    m = np.asarray(counts if isinstance(counts, np.ndarray) else list(counts), dtype=np.float64)
+    keep = m > 0
+    y, m = y[keep], m[keep]
+    k = int(m.size)
+    n = round(float(m.sum()))
+    if k == 0:
+        return Estimate(math.nan, math.nan, 0, math.nan, confidence, 0)
+    mean = float(y.sum() / m.sum())
+    if k < 2:
+        return Estimate(mean, math.nan, n, math.nan, confidence, k)
+    residuals = y - mean * m
+    std = math.sqrt(float(residuals @ residuals) / (k - 1)) / float(m.mean())
+    return Estimate(mean, z_value(confidence) * std / math.sqrt(k), n, std, confidence, k)
 
 
 def ratio(numerator: float, denominator: float) -> float | None:
