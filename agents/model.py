@@ -8,12 +8,21 @@ EVERY pickled entry to ``MaskablePPO.load``: SB3 then never calls ``cloudpickle.
 replacements are rebuilt from the plain-JSON summary SB3 stores next to each pickle (shapes,
 sizes, names), and only whitelisted classes are accepted (the MaskablePPO MLP policy, common torch
 activations and optimizers).
+
+A model is tied to the table options it was trained with, not only to the observation size: the
+observation divides chips by ``starting_chips`` and the stake by ``max_stake``, counts hands in
+``hands_per_session`` and so on, so a model trained with ``max_stake=32`` misreads a table with
+``max_stake=64`` although the shapes agree. ``ModelAgent.bind`` therefore compares the training
+options (``trained_env``) with the table's and refuses a model whose observation or actions
+would mean something else (``OBSERVATION_OPTIONS``); other rule differences only warn.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
+import warnings
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +46,33 @@ _PLAIN_POLICY_KWARGS = {
 }
 
 
+#: The JSON entry, inside a model .zip, naming the game and table options it was trained with:
+#: ``{"game": "brag", "env_config": {...}}`` (``env_config`` as given to ``brag_v0.env``).
+MODEL_ENTRY = "brag_env_model.json"
+#: Table options that change what the observation's numbers or the action ids mean, per game.
+OBSERVATION_OPTIONS: dict[str, tuple[str, ...]] = {
+    "brag": (
+        "num_players",  # the seat blocks
+        "starting_chips",  # every chip amount is divided by it
+        "min_stake",  # the stake's starting value
+        "max_stake",  # the stake is divided by it
+        "raise_sizes",  # the raise actions
+        "hands_per_session",  # the hand number is divided by it
+        "lowball",  # the hand-strength order (B21)
+    ),
+    "put": ("num_players", "target_points"),  # seats and sides; scores are / target_points
+}
+
+
+@dataclass(frozen=True)
+class TrainedEnv:
+    """The game and table options a model was trained with, and where they were read."""
+
+    game: str
+    options: dict[str, Any]
+    source: str
+
+
 @dataclass(frozen=True)
 class SavedModelInfo:
     """What a saved model expects: a flat observation shape and a number of actions."""
@@ -45,6 +81,7 @@ class SavedModelInfo:
     observation_shape: tuple[int, ...]
     num_actions: int
     num_timesteps: int
+    trained_env: TrainedEnv | None = None
 
 
 def _fail(path: str | Path, why: str) -> ValueError:
@@ -88,6 +125,87 @@ def _class_name(text: Any) -> str:
     if text.startswith("<class '") and text.endswith("'>"):
         return text[len("<class '") : -2]
     return text
+
+
+def _env_record(path: Path, record: Any, source: str) -> TrainedEnv:
+    if not isinstance(record, dict):
+        raise _fail(path, f"{source} is not a mapping")
+    game, options = record.get("game"), record.get("env_config", record.get("env", {}))
+    if game not in OBSERVATION_OPTIONS:
+        raise _fail(path, f"{source} names no known game (got {game!r})")
+    if options is None:
+        options = {}
+    if not isinstance(options, dict):
+        raise _fail(path, f"the table options in {source} are not a mapping")
+    return TrainedEnv(str(game), dict(options), source)
+
+
+def trained_env(path: str | Path) -> TrainedEnv | None:
+    """The game and options a model was trained with, or None if nothing records them.
+
+    Read from the zip's ``MODEL_ENTRY``, else from the ``config.yaml`` that ``train.py`` writes
+    in the run directory (beside ``model.zip``, or one level up for ``snapshots/*.zip``).
+    """
+    path = Path(path)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            if MODEL_ENTRY in archive.namelist():
+                record = json.loads(archive.read(MODEL_ENTRY).decode("utf-8"))
+                return _env_record(path, record, f"its {MODEL_ENTRY} entry")
+    except (zipfile.BadZipFile, OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise _fail(path, f"unreadable {MODEL_ENTRY} entry ({e})") from None
+    folders = [path.parent] + ([path.parent.parent] if path.parent.name == "snapshots" else [])
+    for folder in folders:
+        config = folder / "config.yaml"
+        if config.is_file():
+            import yaml
+
+            try:
+                record = yaml.safe_load(config.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+                raise _fail(path, f"unreadable {config} ({type(e).__name__})") from None
+            return _env_record(path, record, str(config))
+    return None
+
+
+def check_table(info: SavedModelInfo, table: TableInfo) -> None:
+    """Refuse a table whose observation or actions mean something else than in training.
+
+    ``ValueError`` for another game or an ``OBSERVATION_OPTIONS`` difference; a warning when no
+    training options are recorded or other rules differ (the model still reads the table right).
+    """
+    trained = info.trained_env
+    where = f"model {info.path!r}"
+    if trained is None:
+        warnings.warn(
+            f"{where} does not record the table options it was trained with (no {MODEL_ENTRY} "
+            "entry, no config.yaml beside it): only the observation and action sizes are checked",
+            stacklevel=3,
+        )
+        return
+    if trained.game != table.game:
+        raise ValueError(
+            f"{where} was trained for {trained.game} (per {trained.source}), not {table.game}"
+        )
+    if table.config is None or not hasattr(table.config, "to_dict"):
+        return
+    try:
+        config = type(table.config).from_dict(trained.options).to_dict()
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"{where}: bad table options in {trained.source}: {e}") from None
+    now = table.config.to_dict()
+    keys = OBSERVATION_OPTIONS[table.game]
+    bad = [f"{k}={config[k]!r} in training, {now[k]!r} here" for k in keys if config[k] != now[k]]
+    if bad:
+        raise ValueError(
+            f"{where} was trained with other table options (per {trained.source}): "
+            + "; ".join(bad)
+            + ": its observations would mean something else; evaluate it with the training options"
+        )
+    other = [k for k in now if k not in keys and k != "reward" and config.get(k) != now[k]]
+    if other:
+        diff = ", ".join(f"{k}={config.get(k)!r} in training, {now[k]!r} here" for k in other)
+        warnings.warn(f"{where} was trained under other rules: {diff}", stacklevel=3)
 
 
 def _safe_objects(path: Path, data: dict[str, Any]) -> tuple[dict[str, Any], SavedModelInfo]:
@@ -182,7 +300,9 @@ def load_policy(path: str | Path) -> tuple[Any, SavedModelInfo]:
         stat = path.stat()
     except OSError:
         raise _fail(path, "no such file") from None
-    return _load_cached(str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    policy, info = _load_cached(str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    # Read every time: the run's config.yaml is not part of the cache key.
+    return policy, dataclasses.replace(info, path=str(path), trained_env=trained_env(path))
 
 
 @functools.lru_cache(maxsize=16)
@@ -248,8 +368,8 @@ class ModelAgent(Agent):
 
     Parameters: ``deterministic`` (default false) plays the most probable legal action instead of
     sampling from the policy's distribution (samples use the agent's seeded generator).
-    The model must have been trained on this game's flat observation vector with the same table
-    options (the shapes are checked when the agent sits down).
+    The model must have been trained on this game's flat observation vector with the table
+    options that shape the observation (``check_table``, when the agent sits down).
     """
 
     DEFAULTS: ClassVar[dict[str, Any]] = {"deterministic": False}
@@ -268,6 +388,7 @@ class ModelAgent(Agent):
 
     def bind(self, table: TableInfo) -> None:
         super().bind(table)
+        check_table(self.info, table)
         if tuple(table.observation_shape) != self.info.observation_shape:
             raise ValueError(
                 f"model {self.info.path!r} expects observations of shape "

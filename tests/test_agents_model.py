@@ -71,6 +71,7 @@ def model_path(tmp_path_factory) -> Path:
     model.learn(64)
     path = tmp_path_factory.mktemp("model") / "model.zip"
     model.save(path)
+    (path.parent / "config.yaml").write_text("game: brag\nenv:\n  num_players: 2\n")
     return path
 
 
@@ -144,11 +145,18 @@ def test_sampling_repeats_with_the_seed(model_path):
     assert picks == [two.act(obs["observation"], obs["action_mask"]) for _ in range(40)]
 
 
-def test_wrong_game_or_table_is_a_clear_error(model_path):
-    with pytest.raises(ValueError, match="expects observations of shape"):
+def test_wrong_game_or_table_is_a_clear_error(model_path, tmp_path):
+    with pytest.raises(ValueError, match="was trained for brag .*not put"):
         make_agent(str(model_path), table_info("put"), seed=0)
-    with pytest.raises(ValueError, match="wrong game or different table options"):
+    with pytest.raises(ValueError, match="num_players=2 in training, 4 here"):
         make_agent(str(model_path), table_info("brag", num_players=4), seed=0)
+    # Without a record of the options, the sizes are still checked.
+    bare = tmp_path / "model.zip"
+    bare.write_bytes(model_path.read_bytes())
+    with pytest.warns(UserWarning), pytest.raises(ValueError, match="expects observations of"):
+        make_agent(str(bare), table_info("put"), seed=0)
+    with pytest.warns(UserWarning), pytest.raises(ValueError, match="wrong game or different"):
+        make_agent(str(bare), table_info("brag", num_players=4), seed=0)
 
 
 def test_missing_and_corrupt_files_are_clear_errors(tmp_path, model_path):
@@ -223,3 +231,61 @@ def test_a_model_spec_plays_in_an_evaluation(model_path):
         "brag", [str(model_path), "brag:tight"], 20, seed=0, options={"num_players": 2}
     )
     assert again.agents[0].payoff.mean == result.agents[0].payoff.mean
+
+
+def _run_dir(tmp_path: Path, model_path: Path, config: str | None) -> Path:
+    """A copy of the model in a run directory like train.py's, with its config.yaml."""
+    run = tmp_path / "run"
+    (run / "snapshots").mkdir(parents=True)
+    for target in (run / "model.zip", run / "snapshots" / "step_1.zip"):
+        target.write_bytes(model_path.read_bytes())
+    if config is not None:
+        (run / "config.yaml").write_text(config)
+    return run
+
+
+TRAIN_CONFIG = "name: x\ngame: brag\nseed: 0\nenv:\n  num_players: 2\n  max_stake: 32\n"
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("max_stake", 64), ("min_stake", 4), ("starting_chips", 100), ("hands_per_session", 5)],
+)
+def test_a_table_whose_observation_means_otherwise_is_refused(tmp_path, model_path, option, value):
+    """Same shapes, other scaling: the run's config.yaml shows the model would misread it."""
+    run = _run_dir(tmp_path, model_path, TRAIN_CONFIG)
+    table = table_info("brag", num_players=2, **{option: value})
+    for spec in (run / "model.zip", run / "snapshots" / "step_1.zip"):
+        with pytest.raises(ValueError, match=rf"trained with other table options .*{option}="):
+            make_agent(str(spec), table)
+
+
+def test_matching_options_load_quietly_and_other_rules_warn(tmp_path, model_path):
+    import warnings
+
+    run = _run_dir(tmp_path, model_path, TRAIN_CONFIG)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        agent = make_agent(str(run / "model.zip"), table_info("brag", num_players=2))
+    assert agent.info.trained_env.source == str(run / "config.yaml")
+    with pytest.warns(UserWarning, match="trained under other rules: ante=1 in training, 3 here"):
+        make_agent(str(run / "model.zip"), table_info("brag", num_players=2, ante=3))
+    put = _run_dir(tmp_path / "p", model_path, TRAIN_CONFIG.replace("game: brag", "game: put"))
+    with pytest.raises(ValueError, match="was trained for put .*not brag"):
+        make_agent(str(put / "model.zip"), table_info("brag", num_players=2))
+
+
+def test_the_options_entry_in_the_zip_comes_first_and_none_warns(tmp_path, model_path):
+    from agents.model import MODEL_ENTRY
+
+    run = _run_dir(tmp_path, model_path, TRAIN_CONFIG)
+    entry = {"game": "brag", "env_config": {"num_players": 2, "starting_chips": 500}}
+    with zipfile.ZipFile(run / "model.zip", "a") as archive:
+        archive.writestr(MODEL_ENTRY, json.dumps(entry))
+    with pytest.raises(ValueError, match=f"per its {MODEL_ENTRY} entry.*starting_chips=500"):
+        make_agent(str(run / "model.zip"), table_info("brag", num_players=2))
+    bare = tmp_path / "bare" / "model.zip"
+    bare.parent.mkdir()
+    bare.write_bytes(model_path.read_bytes())
+    with pytest.warns(UserWarning, match="does not record the table options"):
+        make_agent(str(bare), table_info("brag", num_players=2))
