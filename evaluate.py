@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -119,6 +120,43 @@ def _count(args: argparse.Namespace) -> int:
     return DEFAULT_COUNT[game] if value is None else value
 
 
+def _check_file(option: str, value: str) -> None:
+    """``ValueError`` unless ``value`` can be written as a file (checked before the long run)."""
+    path = Path(value)
+    if path.is_dir():
+        raise ValueError(f"{option} {value!r} is a directory, expected a file name")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise ValueError(f"{option} {value!r}: the directory {str(parent)!r} does not exist")
+    target = path if path.exists() else parent
+    if not os.access(target, os.W_OK):
+        raise ValueError(f"{option} {value!r}: {str(target)!r} is not writable")
+
+
+def _check_directory(option: str, value: str) -> None:
+    """``ValueError`` unless ``value`` is, or can be made, a writable directory."""
+    path = Path(value)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"{option} {value!r} exists and is not a directory")
+    existing = path
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ValueError(f"{option} {value!r}: {str(existing)!r} is not a directory")
+    if not os.access(existing, os.W_OK):
+        raise ValueError(f"{option} {value!r}: {str(existing)!r} is not writable")
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    """Check every output path first, so a typo does not cost a whole evaluation."""
+    if args.json:
+        _check_file("--json", args.json)
+    if args.history:
+        _check_file("--history", args.history)
+    if args.plot:
+        _check_directory("--plot", args.plot)
+
+
 def run(args: argparse.Namespace) -> int:
     from brag_env.evaluation import evaluate, get_adapter, round_robin
     from brag_env.evaluation.report import print_round_robin, print_tournament
@@ -127,6 +165,7 @@ def run(args: argparse.Namespace) -> int:
     args.game = game
     count = _count(args)
     options = parse_options(args.option)
+    check_outputs(args)
     progress = not args.no_progress and sys.stderr.isatty()
 
     with contextlib.ExitStack() as stack:

@@ -106,3 +106,21 @@ def test_duplicate_sessions_print_a_one_line_warning():
         "session is replayed exactly; later hands depend on play (B16 sitting out, B18 shuffles, "
         "B19 hand choices), so their deals differ between seatings"
     ]
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "fragment"),
+    [
+        ("--json", "missing_dir/res.json", "the directory"),
+        ("--json", ".", "is a directory"),
+        ("--plot", "hands.jsonl/plots", "is not a directory"),
+    ],
+)
+def test_bad_output_paths_stop_before_the_run(tmp_path, option, value, fragment):
+    """Nothing is played (the history file is never opened) when an output path is unusable."""
+    (tmp_path / "hands.jsonl").write_text("keep\n")
+    args = ["--game", "brag", "--agents", "random", "random", "--hands", "4"]
+    result = run(*args, "--history", "new.jsonl", option, value, cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"evaluate.py: error: {option} ") and fragment in result.stderr
+    assert not (tmp_path / "new.jsonl").exists()
