@@ -30,18 +30,39 @@ def test_brag_tournament_payoffs_are_per_hand_in_antes_and_zero_sum():
     assert result.samples == 192 and result.episodes == 192  # 8 designs of 24 seatings
     assert [a.payoff.n for a in result.agents] == [192] * 4
     assert sum(a.payoff.mean for a in result.agents) == pytest.approx(0.0, abs=1e-9)
-    # The ante is the unit: with ante 2 the same hands are worth half as many antes.
-    doubled = evaluate("brag", ["brag:tight", "random"], 100, seed=1, options={"ante": 2})
-    plain = evaluate("brag", ["brag:tight", "random"], 100, seed=1, options={"ante": 1})
-    assert doubled.agents[0].payoff.mean != plain.agents[0].payoff.mean
-    no_ante = evaluate("brag", ["random", "random"], 50, seed=1, options={"ante_mode": "none"})
-    assert no_ante.payoff_unit == "antes/hand"  # min_stake is the unit then (README)
+    assert result.payoff_unit == "antes/hand"
     behaviour = result.agents[0].behaviour
     assert behaviour["hands"] == 192
     assert behaviour["look_rate"] > 0.9  # tight looks at once
     table = behaviour["actions_by_decile"]
     assert len(table["counts"]) == 11 and table["rows"][-1] == "blind"
     assert sum(map(sum, table["counts"])) == behaviour["betting_decisions"]
+
+
+@pytest.mark.parametrize(
+    ("options", "unit", "label"),
+    [
+        ({"ante": 2, "min_stake": 4}, 2, "antes/hand"),  # the ante is the unit
+        ({"ante_mode": "none", "min_stake": 4}, 4, "min-stakes/hand"),  # no ante: min_stake
+        ({"ante": 0}, 2, "min-stakes/hand"),
+    ],
+)
+def test_brag_payoff_times_its_unit_is_the_chips_won(options, unit, label):
+    """Each agent's payoff * n * unit equals its chip changes in the hand histories."""
+    history = io.StringIO()
+    specs = ["brag:tight", "random", "brag:bluffer"]
+    result = evaluate("brag", specs, 12, seed=2, options=options, history=history)
+    assert result.payoff_unit == label
+    chips = dict.fromkeys(specs, 0)
+    for line in history.getvalue().splitlines():
+        h = json.loads(line)
+        for seat, spec in enumerate(h["seat_agents"]):
+            chips[spec] += h["deltas"][seat]
+    assert any(chips.values())
+    for agent in result.agents:
+        assert agent.payoff.mean * agent.payoff.n * unit == pytest.approx(chips[agent.spec])
+    headsup = run_headsup("brag", "brag:tight", "random", 2, env_config=options)
+    assert headsup["metric"] == f"payoff ({label})"
 
 
 def test_brag_sessions_give_one_sample_per_hand_and_a_ci_over_sessions():

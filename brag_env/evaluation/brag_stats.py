@@ -1,7 +1,8 @@
 """Brag payoffs and behaviour statistics, read by the omniscient evaluator from the engine.
 
-Payoff samples: one per hand per agent, the hand's chip change divided by the ante (by
-``min_stake`` when no ante is paid: ``ante == 0`` or ``ante_mode == "none"``).
+Payoff samples: one per hand per agent, the hand's chip change divided by the ante, "antes/hand"
+(by ``min_stake`` when no ante is paid, ``ante == 0`` or ``ante_mode == "none"``:
+"min-stakes/hand").
 
 Hand strength: the percentile of the agent's TRUE hand (fraction of the 22,100 hands strictly
 weaker, in the table's ranking order), whether or not the agent has looked. Decile ``d`` holds
@@ -81,7 +82,9 @@ class BragCollector(Collector):
         raw = env.unwrapped
         self.config = raw.config
         cfg = self.config
-        self.unit = float(cfg.ante if cfg.ante > 0 and cfg.ante_mode != "none" else cfg.min_stake)
+        antes = cfg.ante > 0 and cfg.ante_mode != "none"
+        self.unit = float(cfg.ante if antes else cfg.min_stake)
+        self.payoff_unit = "antes/hand" if antes else "min-stakes/hand"
         self.lowball = cfg.lowball
         self.keep_ids = (cfg.keep_old_hand_action, cfg.take_new_hand_action)
         self.counts = [_Counts() for _ in range(num_agents)]

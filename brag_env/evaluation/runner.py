@@ -95,6 +95,8 @@ class Collector:
     """
 
     payoff_metric = "payoff"
+    #: The payoff's unit when the table decides it (e.g. Brag without antes), else None.
+    payoff_unit: str | None = None
 
     def __init__(self, num_agents: int) -> None:
         self.num_agents = num_agents
@@ -383,7 +385,7 @@ def run_tournament(
         episodes=len(schedule),
         groups=len({e.group for e in schedule}),
         sample_unit=adapter.sample_unit,
-        payoff_unit=adapter.payoff_unit,
+        payoff_unit=collector.payoff_unit or adapter.payoff_unit,
         agents=results,
         seconds=seconds,
         decisions=decisions,
