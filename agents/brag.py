@@ -25,13 +25,19 @@ Styles (parameters and defaults in ``DEFAULTS``):
   minimum stake (raising blind with probability ``blind_raise``), looks once it gets there; open,
   it plays with ``play``/``raise_at``/``see_at``. It never sees blind: against an open opponent,
   who cannot see a blind player (B14), staying blind costs it half what the opponent pays.
-- ``tips`` (the seed documents' advice as a whole): starts blind and stays blind only while the
-  stake is low (``look_stake``), raising blind now and then (``blind_raise``) for pressure;
-  open, it folds a mere high card (heads-up it keeps one better than the median hand), plays pairs
-  but folds them facing ``fear_raises`` raises or when a stay would cost more than
-  ``max_share`` of its stack, raises rather than min-bets with a flush or better, slow-plays
-  prials (stays until the pot holds ``slowplay_pot`` minimum stakes, then raises) and sees
-  heads-up when it thinks it is ahead (percentile >= ``see_at``).
+- ``tips`` (the seed documents' advice as a whole): plays blind at the start of a session (its
+  first ``blind_hands`` hands, by the observation's hand number; later hands it looks at once),
+  and stays blind only while the stake is low (``look_stake``), raising blind now and then
+  (``blind_raise``) for pressure; open, it folds a mere high card (heads-up it keeps one better
+  than the median hand), plays pairs but folds them facing ``fear_raises`` raises since its last
+  move or when a stay would cost more than ``max_share`` of its stack, raises rather than
+  min-bets with a flush or better, slow-plays prials (stays until the pot holds ``slowplay_pot``
+  minimum stakes, then raises, and sees heads-up once it cannot raise) and otherwise sees
+  heads-up when it thinks it is ahead (percentile >= ``see_at``). Not modelled, because the
+  player keeps no memory of the others across hands: tracking which opponents have been
+  aggressive or have bluffed (and calling them more readily), and choosing to see an apparent
+  bluffer rather than a cautious player; reading strong early bets is limited to the raises of
+  the current hand (``fear_raises``).
 """
 
 from __future__ import annotations
@@ -312,6 +318,7 @@ class SeedTips(BragBaseline):
     """Follows the seed documents' strategy advice as a whole (module docstring)."""
 
     DEFAULTS: ClassVar[dict[str, Any]] = {
+        "blind_hands": 1,
         "look_stake": 4,
         "blind_raise": 0.2,
         "fear_raises": 2,
@@ -322,21 +329,22 @@ class SeedTips(BragBaseline):
 
     def preferences(self, v: BragView, mask: np.ndarray) -> list[int]:
         if v.blind:
-            # Blind play is cheap and unsettles the others, but only while the stake is low.
-            if v.stake >= self.look_stake * v.min_stake:
+            # Blind play is cheap and unsettles the others: early in a session, and only while
+            # the stake is low.
+            if v.hand_number >= self.blind_hands or v.stake >= self.look_stake * v.min_stake:
                 return [LOOK, STAY]
             if self.rng.random() < self.blind_raise:
                 return [*self.smallest_raise(mask), STAY]
             return [STAY, LOOK]
         p, heads_up = v.strength, v.opponents == 1
-        ahead = p >= self.see_at
-        if heads_up and mask[SEE] and ahead:
-            return [SEE, STAY]  # see when you believe you are ahead; it costs double
         if p >= PRIAL_PERCENTILE:
-            # Slow-play a prial: small bets until the pot is big, then raise.
+            # Slow-play a prial, heads-up too: small bets until the pot is big, then raise (and
+            # see once the stake is capped).
             if v.pot >= self.slowplay_pot * v.min_stake:
-                return [*self.biggest_raise(mask), STAY]
+                return [*self.biggest_raise(mask), SEE, STAY]
             return [STAY]
+        if heads_up and mask[SEE] and p >= self.see_at:
+            return [SEE, STAY]  # see when you believe you are ahead; it costs double
         if p >= FLUSH_PERCENTILE:
             return [*self.smallest_raise(mask), STAY]  # do not sit at the table minimum
         if p >= PAIR_PERCENTILE:

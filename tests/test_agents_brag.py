@@ -78,6 +78,10 @@ def agent(spec: str, players: int = 4):
     return make_agent(spec, table_info("brag", num_players=players), seed=0)
 
 
+def agent_for(config: BragConfig, spec: str):
+    return make_agent(spec, table_info("brag", **config.to_dict()), seed=0)
+
+
 def test_view_reads_the_crafted_fields(config):
     view = BragView(table_info("brag"))
     history = ((2, RAISE, 4), (0, STAY, 2), (1, RAISE, 4))
@@ -252,6 +256,27 @@ def test_seed_tips_player_follows_the_advice(config):
     assert tips.act(craft(config, PRIAL, pot=10), OPEN_MASK) == STAY  # slow-play a prial...
     assert tips.act(craft(config, PRIAL, pot=60), OPEN_MASK) == RAISE  # ...until the pot is big
     assert tips.act(craft(config, FLUSH, others=HEADS_UP), HEADS_UP_MASK) == SEE  # ahead: see
+
+
+def test_seed_tips_player_slow_plays_a_prial_heads_up_too(config):
+    tips = agent("brag:tips")
+    assert tips.act(craft(config, PRIAL, others=HEADS_UP, pot=10), HEADS_UP_MASK) == STAY
+    assert tips.act(craft(config, PRIAL, others=HEADS_UP, pot=60), HEADS_UP_MASK) == RAISE
+    capped = mask(FOLD, STAY, SEE)  # the stake is at max_stake (B13)
+    assert tips.act(craft(config, PRIAL, others=HEADS_UP, pot=60), capped) == SEE
+
+
+def test_seed_tips_player_plays_blind_only_early_in_a_session():
+    session = BragConfig(hands_per_session=10)
+    tips = agent_for(session, "brag:tips:blind_raise=0")
+    first = craft(session, stake=2)
+    later = craft(session, stake=2)
+    views = observation_layout(session).views
+    views(later)["hand_number"][0] = 1 / 10
+    assert tips.act(first, BLIND_MASK) == STAY
+    assert tips.act(later, BLIND_MASK) == LOOK
+    two = agent_for(session, "brag:tips:blind_raise=0,blind_hands=2")
+    assert two.act(later, BLIND_MASK) == STAY
 
 
 def test_baselines_only_play_legal_actions_in_real_games():
