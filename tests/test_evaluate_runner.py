@@ -249,10 +249,22 @@ def test_brag_bluff_statistics_of_a_scripted_hand():
     deck = "2s Ks 5h Kh 9d Kd"
     script = [(0, "look"), (0, "raise_2x"), (1, "look"), (1, "fold")]
     (zero, one), _ = _play_scripted("brag", deck, 1, script)
-    assert zero["bluff_rate"] == 1.0 and zero["bluff_success"] == 1.0
+    assert zero["bluff_raise_rate"] == 1.0 and zero["bluff_success"] == 1.0
+    assert zero["light_see_rate"] is None and zero["bluff_rate"] == 1.0
     assert zero["blind_play_rate"] == 0.0 and zero["turns_before_look"] == 0.0
     assert one["fold_to_raise"] == 1.0
     assert one["actions_by_decile"]["counts"][9] == [1, 0, 0, 0]  # folded a prial: top decile
+
+
+def test_brag_light_see_is_not_a_bluff_raise():
+    """Seat 0 sees a prial with a weak hand: a light see, not a bluff raise."""
+    deck = "2s Ks 5h Kh 9d Kd"
+    script = [(0, "look"), (0, "stay"), (1, "look"), (1, "stay"), (0, "see")]
+    (zero, one), _ = _play_scripted("brag", deck, 1, script)
+    assert zero["light_see_rate"] == 1.0 and zero["bluff_raise_rate"] is None
+    assert zero["bluff_rate"] == 1.0 and zero["bluff_success"] is None
+    assert one["light_see_rate"] is None and one["bluff_rate"] is None
+    assert zero["showdown_win_rate"] == 0.0 and one["showdown_win_rate"] == 1.0
 
 
 def test_put_statistics_of_a_scripted_hand():
@@ -261,7 +273,8 @@ def test_put_statistics_of_a_scripted_hand():
     deck = "4s 3s 5h 3h 6d 2d"
     (zero, one), collector = _play_scripted("put", deck, 0, [(1, "put"), (0, "fold")])
     assert one["put_rate"] == 1.0 and one["put_success"] == 1.0
-    assert one["bluff_rate"] == 1.0 and one["bluff_success"] == 1.0
+    assert one["bluff_put_rate"] == 1.0 and one["bluff_success"] == 1.0
+    assert one["bluff_rate"] == 1.0 and one["light_see_rate"] is None
     assert zero["fold_to_put"] == 1.0 and zero["see_frequency"] == 0.0
     assert zero["actions_by_decile"]["counts"][9][3] == 1  # folded a top hand
     points = [collector.metrics.values("points_per_hand", a).tolist() for a in range(2)]
@@ -286,3 +299,12 @@ def test_duplicate_sessions_warn_that_only_first_hands_replay():
         warnings.simplefilter("error")
         evaluate("brag", ["brag:tips", "random"], 4, 0, True)  # one hand a session: exact
         evaluate("brag", ["brag:tips", "random"], 4, 0, False, options)
+
+
+def test_put_light_see_of_a_strong_put():
+    """Seat 1 Puts with the best cards; seat 0 sees with the weakest: a light see, no bluff."""
+    deck = "3s 4s 3h 5h 2d 6d"  # seat 1 (dealt first, P2): 3s 3h 2d; seat 0: 4s 5h 6d
+    (zero, one), _ = _play_scripted("put", deck, 0, [(1, "put"), (0, "see")])
+    assert one["bluff_put_rate"] == 0.0 and one["light_see_rate"] is None
+    assert zero["light_see_rate"] == 1.0 and zero["bluff_put_rate"] is None
+    assert zero["bluff_rate"] == 1.0 and zero["see_frequency"] == 1.0

@@ -16,9 +16,13 @@ Behaviour statistics (per agent; counts are kept too, so rates can be re-derived
   betting moves it made blind before looking, over the hands where it looked.
 - ``actions_by_decile``: counts of fold/stay/raise/see decisions made OPEN, by decile of its
   hand, plus a ``blind`` row for decisions made without looking.
-- ``bluff_rate``: of the hands in which it raised or saw while open, the share where its hand
-  was in the bottom half. ``bluff_success``: of those bluff hands, the share it won with everyone
-  else folding (B15).
+- ``bluff_raise_rate``: of the hands in which it raised while open, the share where its hand was
+  in the bottom half (the aggressive bluff). ``bluff_success``: of those bluff-raise hands, the
+  share it won with everyone else folding (B15).
+- ``light_see_rate``: of the hands in which it saw while open (B14), the share where its hand was
+  in the bottom half (a passive, light see).
+- ``bluff_rate``: both together: of the hands in which it raised or saw while open, the share
+  with a bottom-half hand.
 - ``fold_to_raise``: of its betting decisions facing a raise (another player raised since its
   own previous move this hand), the share it folded.
 - ``see_frequency``: of its decisions where a see was legal (B14), the share it saw.
@@ -52,6 +56,7 @@ class _Counts:
         "betting_decisions",
         "blind_play_hands",
         "bluff_hands",
+        "bluff_raise_hands",
         "bluff_wins",
         "by_decile",
         "faced_raise",
@@ -59,9 +64,12 @@ class _Counts:
         "folds",
         "hands",
         "hands_won",
+        "light_see_hands",
         "looked_hands",
+        "raise_hands",
         "raises",
         "see_chances",
+        "see_hands",
         "sees",
         "showdown_wins",
         "showdowns",
@@ -98,8 +106,8 @@ class BragCollector(Collector):
         self._blind_moves = [0] * n
         self._played_blind = [False] * n
         self._looked = [False] * n
-        self._aggressive = [False] * n
-        self._bluffed = [False] * n
+        self._raised = [False] * n  # raised while open this hand
+        self._saw = [False] * n  # saw while open this hand
         self._last_event = [0] * n  # index into game.betting after the seat's last event
 
     def _hand_percentile(self, game: Any, seat: int) -> float:
@@ -146,10 +154,11 @@ class BragCollector(Collector):
         if blind and action != FOLD:
             self._blind_moves[seat] += 1
             self._played_blind[seat] = True
-        if status == OPEN and (action == SEE or action >= FIRST_RAISE):
-            self._aggressive[seat] = True
-            if p < 0.5:
-                self._bluffed[seat] = True
+        if status == OPEN:
+            if action == SEE:
+                self._saw[seat] = True
+            elif action >= FIRST_RAISE:
+                self._raised[seat] = True
         if game.legal_mask()[SEE]:
             c.see_chances += 1
             if action == SEE:
@@ -192,11 +201,19 @@ class BragCollector(Collector):
             won = result.winner == seat
             c.hands_won += won
             c.blind_play_hands += self._played_blind[seat]
-            if self._aggressive[seat]:
+            weak = self._percentile[seat] < 0.5
+            raised, saw = self._raised[seat], self._saw[seat]
+            if raised or saw:
                 c.aggressive_hands += 1
-                if self._bluffed[seat]:
-                    c.bluff_hands += 1
+                c.bluff_hands += weak
+            if raised:
+                c.raise_hands += 1
+                if weak:
+                    c.bluff_raise_hands += 1
                     c.bluff_wins += won and not result.by_see
+            if saw:
+                c.see_hands += 1
+                c.light_see_hands += weak
             if result.by_see and seat in (result.seer, result.seen):
                 c.showdowns += 1
                 c.showdown_wins += won
@@ -215,8 +232,10 @@ class BragCollector(Collector):
             "blind_play_rate": ratio(c.blind_play_hands, c.hands),
             "look_rate": ratio(c.looked_hands, c.hands),
             "turns_before_look": ratio(c.turns_before_look, c.looked_hands),
+            "bluff_raise_rate": ratio(c.bluff_raise_hands, c.raise_hands),
+            "light_see_rate": ratio(c.light_see_hands, c.see_hands),
             "bluff_rate": ratio(c.bluff_hands, c.aggressive_hands),
-            "bluff_success": ratio(c.bluff_wins, c.bluff_hands),
+            "bluff_success": ratio(c.bluff_wins, c.bluff_raise_hands),
             "fold_to_raise": ratio(c.folded_to_raise, c.faced_raise),
             "see_frequency": ratio(c.sees, c.see_chances),
             "showdown_win_rate": ratio(c.showdown_wins, c.showdowns),
@@ -231,7 +250,11 @@ class BragCollector(Collector):
                 "blind_moves_before_look": c.turns_before_look,
                 "aggressive_hands": c.aggressive_hands,
                 "bluff_hands": c.bluff_hands,
+                "raise_hands": c.raise_hands,
+                "bluff_raise_hands": c.bluff_raise_hands,
                 "bluff_wins": c.bluff_wins,
+                "see_hands": c.see_hands,
+                "light_see_hands": c.light_see_hands,
                 "faced_raise": c.faced_raise,
                 "folded_to_raise": c.folded_to_raise,
                 "see_chances": c.see_chances,

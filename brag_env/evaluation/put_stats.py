@@ -13,8 +13,12 @@ holds strengths in ``[d/10, (d+1)/10)``; "bottom half" means strength < 0.5.
 Behaviour statistics (per agent):
 
 - ``put_rate``: of its turns where it could call Put (P4), the share it did.
-- ``bluff_rate``: of its Puts and its sees of a Put, the share made with a bottom-half hand.
-  ``bluff_success``: of its bottom-half Puts, the share every opponent folded to.
+- ``bluff_put_rate``: of its Puts, the share made with a bottom-half hand (the aggressive bluff);
+  ``bluff_success``: of those bottom-half Puts, the share every opponent folded to.
+- ``light_see_rate``: of its sees of a Put, the share made with a bottom-half hand (a passive,
+  light see).
+- ``bluff_rate``: both together: of its Puts and its sees of a Put, the share made with a
+  bottom-half hand.
 - ``put_success``: of all its Puts, the share every opponent folded to.
 - ``fold_to_put``: of the Puts it had to answer, the share it folded (``see_frequency`` is the
   share it saw).
@@ -161,6 +165,8 @@ class PutCollector(Collector):
             "hands": c.hands,
             "put_rate": ratio(c.puts, c.put_chances),
             "put_success": ratio(c.put_wins, c.puts),
+            "bluff_put_rate": ratio(c.bluff_puts, c.puts),
+            "light_see_rate": ratio(c.bluff_sees, c.faced_put - c.folded_to_put),
             "bluff_rate": ratio(
                 c.bluff_puts + c.bluff_sees, c.puts + c.faced_put - c.folded_to_put
             ),
