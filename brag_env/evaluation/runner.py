@@ -213,7 +213,10 @@ class AgentResult:
 
 @dataclass
 class TournamentResult:
-    """Everything one evaluation measured (``to_dict`` is what ``--json`` writes)."""
+    """Everything one evaluation measured (``to_dict`` is what ``--json`` writes).
+
+    ``to_dict`` leaves out ``seconds`` (wall time), so the same seed writes the same bytes.
+    """
 
     game: str
     specs: list[str]
@@ -260,7 +263,6 @@ class TournamentResult:
             "ci_method": self.ci_method,
             "samples_per_agent": self.samples,
             "decisions": self.decisions,
-            "seconds": round(self.seconds, 3),
             "agents": [a.to_dict() for a in self.agents],
         }
 
@@ -434,7 +436,6 @@ class RoundRobinResult:
                 [e.to_dict() if e is not None else None for e in row] for row in self.matrix
             ],
             "mean_vs_pool": [self.mean_vs_pool(i) for i in range(len(self.pool))],
-            "seconds": round(self.seconds, 3),
             "tournaments": [m.to_dict() for m in self.matches],
         }
 
