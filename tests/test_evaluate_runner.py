@@ -178,10 +178,17 @@ def test_round_robin_heads_up_matrix_is_antisymmetric():
 
 
 def test_round_robin_at_a_bigger_table_plays_ordered_pairs():
-    result = round_robin("brag", ["random", "brag:tight"], 12, seed=0, table_size=3)
+    history = io.StringIO()
+    pool = ["random", "brag:tight"]
+    result = round_robin("brag", pool, 12, seed=0, table_size=3, history=history)
     assert len(result.matches) == 2
     assert result.matches[0].specs == ["random", "brag:tight", "brag:tight"]
     assert result.matrix[1][0].mean > result.matrix[0][1].mean
+    # Both tables seat the same two specs: only the table number tells their hands apart.
+    lines = [json.loads(x) for x in history.getvalue().splitlines()]
+    assert [x["table"] for x in lines] == [0] * 12 + [1] * 12
+    for x in lines:
+        assert sorted(x["seat_agents"]) == sorted(result.matches[x["table"]].specs)
 
 
 def test_run_headsup_summarises_one_number():

@@ -285,6 +285,7 @@ def run_tournament(
     history: IO[str] | None = None,
     progress: bool = False,
     agents: Sequence[Agent] | None = None,
+    history_fields: dict[str, Any] | None = None,
 ) -> TournamentResult:
     """Play ``episodes`` episodes (rounded up to whole seating designs, ``schedule``), measure.
 
@@ -292,6 +293,7 @@ def run_tournament(
     the episode, deal group, reset seed, the agent in each seat, the rules config and the
     engine's hand history.
     ``agents`` may pass ready agents instead of building them from ``specs`` (same length).
+    ``history_fields`` are added to every history line (the round robin's table number).
     """
     options = dict(options or {})
     parsed = [s if isinstance(s, AgentSpec) else parse_spec(s, _spec_game(adapter)) for s in specs]
@@ -348,6 +350,7 @@ def run_tournament(
             if history is not None:
                 for record in collector.histories(env):
                     record = {
+                        **(history_fields or {}),
                         "game": adapter.name,
                         "episode": episode.index,
                         "deal_group": episode.group,
@@ -454,7 +457,7 @@ def run_round_robin(
     """Every pool agent against every other: one of i with ``table_size - 1`` copies of j.
 
     Heads-up (table size 2) each unordered pair plays once and fills both cells; larger tables
-    play each ordered pair.
+    play each ordered pair. Table ``k`` is ``matches[k]``; its history lines carry ``"table": k``.
     """
     options = dict(options or {})
     if len(pool) < 2:
@@ -478,6 +481,7 @@ def run_round_robin(
             options=options,
             history=history,
             progress=progress,
+            history_fields={"table": number},
         )
         matches.append(result)
         matrix[i][j] = result.agents[0].payoff
