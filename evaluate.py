@@ -164,6 +164,12 @@ def run(args: argparse.Namespace) -> int:
     game = get_adapter(args.game).name
     args.game = game
     count = _count(args)
+    if args.seed < 0:
+        raise ValueError(f"--seed must be a whole number >= 0, got {args.seed}")
+    if args.table_size is not None and args.table_size < 2:
+        raise ValueError(
+            f"--table-size must be at least 2 (seats per table), got {args.table_size}"
+        )
     options = parse_options(args.option)
     check_outputs(args)
     progress = not args.no_progress and sys.stderr.isatty()

@@ -89,16 +89,12 @@ def parse_spec(text: str, game: str | None = None) -> AgentSpec:
         raise ValueError(f"empty agent spec; expected {_spec_help(game)}")
     text = text.strip()
 
-    lower = text.lower()
-    zip_end = lower.find(".zip")
-    if zip_end >= 0:
-        path, rest = text[: zip_end + 4], text[zip_end + 4 :]
-        if rest and not rest.startswith(":"):
-            raise ValueError(f"bad agent spec {text!r}: a model path must end in .zip")
-        params = _parse_params(text, rest[1:], _model_defaults())
+    if ".zip" in text.lower():
+        path, rest = _split_model_spec(text)
+        params = _parse_params(text, rest, _model_defaults())
         return AgentSpec(text, "model", game=game, path=path, params=params)
 
-    if lower == "random":
+    if text.lower() == "random":
         return AgentSpec(text, "random", game=game)
 
     head, sep, tail = text.partition(":")
@@ -118,6 +114,22 @@ def parse_spec(text: str, game: str | None = None) -> AgentSpec:
         )
     params = _parse_params(text, param_text, dict(known[style].DEFAULTS))  # type: ignore[attr-defined]
     return AgentSpec(text, "style", game=spec_game, style=style, params=params)
+
+
+def _split_model_spec(text: str) -> tuple[str, str]:
+    """``"runs/a.zip.d/model.zip:deterministic=true"`` -> (the path, the parameter text).
+
+    The path ends at the last ``.zip`` that ends the text or is followed by ``:``, so folders
+    named ``x.zip.d`` or ``v1.zip-runs`` are part of the path.
+    """
+    lower = text.lower()
+    end = len(lower)
+    while (at := lower.rfind(".zip", 0, end)) >= 0:
+        rest = text[at + 4 :]
+        if not rest or rest.startswith(":"):
+            return text[: at + 4], rest[1:]
+        end = at
+    raise ValueError(f"bad agent spec {text!r}: a model path must end in .zip")
 
 
 def _model_defaults() -> dict[str, Any]:
@@ -141,6 +153,8 @@ def _parse_params(spec: str, text: str, defaults: dict[str, Any]) -> dict[str, A
             raise ValueError(
                 f"unknown parameter {key!r} in agent spec {spec!r}; parameters: {names}"
             )
+        if key in params:
+            raise ValueError(f"parameter {key!r} is given twice in agent spec {spec!r}")
         params[key] = _convert(spec, key, raw, defaults[key])
     return params
 

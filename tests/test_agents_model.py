@@ -146,7 +146,7 @@ def test_sampling_repeats_with_the_seed(model_path):
 
 
 def test_wrong_game_or_table_is_a_clear_error(model_path, tmp_path):
-    with pytest.raises(ValueError, match="was trained for brag .*not put"):
+    with pytest.raises(ValueError, match=r"was trained for brag .*not put"):
         make_agent(str(model_path), table_info("put"), seed=0)
     with pytest.raises(ValueError, match="num_players=2 in training, 4 here"):
         make_agent(str(model_path), table_info("brag", num_players=4), seed=0)
@@ -271,7 +271,7 @@ def test_matching_options_load_quietly_and_other_rules_warn(tmp_path, model_path
     with pytest.warns(UserWarning, match="trained under other rules: ante=1 in training, 3 here"):
         make_agent(str(run / "model.zip"), table_info("brag", num_players=2, ante=3))
     put = _run_dir(tmp_path / "p", model_path, TRAIN_CONFIG.replace("game: brag", "game: put"))
-    with pytest.raises(ValueError, match="was trained for put .*not brag"):
+    with pytest.raises(ValueError, match=r"was trained for put .*not brag"):
         make_agent(str(put / "model.zip"), table_info("brag", num_players=2))
 
 

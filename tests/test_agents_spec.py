@@ -41,6 +41,11 @@ def test_parse_model_path_and_flag():
     assert spec.path == "runs/put_ppo/model.zip"
     assert spec.params == {"deterministic": True}
     assert spec.label == "put_ppo/model.zip:deterministic=true"
+    # A folder whose name holds ".zip" is part of the path.
+    dotted = parse_spec("runs/a.zip.d/model.zip", "brag")
+    assert (dotted.path, dotted.params) == ("runs/a.zip.d/model.zip", {})
+    flagged = parse_spec("runs/v1.zip-old/m.ZIP:deterministic=1", "brag")
+    assert (flagged.path, flagged.params) == ("runs/v1.zip-old/m.ZIP", {"deterministic": True})
 
 
 def test_every_documented_style_is_registered():
@@ -60,6 +65,9 @@ def test_every_documented_style_is_registered():
         ("brag:tight:play", "brag", "expected key=value"),
         ("brag:bluffer:bluff_bets=1.5", "brag", "must be an integer"),
         ("model.zipper", "brag", "must end in .zip"),
+        ("runs/a.zip.d/model", "brag", "must end in .zip"),
+        ("brag:bluffer:bluff=0.5,bluff=0.2", "brag", "parameter 'bluff' is given twice"),
+        ("m.zip:deterministic=1,deterministic=0", "brag", "'deterministic' is given twice"),
         ("brag:tight", "tictactoe", "only 'random' and model paths"),
     ],
 )

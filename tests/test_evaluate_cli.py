@@ -34,6 +34,10 @@ def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
         (["--game", "put", "--agents", "random", "nowhere/model.zip"], "no such file"),
         (["--game", "brag"], "one of the arguments --agents --round-robin is required"),
         (["--game", "brag", "--agents", "random", "random", "--hands", "0"], "at least 1"),
+        (["--game", "brag", "--agents", "random", "random", "--seed", "-1"], "--seed must be"),
+        (["--game", "brag", "--agents", "random", "random", "--seed", "x"], "argument --seed"),
+        (["--game", "brag", "--round-robin", "random", "random", "--table-size", "1"], "--table-s"),
+        (["--game", "brag", "--agents", "brag:tips:see_at=1,see_at=0", "random"], "given twice"),
     ],
 )
 def test_bad_command_lines_fail_with_one_line(args, fragment):

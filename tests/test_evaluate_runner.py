@@ -162,6 +162,10 @@ def test_agent_counts_and_games_are_checked():
         get_adapter("poker")
     with pytest.raises(ValueError, match="unknown Brag option"):
         evaluate("brag", ["random"] * 2, 10, options={"antes": 1})
+    with pytest.raises(ValueError, match="seed must be a whole number >= 0, got -3"):
+        evaluate("brag", ["random"] * 2, 10, seed=-3)
+    with pytest.raises(ValueError, match="at least 2 seats, got table_size=1"):
+        round_robin("brag", ["random", "brag:tight"], 4, table_size=1)
 
 
 def test_round_robin_heads_up_matrix_is_antisymmetric():

@@ -463,6 +463,8 @@ def run_round_robin(
     if len(pool) < 2:
         raise ValueError(f"a round robin needs at least 2 agents in the pool, got {len(pool)}")
     parsed = [parse_spec(s, _spec_game(adapter)) for s in pool]
+    if table_size is not None and table_size < 2:
+        raise ValueError(f"a round robin table needs at least 2 seats, got table_size={table_size}")
     size = table_size or options.get("num_players") or adapter.default_num_players or 2
     options.pop("num_players", None)
     k = len(parsed)

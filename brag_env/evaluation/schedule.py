@@ -124,6 +124,8 @@ def make_schedule(
     num_agents: int, episodes: int, seed: int, duplicate: bool = False
 ) -> list[Episode]:
     """The episodes of an evaluation: ``episodes`` rounded up to a whole number of designs."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"the seed must be a whole number >= 0, got {seed!r}")
     design = seating_design(num_agents)
     size = len(design)
     total = balanced_count(episodes, num_agents)
