@@ -81,7 +81,7 @@ def test_round_robin_command_writes_the_matrix(tmp_path):
     args = ["--game", "put", "--round-robin", "random", "put:greedy", "--matches", "6"]
     result = run(*args, "--json", str(out), "--plot", str(plots))
     assert result.returncode == 0, result.stderr
-    assert "round robin" in result.stdout
+    assert "round robin" in result.stdout and "#1 put:greedy" in result.stdout
     data = json.loads(out.read_text())
     assert data["pool"] == ["random", "put:greedy"] and data["matrix"][0][0] is None
     assert (plots / "payoff_matrix.png").exists() and (plots / "actions_by_decile.png").exists()
@@ -117,3 +117,41 @@ def test_bad_output_paths_stop_before_the_run(tmp_path, option, value, fragment)
     assert result.returncode == 2
     assert result.stderr.startswith(f"evaluate.py: error: {option} ") and fragment in result.stderr
     assert not (tmp_path / "new.jsonl").exists()
+
+
+def test_round_robin_table_names_columns_by_number_and_rows_in_full():
+    """Similar specs (tight/tips, bluffer/blind) stay apart in an 80-column terminal."""
+    import io
+
+    from rich.console import Console
+
+    from brag_env.evaluation import RoundRobinResult, mean_ci
+    from brag_env.evaluation.report import round_robin_table
+
+    labels = ["random", "brag:tight", "brag:tips", "brag:bluffer", "brag:blind", "m[v2]/model.zip"]
+    k = len(labels)
+    matrix = [[None if i == j else mean_ci([i - j, i - j + 1]) for j in range(k)] for i in range(k)]
+    result = RoundRobinResult("brag", labels, labels, 2, matrix, [], 0.0)
+    out = io.StringIO()
+    Console(file=out, width=80).print(round_robin_table(result))
+    text = out.getvalue()
+    assert "…" not in text
+    for i, label in enumerate(labels):
+        assert f"#{i} {label} " in text  # escaped: "[v2]" is not rich markup
+    assert "+1.50*" in text and "-0.50 " in text  # * = the CI excludes 0
+
+
+def test_decile_charts_show_how_many_decisions_each_bar_holds():
+    from brag_env.evaluation import evaluate
+    from brag_env.evaluation.plots import SPARSE, _decile_chart, _pyplot
+
+    result = evaluate("brag", ["brag:tight", "random"], 40, seed=1)
+    plt = _pyplot()
+    for game, table in (("brag", result.agents[0].behaviour["actions_by_decile"]),):
+        fig = _decile_chart(plt, game, [("tight", table)])
+        ax = fig.axes[0]
+        totals = [sum(row) for row in table["counts"]]
+        assert [t.get_text() for t in ax.texts] == [str(n) for n in totals]
+        first_layer = ax.containers[0].patches
+        assert [bar.get_alpha() == 0.3 for bar in first_layer] == [n < SPARSE for n in totals]
+        plt.close(fig)

@@ -19,15 +19,27 @@ def _pyplot() -> Any:
     return plt
 
 
+#: Bars resting on fewer decisions than this are drawn faded: their shares are mostly noise.
+SPARSE = 30
+
+
 def _heatmap(
-    plt: Any, matrix: np.ndarray, rows: list[str], cols: list[str], title: str, label: str
+    plt: Any,
+    matrix: np.ndarray,
+    rows: list[str],
+    cols: list[str],
+    title: str,
+    label: str,
+    axis_labels: tuple[str, str] = ("", ""),
 ) -> Any:
-    fig, ax = plt.subplots(figsize=(1.6 + 1.1 * len(cols), 1.2 + 0.6 * len(rows)))
+    fig, ax = plt.subplots(figsize=(2.2 + 1.2 * len(cols), 1.6 + 0.6 * len(rows)))
     finite = matrix[np.isfinite(matrix)]
     bound = float(np.abs(finite).max()) if finite.size else 1.0
     image = ax.imshow(matrix, cmap="RdBu", vmin=-bound or -1, vmax=bound or 1, aspect="auto")
     ax.set_xticks(range(len(cols)), cols, rotation=30, ha="right")
     ax.set_yticks(range(len(rows)), rows)
+    ax.set_ylabel(axis_labels[0])
+    ax.set_xlabel(axis_labels[1])
     for (i, j), value in np.ndenumerate(matrix):
         if np.isfinite(value):
             ax.text(j, i, f"{value:+.2f}", ha="center", va="center", fontsize=8)
@@ -37,14 +49,43 @@ def _heatmap(
     return fig
 
 
+def _counted_bars(
+    ax: Any, x: np.ndarray, heights: np.ndarray, counts: np.ndarray, **kw: Any
+) -> Any:
+    """Bars with their decision counts written above; sparse ones faded (``SPARSE``)."""
+    bars = ax.bar(x, np.nan_to_num(heights), **kw)
+    for bar, count in zip(bars, counts, strict=True):
+        if count < SPARSE:
+            bar.set_alpha(0.3)
+    return bars
+
+
+def _label_counts(ax: Any, x: np.ndarray, tops: np.ndarray, counts: np.ndarray) -> None:
+    for xi, top, count in zip(x, tops, counts, strict=True):
+        ax.text(
+            xi,
+            min(float(np.nan_to_num(top)), 1.0) + 0.02,
+            f"{int(count)}",
+            ha="center",
+            va="bottom",
+            fontsize=6,
+            color="black" if count >= SPARSE else "grey",
+        )
+
+
 def _decile_chart(plt: Any, game: str, agents: list[tuple[str, dict[str, Any]]]) -> Any:
-    """One panel per agent: the share of each action by hand-strength decile."""
+    """One panel per agent: the share of each action by hand-strength decile.
+
+    The number above a bar is how many decisions it rests on; bars with fewer than ``SPARSE``
+    decisions are faded.
+    """
     fig, axes = plt.subplots(
-        len(agents), 1, figsize=(8, 2.4 * len(agents)), squeeze=False, sharex=True
+        len(agents), 1, figsize=(8, 2.6 * len(agents)), squeeze=False, sharex=True
     )
     for ax, (label, table) in zip(axes[:, 0], agents, strict=True):
         counts = np.asarray(table["counts"], dtype=np.float64)
         rows, columns = table["rows"], table["columns"]
+        x = np.arange(len(rows), dtype=np.float64)
         if game == "put":
             # Two kinds of decision: calling Put (put/no_put) and answering one (see/fold).
             chances = counts[:, 0] + counts[:, 1]
@@ -52,27 +93,38 @@ def _decile_chart(plt: Any, game: str, agents: list[tuple[str, dict[str, Any]]])
             with np.errstate(invalid="ignore", divide="ignore"):
                 put_rate = np.where(chances > 0, counts[:, 0] / chances, np.nan)
                 fold_rate = np.where(answers > 0, counts[:, 3] / answers, np.nan)
-            x = np.arange(len(rows))
-            ax.bar(x - 0.2, put_rate, 0.4, label="calls Put (of chances)")
-            ax.bar(x + 0.2, fold_rate, 0.4, label="folds to Put (of Puts faced)")
+            _counted_bars(ax, x - 0.2, put_rate, chances, width=0.4, label="calls Put (of chances)")
+            _counted_bars(
+                ax, x + 0.2, fold_rate, answers, width=0.4, label="folds to Put (of Puts faced)"
+            )
+            _label_counts(ax, x - 0.2, put_rate, chances)
+            _label_counts(ax, x + 0.2, fold_rate, answers)
         else:
-            totals = counts.sum(axis=1, keepdims=True)
+            totals = counts.sum(axis=1)
             with np.errstate(invalid="ignore", divide="ignore"):
-                shares = np.where(totals > 0, counts / totals, 0.0)
+                shares = np.where(totals[:, None] > 0, counts / totals[:, None], 0.0)
             bottom = np.zeros(len(rows))
             for k, name in enumerate(columns):
-                ax.bar(range(len(rows)), shares[:, k], bottom=bottom, label=name)
+                _counted_bars(ax, x, shares[:, k], totals, bottom=bottom, label=name)
                 bottom += shares[:, k]
+            _label_counts(ax, x, np.where(totals > 0, 1.0, 0.0), totals)
         ax.set_xticks(range(len(rows)), rows)
-        ax.set_ylim(0, 1)
+        ax.set_ylim(0, 1.12)
         ax.set_ylabel("share")
         ax.set_title(label, fontsize=10)
-    axes[0, 0].legend(loc="upper left", fontsize=8, ncols=4)
+    from matplotlib.patches import Patch
+
+    handles = [  # solid swatches: a faded first bar must not fade the legend
+        Patch(facecolor=bars.patches[0].get_facecolor()[:3], label=bars.get_label())
+        for bars in axes[0, 0].containers
+    ]
+    fig.legend(handles=handles, loc="upper center", ncols=4, fontsize=8, frameon=False)
     axes[-1, 0].set_xlabel(
         "hand-strength decile (d0 weakest"
-        + (", 'blind' = decisions made without looking)" if game == "brag" else ")")
+        + ("; 'blind' = decided without looking" if game == "brag" else "")
+        + f")\nnumber above a bar = decisions it rests on; faded = fewer than {SPARSE}"
     )
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.3 / (2.6 * len(agents))))
     return fig
 
 
@@ -122,19 +174,25 @@ def plot_round_robin(result: RoundRobinResult, directory: str | Path) -> list[Pa
         [[np.nan if e is None else e.mean for e in row] for row in result.matrix], dtype=float
     )
     unit = result.matches[0].payoff_unit if result.matches else "payoff"
+    names = [f"#{i} {label}" for i, label in enumerate(result.labels)]
+    others = result.table_size - 1
     fig = _heatmap(
         plt,
         matrix,
-        result.labels,
-        result.labels,
-        f"{result.game} round robin (row vs column)",
+        names,
+        names,
+        f"{result.game} round robin, tables of {result.table_size}",
         unit,
+        (
+            "agent (its payoff)",
+            f"opponent ({others} cop{'y' if others == 1 else 'ies'} at the table)",
+        ),
     )
     written = [out / "payoff_matrix.png"]
     fig.savefig(written[-1], dpi=120)
     plt.close(fig)
     merged = []
-    for i, label in enumerate(result.labels):
+    for i in range(len(result.labels)):
         own = []
         for match in result.matches:
             for agent in match.agents:
@@ -142,7 +200,7 @@ def plot_round_robin(result: RoundRobinResult, directory: str | Path) -> list[Pa
                     own.append(agent.behaviour["actions_by_decile"])
         table = _merge_tables(own)
         if table is not None:
-            merged.append((label, table))
+            merged.append((names[i], table))
     if merged:
         fig = _decile_chart(plt, result.game, merged)
         written.append(out / "actions_by_decile.png")

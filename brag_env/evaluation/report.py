@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from brag_env.evaluation.runner import RoundRobinResult, TournamentResult
@@ -42,19 +44,20 @@ _COUNT_KEYS = {"turns_before_look"}  # shown as a number, not a percentage
 
 
 def _ci(e: Estimate, digits: int = 3, percent: bool = False) -> str:
+    """``+1.234 ± 0.567`` (payoffs carry a sign) or ``63.6% ± 2.1`` (rates)."""
     if e.n == 0:
         return "-"
-    scale, unit = (100.0, "%") if percent else (1.0, "")
+    scale, unit, sign = (100.0, "%", "") if percent else (1.0, "", "+")
     if e.units < 2:
-        return f"{e.mean * scale:.{digits}f}{unit}"
-    return f"{e.mean * scale:.{digits}f}{unit} ± {e.half_width * scale:.{digits}f}"
+        return f"{e.mean * scale:{sign}.{digits}f}{unit}"
+    return f"{e.mean * scale:{sign}.{digits}f}{unit} ± {e.half_width * scale:.{digits}f}"
 
 
 def _interval(e: Estimate, digits: int = 3, percent: bool = False) -> str:
     if e.units < 2:
         return "-"
-    scale = 100.0 if percent else 1.0
-    return f"[{e.low * scale:.{digits}f}, {e.high * scale:.{digits}f}]"
+    scale, sign = (100.0, "") if percent else (1.0, "+")
+    return f"[{e.low * scale:{sign}.{digits}f}, {e.high * scale:{sign}.{digits}f}]"
 
 
 def _rate(value: Any, key: str) -> str:
@@ -97,7 +100,7 @@ def tournament_tables(result: TournamentResult) -> list[Table]:
         else:
             row = [_ci(a.payoff), _interval(a.payoff)]
             n = a.payoff.n
-        payoff.add_row(str(a.index), a.label, *row, str(n))
+        payoff.add_row(str(a.index), escape(a.label), *row, str(n))
 
     tables = [payoff]
     columns = BEHAVIOUR_COLUMNS.get(result.game)
@@ -105,7 +108,7 @@ def tournament_tables(result: TournamentResult) -> list[Table]:
         behaviour = Table(title="behaviour (definitions: README, section Evaluate)")
         behaviour.add_column("statistic")
         for a in result.agents:
-            behaviour.add_column(f"{a.index} {a.label}", justify="right")
+            behaviour.add_column(escape(f"{a.index} {a.label}"), justify="right")
         for key, title in columns:
             cells = [_rate(a.behaviour.get(key), key) for a in result.agents]
             behaviour.add_row(title, *cells)
@@ -114,21 +117,58 @@ def tournament_tables(result: TournamentResult) -> list[Table]:
 
 
 def round_robin_table(result: RoundRobinResult) -> Table:
-    """The payoff matrix: row agent's mean payoff (± 95% CI half-width) against the column's."""
+    """The payoff matrix: the row agent's mean payoff against the column agent.
+
+    Columns are headed by pool number (``#j``), so long or similar specs are never cut to the
+    same text; the rows spell each agent out. A ``*`` marks a mean whose 95% CI excludes 0
+    (``round_robin_intervals`` lists the intervals).
+    """
+    others = result.table_size - 1
+    copies = "1 copy" if others == 1 else f"{others} copies"
+    unit = result.matches[0].payoff_unit if result.matches else "payoff"
     table = Table(
         title=f"{result.game} round robin, tables of {result.table_size}: "
-        "row agent's payoff vs the column agent",
-        caption="cell = mean ± 95% CI half-width; with more than 2 seats, the row agent plays "
-        "against copies of the column agent",
+        "payoff of the row agent #i against the column agent #j",
+        caption=f"cell (i, j) = mean {unit} of #i at a table with {copies} of #j; "
+        "* = its 95% CI excludes 0; mean = over the row",
+        box=box.SIMPLE_HEAD,  # no vertical rules and one space between columns: 6 agents fit
+        collapse_padding=True,
+        pad_edge=False,
     )
-    table.add_column("agent", style="bold")
-    for label in result.labels:
-        table.add_column(label, justify="right")
-    table.add_column("mean vs pool", justify="right")
-    for i, label in enumerate(result.labels):
-        cells = ["—" if e is None else _ci(e, 2) for e in result.matrix[i]]
+    names = [f"#{i} {label}" for i, label in enumerate(result.labels)]
+    width = max((len(name) for name in names), default=5)
+    table.add_column("agent", style="bold", no_wrap=True, min_width=width)
+    for j in range(len(result.labels)):
+        table.add_column(f"#{j}", justify="right", no_wrap=True)
+    table.add_column("mean", justify="right", no_wrap=True)
+    for i, name in enumerate(names):
+        cells = [
+            "—" if e is None else f"{e.mean:+.2f}{'*' if e.excludes(0.0) else ' '}"
+            for e in result.matrix[i]
+        ]
         mean = result.mean_vs_pool(i)
-        table.add_row(label, *cells, "-" if mean is None else f"{mean:+.2f}")
+        table.add_row(escape(name), *cells, "-" if mean is None else f"{mean:+.2f}")
+    return table
+
+
+def round_robin_intervals(result: RoundRobinResult) -> Table:
+    """One row per table played: the row agent's payoff with its 95% CI and sample count."""
+    unit = result.matches[0].payoff_unit if result.matches else "payoff"
+    table = Table(title="round robin tables: payoff of the first agent, 95% CI")
+    table.add_column("agent", no_wrap=True)
+    table.add_column("vs", no_wrap=True)
+    table.add_column(f"{unit} ± 95% CI", justify="right", no_wrap=True)
+    table.add_column("95% CI", justify="right", no_wrap=True)
+    table.add_column("n", justify="right")
+    for (i, j), match in zip(result.pairs, result.matches, strict=True):
+        e = match.agents[0].payoff
+        table.add_row(
+            escape(f"#{i} {result.labels[i]}"),
+            escape(f"#{j} {result.labels[j]}"),
+            _ci(e, 2),
+            _interval(e, 2),
+            str(e.n),
+        )
     return table
 
 
@@ -145,4 +185,5 @@ def print_tournament(result: TournamentResult, console: Console | None = None) -
 def print_round_robin(result: RoundRobinResult, console: Console | None = None) -> None:
     console = console or Console()
     console.print(round_robin_table(result))
+    console.print(round_robin_intervals(result))
     console.print(f"{len(result.matches)} tables in {result.seconds:.1f} s")

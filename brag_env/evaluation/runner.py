@@ -420,6 +420,8 @@ class RoundRobinResult:
     matrix: list[list[Estimate | None]]
     matches: list[TournamentResult]
     seconds: float
+    #: ``pairs[k] = (i, j)``: table k (``matches[k]``) seated pool agent i against copies of j.
+    pairs: list[tuple[int, int]] = field(default_factory=list)
 
     def mean_vs_pool(self, i: int) -> float | None:
         row = [e.mean for e in self.matrix[i] if e is not None and e.n]
@@ -439,6 +441,7 @@ class RoundRobinResult:
                 [e.to_dict() if e is not None else None for e in row] for row in self.matrix
             ],
             "mean_vs_pool": [self.mean_vs_pool(i) for i in range(len(self.pool))],
+            "tables": [list(pair) for pair in self.pairs],
             "tournaments": [m.to_dict() for m in self.matches],
         }
 
@@ -497,4 +500,5 @@ def run_round_robin(
         matrix=matrix,
         matches=matches,
         seconds=time.perf_counter() - started,
+        pairs=pairs,
     )
