@@ -252,8 +252,10 @@ def _safe_objects(path: Path, data: dict[str, Any]) -> tuple[dict[str, Any], Sav
         "rollout_buffer_class": None,
     }
     kwargs_entry = data.get("policy_kwargs")
-    if _summary(kwargs_entry) is not None:
+    if isinstance(kwargs_entry, dict):  # pickled (with a JSON summary) or plain JSON: both checked
         custom["policy_kwargs"] = _policy_kwargs(path, kwargs_entry, torch)
+    elif kwargs_entry is not None:
+        raise _fail(path, "its policy_kwargs entry is not a mapping")
     # Everything else that was pickled (buffers of the last rollout, episode info) is unused here.
     for key, entry in data.items():
         if _summary(entry) is not None and key not in custom:
@@ -262,14 +264,48 @@ def _safe_objects(path: Path, data: dict[str, Any]) -> tuple[dict[str, Any], Sav
     return custom, info
 
 
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _layer_sizes(value: Any) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value
+    )
+
+
+def _plain_value_ok(key: str, value: Any) -> bool:
+    """Whether a plain policy_kwargs value has the one form SB3's MLP policy takes for it."""
+    if key == "net_arch":
+        if isinstance(value, dict):
+            return set(value) <= {"pi", "vf"} and all(map(_layer_sizes, value.values()))
+        return _layer_sizes(value)
+    if key == "log_std_init":
+        return _is_number(value)
+    if key == "optimizer_kwargs":
+        return value is None or (
+            isinstance(value, dict)
+            and all(
+                isinstance(k, str)
+                and (_is_number(v) or isinstance(v, bool) or v is None or _layer_list(v))
+                for k, v in value.items()
+            )
+        )
+    return isinstance(value, bool)  # ortho_init, normalize_images, share_features_extractor
+
+
+def _layer_list(value: Any) -> bool:
+    return isinstance(value, list) and all(_is_number(v) for v in value)
+
+
 def _policy_kwargs(path: Path, entry: dict[str, Any], torch: Any) -> dict[str, Any]:
     kwargs: dict[str, Any] = {}
     for key, value in entry.items():
         if key.startswith(":"):
             continue
         if key in _PLAIN_POLICY_KWARGS:
-            if isinstance(value, str):  # a str()-ed value is not recoverable safely
-                raise _fail(path, f"policy_kwargs[{key!r}] is not plain JSON")
+            if not _plain_value_ok(key, value):  # e.g. a str()-ed value: not recoverable safely
+                raise _fail(path, f"policy_kwargs[{key!r}] is not plain JSON of the expected form")
             kwargs[key] = value
         elif key == "activation_fn":
             name = _class_name(value)

@@ -289,3 +289,30 @@ def test_the_options_entry_in_the_zip_comes_first_and_none_warns(tmp_path, model
     bare.write_bytes(model_path.read_bytes())
     with pytest.warns(UserWarning, match="does not record the table options"):
         make_agent(str(bare), table_info("brag", num_players=2))
+
+
+def test_plain_json_policy_kwargs_pass_the_same_whitelist(tmp_path, model_path):
+    """A policy_kwargs entry stored as plain JSON (no pickle) is checked like a pickled one."""
+
+    def plain(kwargs):
+        def change(data):
+            data["policy_kwargs"] = kwargs
+
+        return change
+
+    cases = {
+        "extractor": {"net_arch": [16], "features_extractor_class": "os.system"},
+        "net_text": {"net_arch": "[16]", "activation_fn": "<class 'torch.nn.ReLU'>"},
+        "bad_activation": {"net_arch": [16], "activation_fn": "<class 'os.system'>"},
+    }
+    messages = ["unsupported policy_kwargs entry", "is not plain JSON", "unsupported activation"]
+    for (name, kwargs), message in zip(cases.items(), messages, strict=True):
+        odd = tmp_path / f"{name}.zip"
+        _rewrite_data(model_path, odd, plain(kwargs))
+        with pytest.raises(ValueError, match=message):
+            load_policy(odd)
+    fine = tmp_path / "fine.zip"
+    kwargs = {"net_arch": {"pi": [16], "vf": [16]}, "activation_fn": "<class 'torch.nn.ReLU'>"}
+    _rewrite_data(model_path, fine, plain(kwargs))
+    policy, info = load_policy(fine)
+    assert info.num_actions == 7 and type(policy.mlp_extractor.policy_net[1]).__name__ == "ReLU"
