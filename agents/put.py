@@ -1,8 +1,9 @@
 """Rule-based Put baselines (``put:<style>[:k=v,...]``) and the Put hand-strength measure.
 
 Hand strength. A card's *value* is its place in the Put order counted from the bottom
-(4 = 0 ... A = 10, 2 = 11, 3 = 12, P1); a set of cards is rated by the sum of its values, which
-is proportional to the number of tricks it expects to take against random cards. Its
+(4 = 0 ... A = 10, 2 = 11, 3 = 12, P1); a set of cards is rated by the sum of its values, a
+simple proxy that rises with the tricks the cards can hope to take (not a count of them: one 3
+takes a trick for certain, two middling cards may take none). Its
 *percentile* is the fraction of all sets of the same size (52 choose k) with a strictly smaller
 sum: ``card_percentile``. During a hand the agents and the evaluator use the *live strength*
 ``percentile(cards in play) + 0.25 * (tricks won - most tricks won by an opposing side)``,

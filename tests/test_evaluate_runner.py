@@ -203,12 +203,12 @@ def test_run_headsup_summarises_one_number():
     assert brag["metric"] == "payoff (antes/hand)" and brag["n"] == 24  # whole designs
 
 
-def _play_scripted(game, deck, dealer, script, num_players=2):
+def _play_scripted(game, deck, dealer, script, num_players=2, options=None):
     """Drive a collector by hand through one scripted hand; returns each agent's behaviour."""
     from brag_env.evaluation.schedule import Episode
 
     adapter = get_adapter(game)
-    env = adapter.make_env(num_players, {})
+    env = adapter.make_env(num_players, options or {})
     collector = adapter.collector(env, num_players)
     env.reset(seed=0, options={"deck": deck, "dealer": dealer})
     episode = Episode(0, 0, 0, 0, tuple(range(num_players)))
@@ -238,6 +238,7 @@ def test_brag_statistics_of_a_scripted_hand():
     (zero, one), collector = _play_scripted("brag", deck, 1, script)
     assert zero["blind_play_rate"] == 1.0 and zero["look_rate"] == 1.0
     assert zero["turns_before_look"] == 1.0
+    assert zero["blind_to_end_rate"] == 0.0 and one["blind_to_end_rate"] == 1.0
     assert zero["fold_to_raise"] == 1.0  # the raise before its look still counts
     assert zero["bluff_rate"] is None  # no open raise or see
     weak = decile(strength_percentile(hand_strength("2s 5h 9d")))
@@ -259,6 +260,18 @@ def test_brag_bluff_statistics_of_a_scripted_hand():
     assert zero["blind_play_rate"] == 0.0 and zero["turns_before_look"] == 0.0
     assert one["fold_to_raise"] == 1.0
     assert one["actions_by_decile"]["counts"][9] == [1, 0, 0, 0]  # folded a prial: top decile
+
+
+def test_brag_forced_folds_are_not_style():
+    """Seat 0 (3 chips) stays blind, seat 1 raises blind: seat 0 cannot pay and must fold (B16)."""
+    deck = "2s Ks 5h Kh 9d Kd"
+    script = [(0, "stay"), (1, "raise_2x"), (0, "fold")]
+    (zero, one), _ = _play_scripted("brag", deck, 1, script, options={"starting_chips": 3})
+    assert zero["forced_decisions"] == 1 and zero["betting_decisions"] == 1
+    assert zero["fold_rate"] == 0.0 and zero["fold_to_raise"] is None
+    assert zero["actions_by_decile"]["counts"][-1] == [0, 1, 0, 0]  # only the blind stay
+    assert zero["blind_to_end_rate"] == 1.0 and zero["turns_before_look"] is None
+    assert one["forced_decisions"] == 0 and one["blind_to_end_rate"] == 1.0
 
 
 def test_brag_light_see_is_not_a_bluff_raise():

@@ -13,7 +13,13 @@ Behaviour statistics (per agent; counts are kept too, so rates can be re-derived
 - ``blind_play_rate``: share of the hands it was dealt in which it made a betting move (stay,
   raise or see) while blind.
 - ``look_rate``: share of its hands in which it looked; ``turns_before_look``: mean number of
-  betting moves it made blind before looking, over the hands where it looked.
+  betting moves it made blind before looking, over the hands where it looked (a hand played
+  blind to the end has no look to count up to: those hands are ``blind_to_end_rate``).
+- ``blind_to_end_rate``: share of its hands in which it made blind moves and never looked.
+
+Forced decisions (a single legal action, e.g. a fold when the seat cannot pay, B16) say nothing
+about style: they are counted in ``forced_decisions`` and left out of every rate below and of
+the decile table.
 - ``actions_by_decile``: counts of fold/stay/raise/see decisions made OPEN, by decile of its
   hand, plus a ``blind`` row for decisions made without looking.
 - ``bluff_raise_rate``: of the hands in which it raised while open, the share where its hand was
@@ -55,6 +61,7 @@ class _Counts:
         "aggressive_hands",
         "betting_decisions",
         "blind_play_hands",
+        "blind_to_end_hands",
         "bluff_hands",
         "bluff_raise_hands",
         "bluff_wins",
@@ -62,6 +69,7 @@ class _Counts:
         "faced_raise",
         "folded_to_raise",
         "folds",
+        "forced",
         "hands",
         "hands_won",
         "light_see_hands",
@@ -140,6 +148,12 @@ class BragCollector(Collector):
             c.looked_hands += 1
             c.turns_before_look += self._blind_moves[seat]
             return  # a look is part of the same turn: the raise window stays open
+        betting = game.betting
+        legal = game.legal_mask()
+        if sum(legal) == 1:  # forced (B16): no choice, no style to measure
+            c.forced += 1
+            self._last_event[seat] = len(betting) + 1
+            return
         # A betting decision: fold, stay, raise or see.
         c.betting_decisions += 1
         blind = status == BLIND
@@ -159,11 +173,10 @@ class BragCollector(Collector):
                 self._saw[seat] = True
             elif action >= FIRST_RAISE:
                 self._raised[seat] = True
-        if game.legal_mask()[SEE]:
+        if legal[SEE]:
             c.see_chances += 1
             if action == SEE:
                 c.sees += 1
-        betting = game.betting
         faced = any(
             s != seat and a >= FIRST_RAISE and a < self.keep_ids[0]
             for s, a, _ in betting[self._last_event[seat] :]
@@ -201,6 +214,7 @@ class BragCollector(Collector):
             won = result.winner == seat
             c.hands_won += won
             c.blind_play_hands += self._played_blind[seat]
+            c.blind_to_end_hands += self._played_blind[seat] and not self._looked[seat]
             weak = self._percentile[seat] < 0.5
             raised, saw = self._raised[seat], self._saw[seat]
             if raised or saw:
@@ -229,9 +243,11 @@ class BragCollector(Collector):
         return {
             "hands": c.hands,
             "betting_decisions": c.betting_decisions,
+            "forced_decisions": c.forced,
             "blind_play_rate": ratio(c.blind_play_hands, c.hands),
             "look_rate": ratio(c.looked_hands, c.hands),
             "turns_before_look": ratio(c.turns_before_look, c.looked_hands),
+            "blind_to_end_rate": ratio(c.blind_to_end_hands, c.hands),
             "bluff_raise_rate": ratio(c.bluff_raise_hands, c.raise_hands),
             "light_see_rate": ratio(c.light_see_hands, c.see_hands),
             "bluff_rate": ratio(c.bluff_hands, c.aggressive_hands),
@@ -246,6 +262,8 @@ class BragCollector(Collector):
                 "hands": c.hands,
                 "hands_won": c.hands_won,
                 "blind_play_hands": c.blind_play_hands,
+                "blind_to_end_hands": c.blind_to_end_hands,
+                "forced_decisions": c.forced,
                 "looked_hands": c.looked_hands,
                 "blind_moves_before_look": c.turns_before_look,
                 "aggressive_hands": c.aggressive_hands,

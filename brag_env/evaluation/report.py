@@ -18,6 +18,7 @@ BEHAVIOUR_COLUMNS: dict[str, list[tuple[str, str]]] = {
         ("blind_play_rate", "blind play"),
         ("look_rate", "looks"),
         ("turns_before_look", "blind moves before look"),
+        ("blind_to_end_rate", "blind to the end"),
         ("fold_rate", "fold"),
         ("raise_rate", "raise"),
         ("bluff_raise_rate", "bluff raise rate"),
