@@ -58,8 +58,17 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SPEC",
         help="a pool of agents: every one against every other, with a payoff matrix",
     )
-    p.add_argument("--hands", type=int, help="Brag: number of hands (default 10000)")
-    p.add_argument("--matches", type=int, help="Put: number of matches (default 1000)")
+    p.add_argument(
+        "--hands",
+        type=int,
+        help="Brag: number of hands (default 10000), rounded up to whole sessions and whole "
+        "seating designs (README: Evaluate)",
+    )
+    p.add_argument(
+        "--matches",
+        type=int,
+        help="Put: number of matches (default 1000), rounded up to whole seating designs",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of deals and agents (default 0)")
     p.add_argument(
         "--duplicate",
