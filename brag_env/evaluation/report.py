@@ -155,12 +155,17 @@ def round_robin_table(result: RoundRobinResult) -> Table:
 def round_robin_intervals(result: RoundRobinResult) -> Table:
     """One row per table played: the row agent's payoff with its 95% CI and sample count."""
     unit = result.matches[0].payoff_unit if result.matches else "payoff"
-    table = Table(title="round robin tables: payoff of the first agent, 95% CI")
+    table = Table(
+        title="round robin tables: payoff of the row agent, 95% CI",
+        box=box.SIMPLE_HEAD,
+        collapse_padding=True,
+        pad_edge=False,
+    )
     table.add_column("agent", no_wrap=True)
     table.add_column("vs", no_wrap=True)
     table.add_column(f"{unit} ± 95% CI", justify="right", no_wrap=True)
     table.add_column("95% CI", justify="right", no_wrap=True)
-    table.add_column("n", justify="right")
+    table.add_column("n", justify="right", no_wrap=True)
     for (i, j), match in zip(result.pairs, result.matches, strict=True):
         e = match.agents[0].payoff
         table.add_row(

@@ -243,10 +243,10 @@ class TournamentResult:
 
     @property
     def ci_method(self) -> str:
+        units = "matches" if self.unit == "match" else f"{self.unit}s"
         return (
-            f"normal approximation over {self.groups} independent {self.unit}s; the mean is "
-            f"total / number of samples, its variance the delta-method one of that ratio (one "
-            "sample per unit: mean +- 1.96 * sd / sqrt(n), sd with n - 1)"
+            f"normal approximation over {self.groups} independent {units}; a unit of several "
+            "samples gives a ratio estimate with delta-method variance (README: Evaluate)"
         )
 
     def to_dict(self) -> dict[str, Any]:
