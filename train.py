@@ -155,8 +155,10 @@ def crossed(before: int, after: int, every: int) -> bool:
     return every > 0 and after // every > before // every
 
 
-def save_checkpoint(model: MaskablePPO, path: Path, state: dict[str, Any]) -> None:
-    save_model(model, path, training_state=state)
+def save_checkpoint(
+    model: MaskablePPO, cfg: TrainConfig, path: Path, state: dict[str, Any]
+) -> None:
+    save_model(model, path, cfg.game, cfg.env, training_state=state)
 
 
 def train(args: argparse.Namespace) -> None:
@@ -221,13 +223,13 @@ def train(args: argparse.Namespace) -> None:
 
             if crossed(before, after, cfg.pool.snapshot_every) and after < total:
                 name = f"snapshots/step_{after:09d}.zip"
-                save_model(model, run_dir / name)
+                save_model(model, run_dir / name, cfg.game, cfg.env)
                 venv.env_method("add_snapshot", str(run_dir / name))
                 state["snapshots"] = (state["snapshots"] + [name])[-cfg.pool.max_snapshots :]
 
             if crossed(before, after, cfg.eval.every):
                 eval_path = run_dir / "eval_model.zip"
-                save_model(model, eval_path)
+                save_model(model, eval_path, cfg.game, cfg.env)
                 try:
                     results = evaluate(eval_path, cfg.eval.episodes, "eval")
                 finally:
@@ -238,11 +240,11 @@ def train(args: argparse.Namespace) -> None:
 
             if crossed(before, after, cfg.checkpoint_every) or after >= total:
                 state.update(num_timesteps=after, n_updates=model._n_updates)
-                save_checkpoint(model, checkpoint_path, state)
+                save_checkpoint(model, cfg, checkpoint_path, state)
     seconds = time.perf_counter() - start
 
     # --- 4. the final model and its evaluation against every baseline ----------------------------
-    save_model(model, run_dir / "model.zip")
+    save_model(model, run_dir / "model.zip", cfg.game, cfg.env)
     steps = model.num_timesteps - done
     print(
         f"train.py: {steps:,} steps in {seconds / 60:.1f} min ({steps / seconds:,.0f} steps/s) "

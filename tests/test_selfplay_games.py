@@ -88,7 +88,7 @@ def test_snapshots_join_the_pool_as_model_agents(tmp_path):
     learner_env = VsPoolEnv(game="put", opponents=["random"], seed=5)
     model = MaskablePPO("MlpPolicy", learner_env, n_steps=64, batch_size=64, seed=0)
     path = tmp_path / "snap.zip"
-    save_model(model, path)
+    save_model(model, path, "put", {})
 
     env = VsPoolEnv(game="put", opponents=["random"], snapshot_prob=1.0, seed=6)
     env.add_snapshot(str(path))

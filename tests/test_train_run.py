@@ -57,6 +57,14 @@ def test_smoke_config_trains_saves_and_loads_in_evaluate(name, tmp_path, capsys)
     count = "--matches" if cfg.game == "put" else "--hands"
     argv = ["--game", cfg.game, "--agents", str(out / "model.zip"), *SMOKE[name], count, "10"]
     assert evaluate.main(argv) == 0
+    # ... which knows its game and table: a copy elsewhere refuses another table size.
+    copy = tmp_path / "elsewhere" / "copy.zip"
+    copy.parent.mkdir()
+    copy.write_bytes((out / "model.zip").read_bytes())
+    capsys.readouterr()
+    wrong = ["random"] * (len(SMOKE[name]) + 1)
+    assert evaluate.main(["--game", cfg.game, "--agents", str(copy), *wrong, count, "2"]) == 2
+    assert "trained with other table options" in capsys.readouterr().err
 
 
 def test_interrupted_run_resumes_and_ends_at_the_same_step(tmp_path, monkeypatch, capsys):

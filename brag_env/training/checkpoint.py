@@ -1,8 +1,9 @@
 """Model files and checkpoints, written atomically.
 
-Both are ordinary Stable-Baselines3 ``MaskablePPO`` zips (``model.save``), so ``agents`` loads them
-as agent specs with its safe loader (``agents/model.py``: nothing is unpickled). A checkpoint
-carries one extra JSON entry, ``brag_env_training.json``, with what ``--resume`` needs besides the
+Both are ordinary Stable-Baselines3 ``MaskablePPO`` zips (``model.save``) plus a JSON entry naming
+the game and table options (``brag_env_model.json``), so ``agents`` loads them as agent specs with
+its safe loader (``agents/model.py``: nothing is unpickled) and checks the table. A checkpoint
+carries a second JSON entry, ``brag_env_training.json``, with what ``--resume`` needs besides the
 weights: the steps done, the opponent pool and the evaluation history. Resuming restores weights
 and optimizer state with SB3's ``set_parameters``, which reads only the ``*.pth`` entries, with
 ``torch.load(weights_only=True)``.
@@ -48,13 +49,25 @@ def _umask() -> int:
 
 
 def save_model(
-    model: Any, path: str | os.PathLike[str], training_state: dict[str, Any] | None = None
+    model: Any,
+    path: str | os.PathLike[str],
+    game: str,
+    env_config: dict[str, Any],
+    training_state: dict[str, Any] | None = None,
 ) -> Path:
-    """Save an SB3 model to ``path`` atomically; with ``training_state``, as a checkpoint."""
+    """Save an SB3 model to ``path`` atomically; with ``training_state``, as a checkpoint.
+
+    The zip records the game and table options it was trained with (``agents.model.MODEL_ENTRY``),
+    so a model file checks its table wherever it is copied to.
+    """
+    from agents.model import MODEL_ENTRY
+
     buffer = io.BytesIO()
     model.save(buffer)
-    if training_state is not None:
-        with zipfile.ZipFile(buffer, mode="a") as archive:
+    with zipfile.ZipFile(buffer, mode="a") as archive:
+        record = {"game": game, "env_config": dict(env_config)}
+        archive.writestr(MODEL_ENTRY, json.dumps(record, sort_keys=True))
+        if training_state is not None:
             archive.writestr(TRAINING_ENTRY, json.dumps(training_state, indent=1, sort_keys=True))
     atomic_write_bytes(path, buffer.getvalue())
     return Path(path)
