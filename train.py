@@ -158,6 +158,7 @@ def crossed(before: int, after: int, every: int) -> bool:
 def save_checkpoint(
     model: MaskablePPO, cfg: TrainConfig, path: Path, state: dict[str, Any]
 ) -> None:
+    """The model plus what --resume needs (steps, pool, evaluations), in one atomic file."""
     save_model(model, path, cfg.game, cfg.env, training_state=state)
 
 
@@ -174,9 +175,8 @@ def train(args: argparse.Namespace) -> None:
         (run_dir / "evals.jsonl").write_text("")
     torch.set_num_threads(cfg.torch_threads)
     done = int(state["num_timesteps"])
-    total = (
-        cfg.num_iterations * cfg.rollout_steps
-    )  # whole rollouts: a resumed run ends at the same step
+    # Whole rollouts, so a resumed run ends at the same step as an uninterrupted one.
+    total = cfg.num_iterations * cfg.rollout_steps
     print(
         f"train.py: {cfg.game}, {cfg.env.get('num_players', 'default')} players, {total:,} steps "
         f"({cfg.n_envs} {cfg.vec_env} envs), run directory {run_dir}"
