@@ -128,29 +128,23 @@ shown at a see; hidden hands appear as `▮ ▮ ▮` unless `reveal_cards=True`.
 
 from __future__ import annotations
 
-import warnings
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
-import gymnasium
 import numpy as np
-from gymnasium import spaces
-from gymnasium.utils import EzPickle
-from pettingzoo import AECEnv
 
 from brag_env.aec_wrappers import FastOrderEnforcingWrapper, classic_wrap
-from brag_env.brag.game import BragGame
+from brag_env.brag.game import BragGame, HandResult
 from brag_env.brag.incremental_observation import IncrementalObserver
 from brag_env.brag.observation import BragObserver, decode_observation, observation_layout
 from brag_env.brag.render import render_table
 from brag_env.brag.rules import BragConfig
-from brag_env.cards import make_rng
 from brag_env.registry import register_envs
+from brag_env.table_env import CardTableEnv, TableSpec, frozen
 
 __all__ = ["decode_observation", "env", "raw_env"]
 
 register_envs()  # pettingzoo.make("aec", "brag_env/brag_v0") once this module is imported
-
-_RESET_OPTIONS = ("deck", "dealer")
 
 
 def env(**kwargs: Any) -> FastOrderEnforcingWrapper:
@@ -160,16 +154,11 @@ def env(**kwargs: Any) -> FastOrderEnforcingWrapper:
     return classic_wrap(raw, illegal_reward=-float(raw.config.starting_chips))
 
 
-def _make_config(config: BragConfig | None, options: dict[str, Any]) -> BragConfig:
-    if config is None:
-        return BragConfig.from_dict(options)
-    if not isinstance(config, BragConfig):
-        raise ValueError(f"config must be a BragConfig, got {type(config).__name__}")
-    return BragConfig.from_dict({**config.to_dict(), **options}) if options else config
+class raw_env(CardTableEnv):
+    """Three-Card Brag as a PettingZoo AEC env, without wrappers (see the module docstring).
 
-
-class raw_env(AECEnv, EzPickle):
-    """Three-Card Brag as a PettingZoo AEC env, without wrappers (see the module docstring)."""
+    The AEC plumbing (spaces, reset options, step order, rewards, render) is
+    ``brag_env.table_env.CardTableEnv``; this class connects it to ``BragGame``."""
 
     metadata: ClassVar[dict[str, Any]] = {
         "name": "brag_v0",
@@ -177,175 +166,55 @@ class raw_env(AECEnv, EzPickle):
         "is_parallelizable": False,
         "render_fps": 1,
     }
+    config_class = BragConfig
+    episode_word = "game"
+    seat_attribute = "current_player"  # -1 once the session is over
 
-    def __init__(
-        self,
-        config: BragConfig | None = None,
-        render_mode: str | None = None,
-        reveal_cards: bool = False,
-        **options: Any,
-    ) -> None:
-        EzPickle.__init__(self, config, render_mode, reveal_cards, **options)
-        super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
-        if not isinstance(reveal_cards, bool):
-            raise ValueError(f"reveal_cards must be true or false, got {reveal_cards!r}")
-        cfg = _make_config(config, options)
-        self.config = cfg
-        self.render_mode = render_mode
-        self.reveal_cards = reveal_cards
-        self.game = BragGame(cfg)
-        self.observer = BragObserver(cfg)
+    config: BragConfig
+    game: BragGame
+
+    def _make_game(self, config: BragConfig) -> TableSpec:
+        self.game = BragGame(config)
+        self.observer = BragObserver(config)
         # The same vectors as observer.fill(...).copy(), updated event by event (hot path).
-        self._fast_observer = IncrementalObserver(cfg)
-        self.action_names: list[str] = cfg.action_names
-        n, num_actions = cfg.num_players, cfg.num_actions
-        self.possible_agents = [f"player_{i}" for i in range(n)]
-        self.agents = self.possible_agents[:]
-        self._seat = {name: i for i, name in enumerate(self.possible_agents)}
-        layout = observation_layout(cfg)
-        self.observation_spaces = {
-            name: spaces.Dict(
-                {
-                    "observation": spaces.Box(
-                        low=0.0, high=layout.high, shape=(layout.size,), dtype=np.float32
-                    ),
-                    "action_mask": spaces.Box(0, 1, shape=(num_actions,), dtype=np.int8),
-                }
-            )
-            for name in self.possible_agents
-        }
-        self.action_spaces = {name: spaces.Discrete(num_actions) for name in self.possible_agents}
+        self._fast_observer = IncrementalObserver(config)
         # Masks are shared read-only arrays, one per legal set (the engine's bit set).
         self._masks: dict[int, np.ndarray] = {}
-        self._no_mask = self._frozen(np.zeros(num_actions, dtype=np.int8))
-        self._rng: np.random.Generator | None = None
-        self._rewarded = False
-        self._has_reset = False
+        layout = observation_layout(config)
+        return TableSpec(config.action_names, layout.size, layout.high)
 
-    @staticmethod
-    def _frozen(array: np.ndarray) -> np.ndarray:
-        array.flags.writeable = False
-        return array
+    def _new_game(
+        self, rng: np.random.Generator, deck: str | Sequence[Any] | None, dealer: Any
+    ) -> None:
+        self.game.new_session(rng, deck=deck, dealer=dealer)
 
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
-
-    # ------------------------------------------------------------------ AEC API
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        if seed is not None:
-            self._rng = make_rng(seed)
-        elif self._rng is None:
-            self._rng = make_rng(None)
-        if options:
-            unknown = sorted(str(k) for k in options if k not in _RESET_OPTIONS)
-            if unknown:
-                warnings.warn(
-                    f"brag_v0.reset ignores unknown option(s) {', '.join(unknown)}; "
-                    f"it knows {', '.join(_RESET_OPTIONS)}",
-                    stacklevel=2,
-                )
-            deck, dealer = options.get("deck"), options.get("dealer")
-        else:
-            deck = dealer = None
-        self.game.new_session(self._rng, deck=deck, dealer=dealer)
-        agents = self.possible_agents[:]
-        self.agents = agents
-        self.rewards = dict.fromkeys(agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(agents, 0.0)
-        self.terminations = dict.fromkeys(agents, False)
-        self.truncations = dict.fromkeys(agents, False)
-        self.infos = {a: {} for a in agents}
-        self._skip_agent_selection = None
-        self._rewarded = False
-        self._has_reset = True
-        self.agent_selection = agents[self.game.current_player]
-        if self.render_mode == "human":
-            self.render()
+    def _rewards(self, outcome: HandResult) -> list[float]:
+        # A hand ended: every seat's chip change (the next hand, if any, is already dealt).
+        return [float(delta) for delta in outcome.deltas]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         if not self._has_reset:
-            raise RuntimeError("brag_v0: call reset() before observe()")
+            raise self._before_reset("observe")
         game = self.game
         seat = self._seat[agent]
         observation = self._fast_observer.observation(game, seat)
+        # No legal action for a terminated agent: env() ends the game on an illegal move with
+        # the engine still mid-hand.
         if seat == game.current_player and not self.terminations.get(agent, True):
             bits = game.legal_bits
             mask = self._masks.get(bits)
             if mask is None:
-                mask = self._frozen(np.array(game.legal_mask(), dtype=np.int8))
-                self._masks[bits] = mask
+                mask = self._masks[bits] = frozen(np.array(game.legal_mask(), dtype=np.int8))
         else:
             mask = self._no_mask
         return {"observation": observation, "action_mask": mask}
 
-    def step(self, action: Any) -> None:
-        if not self._has_reset:
-            raise RuntimeError("brag_v0: call reset() before step()")
-        if not self.agents:
-            raise RuntimeError("brag_v0: the game is over and every agent is done; call reset()")
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            if action is not None:
-                raise ValueError(
-                    f"brag_v0: the game is over for {agent}; its only valid step is "
-                    f"step(None), until every agent is done (then call reset())"
-                )
-            self._was_dead_step(action)
-            return
-        if action is None:
-            raise ValueError(f"brag_v0: {agent} must act; step(None) is only for done agents")
-        game = self.game
-        hands_done = len(game.hand_results)
-        try:
-            result = game.apply(action)
-        except ValueError as exc:
-            raise ValueError(f"brag_v0: {agent}: {exc}") from None
-        self._cumulative_rewards[agent] = 0.0
-        rewards = self.rewards
-        if self._rewarded:
-            for a in rewards:
-                rewards[a] = 0.0
-            self._rewarded = False
-        if result is not None:
-            names = self.possible_agents
-            for res in game.hand_results[hands_done:]:
-                for seat, delta in enumerate(res.deltas):
-                    rewards[names[seat]] += float(delta)
-            self._rewarded = True
-            self._accumulate_rewards()
-        if game.session_over:
-            terminations = self.terminations
-            for a in terminations:
-                terminations[a] = True
-            self._deads_step_first()
-        else:
-            self.agent_selection = self.possible_agents[game.current_player]
-        if self.render_mode == "human":
-            self.render()
+    def _render_text(self) -> str:
+        return render_table(
+            self.game, self.possible_agents, self.action_names, reveal=self.reveal_cards
+        )
 
     def hand_histories(self) -> list[dict[str, Any]]:
         """JSON-serialisable histories of the hands finished so far in this session, each with
         its rules ``config``; ``brag_env.brag.replay.replay_session`` replays them."""
         return self.game.history()
-
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("brag_v0.render() called without a render_mode")
-            return None
-        if not self._has_reset:
-            raise RuntimeError("brag_v0: call reset() before render()")
-        text = render_table(
-            self.game, self.possible_agents, self.action_names, reveal=self.reveal_cards
-        )
-        if self.render_mode == "human":
-            print(text, end="")
-            return None
-        return text
-
-    def close(self) -> None:
-        pass

@@ -132,30 +132,24 @@ Importing this module registers the env with PettingZoo's registry (`brag_env.re
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
-import gymnasium
 import numpy as np
-from gymnasium import spaces
-from gymnasium.utils import EzPickle
-from pettingzoo import AECEnv
 
 from brag_env.aec_wrappers import FastOrderEnforcingWrapper, classic_wrap
-from brag_env.cards import make_rng
 from brag_env.put.game import PutGame
 from brag_env.put.observation import PutObserver, observation_high
 from brag_env.put.observation import decode_observation as _decode
 from brag_env.put.render import render_table
-from brag_env.put.rules import ACTION_NAMES, NUM_ACTIONS, PutConfig
+from brag_env.put.rules import ACTION_NAMES, PutConfig
 from brag_env.registry import register_envs
+from brag_env.table_env import CardTableEnv, TableSpec
 
 __all__ = ["decode_observation", "env", "raw_env"]
 
 register_envs()  # pettingzoo.make("aec", "brag_env/put_v0") once this module is imported
 
-_RESET_OPTIONS = ("deck", "dealer")
 ILLEGAL_REWARD = -1.0
 
 
@@ -170,26 +164,11 @@ def decode_observation(vector: np.ndarray, config: PutConfig | None = None) -> d
     return _decode(vector, config)
 
 
-def _make_config(config: PutConfig | None, options: dict[str, Any]) -> PutConfig:
-    if config is None:
-        return PutConfig.from_dict(options)
-    if not isinstance(config, PutConfig):
-        raise ValueError(f"config must be a PutConfig, got {type(config).__name__}")
-    return PutConfig.from_dict({**config.to_dict(), **options}) if options else config
+class raw_env(CardTableEnv):
+    """Put as a PettingZoo AEC env, without wrappers (see the module docstring).
 
-
-def _as_action(action: Any) -> int:
-    if type(action) is int:
-        return action
-    if isinstance(action, np.integer) or (
-        isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu"
-    ):
-        return int(action)
-    raise ValueError(f"an action must be an integer action id, got {action!r}")
-
-
-class raw_env(AECEnv, EzPickle):
-    """Put as a PettingZoo AEC env, without wrappers (see the module docstring)."""
+    The AEC plumbing (spaces, reset options, step order, rewards, render) is
+    ``brag_env.table_env.CardTableEnv``; this class connects it to ``PutGame``."""
 
     metadata: ClassVar[dict[str, Any]] = {
         "name": "put_v0",
@@ -197,175 +176,58 @@ class raw_env(AECEnv, EzPickle):
         "is_parallelizable": False,
         "render_fps": 1,
     }
+    config_class = PutConfig
+    episode_word = "match"
+    seat_attribute = "current"  # -1 once the match is over
 
-    def __init__(
-        self,
-        config: PutConfig | None = None,
-        render_mode: str | None = None,
-        reveal_cards: bool = False,
-        **options: Any,
+    config: PutConfig
+    game: PutGame
+
+    def _make_game(self, config: PutConfig) -> TableSpec:
+        self.game = PutGame(config)
+        self.observer = PutObserver(config)
+        self._points_reward = config.reward == "points"
+        return TableSpec(list(ACTION_NAMES), self.observer.size, observation_high(config))
+
+    def _new_game(
+        self, rng: np.random.Generator, deck: str | Sequence[Any] | None, dealer: Any
     ) -> None:
-        EzPickle.__init__(self, config, render_mode, reveal_cards, **options)
-        super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
-        if not isinstance(reveal_cards, bool):
-            raise ValueError(f"reveal_cards must be true or false, got {reveal_cards!r}")
-        cfg = _make_config(config, options)
-        self.config = cfg
-        self.render_mode = render_mode
-        self.reveal_cards = reveal_cards
-        self.game = PutGame(cfg)
-        self.observer = PutObserver(cfg)
-        self.action_names: list[str] = list(ACTION_NAMES)
-        n = cfg.num_players
-        self.possible_agents = [f"player_{i}" for i in range(n)]
-        self.agents = self.possible_agents[:]
-        self._seat = {name: i for i, name in enumerate(self.possible_agents)}
-        high = observation_high(cfg)
-        self.observation_spaces = {
-            name: spaces.Dict(
-                {
-                    "observation": spaces.Box(
-                        low=0.0, high=high, shape=(self.observer.size,), dtype=np.float32
-                    ),
-                    "action_mask": spaces.Box(0, 1, shape=(NUM_ACTIONS,), dtype=np.int8),
-                }
-            )
-            for name in self.possible_agents
-        }
-        self.action_spaces = {name: spaces.Discrete(NUM_ACTIONS) for name in self.possible_agents}
-        self._no_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        self._no_mask.flags.writeable = False
-        self._points_reward = cfg.reward == "points"
-        self._rng: np.random.Generator | None = None
-        self._rewarded = False
-        self._has_reset = False
+        self.game.reset(rng, deck=deck, dealer=dealer)
 
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
+    def _rewards(self, outcome: tuple[int, int]) -> list[float] | None:
+        # A hand scored: (scoring unit, points).
+        if self._points_reward:
+            return self._points(*outcome)
+        return self._match_result() if self.game.over else None
 
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
+    def _points(self, unit: int, points: int) -> list[float]:
+        """reward="points": the scorer's gain is shared out as a loss by the others."""
+        loss = -points / 2 if self.game.n == 3 else -float(points)
+        return [float(points) if u == unit else loss for u in self.game.unit_of]
 
-    # ------------------------------------------------------------------ AEC API
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        if options is None:
-            options = {}
-        elif not isinstance(options, Mapping):
-            raise ValueError(
-                f"put_v0.reset: options must be a dict such as {{'deck': ..., 'dealer': k}}, "
-                f"got {options!r}"
-            )
-        if seed is not None:
-            self._rng = make_rng(seed)
-        elif self._rng is None:
-            self._rng = make_rng(None)
-        unknown = sorted(str(k) for k in options if k not in _RESET_OPTIONS)
-        if unknown:
-            warnings.warn(
-                f"put_v0.reset ignores unknown option(s) {', '.join(unknown)}; "
-                f"it knows {', '.join(_RESET_OPTIONS)}",
-                stacklevel=2,
-            )
-        self.game.reset(self._rng, deck=options.get("deck"), dealer=options.get("dealer"))
-        agents = self.possible_agents[:]
-        self.agents = agents
-        self.rewards = dict.fromkeys(agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(agents, 0.0)
-        self.terminations = dict.fromkeys(agents, False)
-        self.truncations = dict.fromkeys(agents, False)
-        self.infos = {a: {} for a in agents}
-        self._skip_agent_selection = None
-        self._rewarded = False
-        self._has_reset = True
-        self.agent_selection = agents[self.game.current]
-        if self.render_mode == "human":
-            self.render()
+    def _match_result(self) -> list[float]:
+        """reward="match": +1 for each winner, -1 for each loser (-1/2 with three players)."""
+        winners = self.game.winners()
+        loss = -0.5 if self.game.n == 3 else -1.0
+        return [1.0 if seat in winners else loss for seat in range(self.game.n)]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         if not self._has_reset:
-            raise RuntimeError("put_v0: call reset() before observe()")
+            raise self._before_reset("observe")
         game = self.game
         seat = self._seat[agent]
         observation = self.observer.set_from(game, seat).copy()
-        mask = game.mask if seat == game.current else self._no_mask
+        # No legal action for a terminated agent (as in brag_v0): env() ends the match on an
+        # illegal move with the engine still mid-hand.
+        if seat == game.current and not self.terminations.get(agent, True):
+            mask = game.mask
+        else:
+            mask = self._no_mask
         return {"observation": observation, "action_mask": mask}
 
-    def step(self, action: Any) -> None:
-        if not self._has_reset:
-            raise RuntimeError("put_v0: call reset() before step()")
-        if not self.agents:
-            raise RuntimeError("put_v0: the match is over and every agent is done; call reset()")
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            if action is not None:
-                raise ValueError(
-                    f"put_v0: the match is over for {agent}; its only valid step is "
-                    "step(None), until every agent is done (then call reset())"
-                )
-            self._was_dead_step(action)
-            return
-        if action is None:
-            raise ValueError(f"put_v0: {agent} must act; step(None) is only for done agents")
-        game = self.game
-        try:
-            scored = game.apply(_as_action(action))  # both raise without the prefix added here
-        except ValueError as exc:
-            raise ValueError(f"put_v0: {agent}: {exc}") from None
-        self._cumulative_rewards[agent] = 0.0
-        rewards = self.rewards
-        if self._rewarded:
-            for a in rewards:
-                rewards[a] = 0.0
-            self._rewarded = False
-        if scored is not None and self._points_reward:
-            self._give_points(*scored)
-        if game.over:
-            if not self._points_reward:
-                self._give_match_result()
-            terminations = self.terminations
-            for a in terminations:
-                terminations[a] = True
-            self._deads_step_first()
-        else:
-            self.agent_selection = self.possible_agents[game.current]
-        if self.render_mode == "human":
-            self.render()
-
-    def _give_points(self, unit: int, points: int) -> None:
-        """reward="points": the scorer's gain is shared out as a loss by the others."""
-        n = self.game.n
-        unit_of = self.game.unit_of
-        loss = -points / 2 if n == 3 else -float(points)
-        for seat, name in enumerate(self.possible_agents):
-            self.rewards[name] = float(points) if unit_of[seat] == unit else loss
-        self._rewarded = True
-        self._accumulate_rewards()
-
-    def _give_match_result(self) -> None:
-        winners = self.game.winners()
-        loss = -0.5 if self.game.n == 3 else -1.0
-        for seat, name in enumerate(self.possible_agents):
-            self.rewards[name] = 1.0 if seat in winners else loss
-        self._rewarded = True
-        self._accumulate_rewards()
+    def _render_text(self) -> str:
+        return render_table(self.game, self.possible_agents, reveal=self.reveal_cards)
 
     def hand_histories(self) -> list[dict]:
         """JSON-serialisable histories of the hands finished so far in this match."""
         return self.game.hand_histories()
-
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("put_v0.render() called without a render_mode")
-            return None
-        if not self._has_reset:
-            raise RuntimeError("put_v0: call reset() before render()")
-        text = render_table(self.game, self.possible_agents, reveal=self.reveal_cards)
-        if self.render_mode == "human":
-            print(text, end="")
-            return None
-        return text
-
-    def close(self) -> None:
-        pass

@@ -262,6 +262,12 @@ def test_bad_reset_options_raise_value_errors_naming_them(
     assert env.game.dealer == 2 and env.game.hands[0][0] == 51
 
 
+@pytest.mark.parametrize("options", [["deck"], "deck", 3])
+def test_reset_options_must_be_a_dict(options: Any) -> None:
+    with pytest.raises(ValueError, match=r"brag_v0\.reset: options must be a dict"):
+        brag_v0.raw_env().reset(seed=0, options=options)
+
+
 @pytest.mark.parametrize("action", [True, False, np.bool_(True), 1.0, "1"])
 def test_raw_env_rejects_actions_that_are_not_integers(action: Any) -> None:
     """A bool is not an action id (True would otherwise play action 1, "stay")."""

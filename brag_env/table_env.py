@@ -1,0 +1,261 @@
+"""The AEC plumbing that brag_v0 and put_v0 share: one card table, one game engine behind it.
+
+``CardTableEnv`` does what does not depend on the game: the config from keywords or a config
+object, agents and spaces, the render-mode checks, ``reset()`` bookkeeping and its options,
+the order checks and error messages of ``step()``, dead steps, rewards and ``render()``. Each
+game's module keeps its documentation, its public helpers and what is game-specific.
+
+The engine is ``self.game``: its ``apply(action)`` plays one decision of the seat to act and
+returns an outcome (``None`` when nothing that could be rewarded happened), or raises
+``ValueError`` for an illegal action. Seats are ``0..num_players-1``; agent k is seat k.
+A game env sets ``metadata``, ``config_class`` and ``episode_word`` ("game", "match": for error
+messages), and provides:
+
+``seat_attribute``       the name of the engine attribute holding the seat to act (``-1`` once
+                         the episode is over), read without a Python call on every step
+``_make_game(config)``   build ``self.game`` and the observer; return a :class:`TableSpec`
+``_new_game(rng, deck, dealer)``   start an episode (the ``reset`` options, already checked to be
+                         known; the engine validates their values)
+``_rewards(outcome)``    every seat's reward for a non-``None`` outcome of ``apply``, or ``None``
+``_render_text()``       the table as text
+``observe(agent)``       written out in each env: it is the hottest path and game-specific
+                         (observer, mask cache), so no hook calls in between. Before ``reset()``
+                         it raises ``self._before_reset("observe")``; every agent but the one to
+                         act, and a terminated agent, gets the all-zero ``self._no_mask``.
+"""
+
+from __future__ import annotations
+
+import operator
+import warnings
+from abc import ABCMeta, abstractmethod
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, NamedTuple
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+
+from brag_env.cards import make_rng
+
+RESET_OPTIONS = ("deck", "dealer")
+
+
+class TableSpec(NamedTuple):
+    """What the spaces are made of: the action names by id and the observation's bounds."""
+
+    action_names: list[str]
+    observation_size: int
+    observation_high: float | np.ndarray
+
+
+def merge_config(config_class: type, config: Any, options: dict[str, Any]) -> Any:
+    """``config`` (an instance of ``config_class`` or None) with ``options`` laid over it."""
+    if config is None:
+        return config_class.from_dict(options)
+    if not isinstance(config, config_class):
+        raise ValueError(f"config must be a {config_class.__name__}, got {type(config).__name__}")
+    return config_class.from_dict({**config.to_dict(), **options}) if options else config
+
+
+def action_id(action: Any) -> int:
+    """``action`` as a Python int, or a ValueError: an integer type (numpy ones and 0-d integer
+    arrays too), never a bool (True as "action 1" is almost surely a bug)."""
+    if isinstance(action, (bool, np.bool_)):
+        raise ValueError(f"action must be an integer action id, got the bool {action!r}")
+    try:
+        return operator.index(action)
+    except TypeError:
+        raise ValueError(f"action must be an integer action id, got {action!r}") from None
+
+
+def frozen(array: np.ndarray) -> np.ndarray:
+    """``array``, made read-only (masks are shared between observations)."""
+    array.flags.writeable = False
+    return array
+
+
+class CardTableEnv(AECEnv, EzPickle, metaclass=ABCMeta):
+    """A turn-based card game as a PettingZoo AEC env, without wrappers (see the module doc)."""
+
+    metadata: ClassVar[dict[str, Any]]
+    config_class: ClassVar[type]
+    episode_word: ClassVar[str]  # "game" or "match": what reset() starts, in error messages
+    seat_attribute: ClassVar[str]
+    game: Any
+
+    def __init__(
+        self,
+        config: Any = None,
+        render_mode: str | None = None,
+        reveal_cards: bool = False,
+        **options: Any,
+    ) -> None:
+        EzPickle.__init__(self, config, render_mode, reveal_cards, **options)
+        super().__init__()
+        self._name: str = self.metadata["name"]  # the prefix of every error message
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
+        if not isinstance(reveal_cards, bool):
+            raise ValueError(f"reveal_cards must be true or false, got {reveal_cards!r}")
+        cfg = merge_config(self.config_class, config, options)
+        self.config = cfg
+        self.render_mode = render_mode
+        self.reveal_cards = reveal_cards
+        spec = self._make_game(cfg)
+        self.action_names: list[str] = spec.action_names
+        num_actions = len(spec.action_names)
+        self.possible_agents = [f"player_{i}" for i in range(cfg.num_players)]
+        self.agents = self.possible_agents[:]
+        self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
+        self.observation_spaces = {
+            agent: spaces.Dict(
+                {
+                    "observation": spaces.Box(
+                        low=0.0,
+                        high=spec.observation_high,
+                        shape=(spec.observation_size,),
+                        dtype=np.float32,
+                    ),
+                    "action_mask": spaces.Box(0, 1, shape=(num_actions,), dtype=np.int8),
+                }
+            )
+            for agent in self.possible_agents
+        }
+        self.action_spaces = {agent: spaces.Discrete(num_actions) for agent in self.possible_agents}
+        self._no_mask = frozen(np.zeros(num_actions, dtype=np.int8))
+        self._rng: np.random.Generator | None = None
+        self._rewarded = False  # self.rewards holds this step's rewards: zero them next step
+        self._has_reset = False
+        self._to_act = operator.attrgetter(self.seat_attribute)  # game -> seat to act, or -1
+
+    # ------------------------------------------------------------------ hooks
+    @abstractmethod
+    def _make_game(self, config: Any) -> TableSpec: ...
+
+    @abstractmethod
+    def _new_game(
+        self, rng: np.random.Generator, deck: str | Sequence[Any] | None, dealer: Any
+    ) -> None: ...
+
+    @abstractmethod
+    def _rewards(self, outcome: Any) -> Sequence[float] | None: ...
+
+    @abstractmethod
+    def _render_text(self) -> str: ...
+
+    @abstractmethod
+    def observe(self, agent: str) -> dict[str, np.ndarray]: ...
+
+    def _before_reset(self, method: str) -> RuntimeError:
+        """The error for calling ``method`` before ``reset()``."""
+        return RuntimeError(f"{self._name}: call reset() before {method}()")
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ AEC API
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if options is None:  # the common case, kept cheap
+            deck = dealer = None
+        elif not isinstance(options, Mapping):
+            raise ValueError(
+                f"{self._name}.reset: options must be a dict such as "
+                f"{{'deck': ..., 'dealer': k}}, got {options!r}"
+            )
+        else:
+            unknown = sorted(str(k) for k in options if k not in RESET_OPTIONS)
+            if unknown:
+                warnings.warn(
+                    f"{self._name}.reset ignores unknown option(s) {', '.join(unknown)}; "
+                    f"it knows {', '.join(RESET_OPTIONS)}",
+                    stacklevel=2,
+                )
+            deck, dealer = options.get("deck"), options.get("dealer")
+        if seed is not None:
+            self._rng = make_rng(seed)
+        elif self._rng is None:
+            self._rng = make_rng(None)
+        self._new_game(self._rng, deck, dealer)
+        agents = self.possible_agents[:]
+        self.agents = agents
+        self.rewards = dict.fromkeys(agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(agents, 0.0)
+        self.terminations = dict.fromkeys(agents, False)
+        self.truncations = dict.fromkeys(agents, False)
+        self.infos = {a: {} for a in agents}
+        self._skip_agent_selection = None
+        self._rewarded = False
+        self._has_reset = True
+        self.agent_selection = agents[self._to_act(self.game)]
+        if self.render_mode == "human":
+            self.render()
+
+    def step(self, action: Any) -> None:
+        if not self._has_reset:
+            raise self._before_reset("step")
+        if not self.agents:
+            raise RuntimeError(
+                f"{self._name}: the {self.episode_word} is over and every agent is done; "
+                "call reset()"
+            )
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise ValueError(
+                    f"{self._name}: the {self.episode_word} is over for {agent}; its only "
+                    "valid step is step(None), until every agent is done (then call reset())"
+                )
+            self._was_dead_step(None)
+            return
+        if action is None:
+            raise ValueError(f"{self._name}: {agent} must act; step(None) is only for done agents")
+        game = self.game
+        try:
+            outcome = game.apply(action if action.__class__ is int else action_id(action))
+        except ValueError as exc:  # the engine's message, named after the env and the agent
+            raise ValueError(f"{self._name}: {agent}: {exc}") from None
+        self._cumulative_rewards[agent] = 0.0
+        rewards = self.rewards
+        if self._rewarded:
+            for a in rewards:
+                rewards[a] = 0.0
+            self._rewarded = False
+        if outcome is not None:
+            due = self._rewards(outcome)
+            if due is not None:
+                for a, reward in zip(self.possible_agents, due, strict=True):
+                    rewards[a] = reward
+                self._rewarded = True
+                self._accumulate_rewards()
+        seat = self._to_act(game)
+        if seat < 0:
+            terminations = self.terminations
+            for a in terminations:
+                terminations[a] = True
+            self._deads_step_first()
+        else:
+            self.agent_selection = self.possible_agents[seat]
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn(f"{self._name}.render() called without a render_mode")
+            return None
+        if not self._has_reset:
+            raise self._before_reset("render")
+        text = self._render_text()
+        if self.render_mode == "human":
+            print(text, end="")
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
