@@ -8,7 +8,9 @@ loop at roughly 15,000 decisions/s. Here every wrapper reads the AEC attributes 
 unwrapped env, and the outer one makes the checks of all three in ONE call of ``step()`` and
 ``last()`` (a Python call per wrapper level was most of what remained), in the stock order, so
 behaviour, messages, warnings and ``isinstance`` tests are those of the stock classes.
-``agent_iter()`` iterates with an iterator that reads the unwrapped env directly.
+``agent_iter()`` iterates with an iterator that reads the unwrapped env directly. One deliberate
+difference: a bool action (which ``Discrete.contains`` accepts) reaches the env, whose clear
+``ValueError`` replaces the stock chain's numpy error about an array's truth value.
 
 The fused path is taken when the chain is exactly what ``classic_wrap`` builds (the three
 wrappers directly around one unwrapped env); the inner wrappers keep the stock methods, for
@@ -198,7 +200,7 @@ class FastOrderEnforcingWrapper(_DirectAttributes, OrderEnforcingWrapper):
         dead = raw.terminations[agent] or raw.truncations[agent]
         if ti._terminated and dead:
             raw._was_dead_step(action)
-        elif not dead and not mask[action]:
+        elif not dead and action.__class__ is not bool and not mask[action]:
             EnvLogger.warn_on_illegal_move()
             raw._cumulative_rewards[agent] = 0
             raw.terminations = dict.fromkeys(raw.agents, True)
@@ -209,6 +211,9 @@ class FastOrderEnforcingWrapper(_DirectAttributes, OrderEnforcingWrapper):
             raw._deads_step_first()
             ti._terminated = True
         else:
+            # A bool is an int to Discrete.contains, but indexing the mask with it fails with
+            # numpy's "truth value of an array" error in the stock wrapper: raw_env refuses it
+            # with its own clear ValueError instead.
             raw.step(action)
 
     @staticmethod

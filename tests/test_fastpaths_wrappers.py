@@ -159,3 +159,30 @@ def test_fused_path_only_for_the_classic_chain() -> None:
     assert fast("brag")._ti is not None
     assert half_fast("brag")._ti is None
     assert isinstance(fast("put").env.env, TerminateIllegalWrapper)
+
+
+@pytest.mark.parametrize("name", sorted(ENVS))
+@pytest.mark.parametrize("action", [True, False])
+@pytest.mark.parametrize("observed", [True, False])
+def test_a_bool_action_gets_the_raw_envs_value_error(
+    name: str, action: bool, observed: bool
+) -> None:
+    """``Discrete.contains`` takes a bool for an int and the stock chain then fails on numpy's
+    "truth value of an array"; env() gives raw_env's clear ValueError and the game goes on."""
+    make, options, _ = ENVS[name]
+    raw = make(**options)
+    raw.reset(seed=0)
+    with pytest.raises(ValueError) as expected:
+        raw.step(action)
+    env = fast(name)
+    env.reset(seed=0)
+    if observed:
+        env.last()
+    agent = env.agent_selection
+    with pytest.raises(ValueError) as got:
+        env.step(action)
+    assert str(got.value) == str(expected.value)
+    assert "integer action id" in str(got.value) and agent in str(got.value)
+    assert env.agent_selection == agent and not any(env.terminations.values())
+    obs, *_ = env.last()
+    env.step(int(np.flatnonzero(obs["action_mask"])[0]))  # a legal action still plays
