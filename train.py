@@ -37,6 +37,7 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.logger import configure
 
+from agents import parse_spec
 from brag_env.training.checkpoint import read_training_state, save_model
 from brag_env.training.config import (
     TrainConfig,
@@ -123,6 +124,19 @@ def resolve_config(args: argparse.Namespace) -> tuple[TrainConfig, Path]:
     return cfg, run_dir
 
 
+def check_agent_specs(cfg: TrainConfig) -> None:
+    """Bad opponent specs fail now, not at the first evaluation minutes into the run."""
+    for key, specs in (
+        ("pool.opponents", cfg.pool.opponents),
+        ("eval.opponents", cfg.eval.opponents),
+    ):
+        for spec in specs:
+            try:
+                parse_spec(spec, cfg.game)
+            except ValueError as e:
+                raise ValueError(f"{key}: {e}") from None
+
+
 def build_model(cfg: TrainConfig, venv: Any, seed: int) -> MaskablePPO:
     """MaskablePPO with every hyper-parameter from the config."""
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.ppo.activation]
@@ -165,6 +179,7 @@ def save_checkpoint(
 def train(args: argparse.Namespace) -> None:
     # --- 1. config and run directory -------------------------------------------------------------
     cfg, run_dir = resolve_config(args)
+    check_agent_specs(cfg)
     checkpoint_path = run_dir / "checkpoint.zip"
     state: dict[str, Any] = {"num_timesteps": 0, "n_updates": 0, "snapshots": [], "evals": []}
     if args.resume:

@@ -117,6 +117,13 @@ def test_bad_config_is_a_one_line_error(tmp_path, capsys):
     assert err.startswith("train.py: error: unknown config key(s): ppo.lr") and err.count("\n") == 1
 
 
+def test_bad_opponent_spec_fails_before_training(tmp_path, capsys):
+    args = smoke_args("put_ppo_smoke", tmp_path / "x", "--set", "eval.opponents=[put:nonsense]")
+    assert train.main(args) == 2
+    assert "eval.opponents: unknown put style 'nonsense'" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
+
+
 def test_default_config_is_put_ppo():
     assert train.DEFAULT_CONFIG == ROOT / "configs" / "put_ppo.yaml"
     assert load_config(train.DEFAULT_CONFIG).name == "put_ppo"
