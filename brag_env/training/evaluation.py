@@ -43,10 +43,15 @@ def beats(result: dict[str, Any], game: str) -> bool:
 
 
 def format_short(results: Sequence[dict[str, Any]], game: str) -> str:
-    """One line for the progress bar: ``random +0.41 | brag:tight -0.05 ...``."""
+    """One line: mean and 95% CI half-width per opponent, ``random +0.41±0.09 | ...``."""
     if game == "put":
-        return " | ".join(f"{r['opponent']} {100 * r['mean']:.0f}%" for r in results)
-    return " | ".join(f"{r['opponent']} {r['mean']:+.2f}" for r in results)
+        return " | ".join(
+            f"{r['opponent']} {100 * r['mean']:.0f}%±{50 * (r['ci_high'] - r['ci_low']):.0f}"
+            for r in results
+        )
+    return " | ".join(
+        f"{r['opponent']} {r['mean']:+.2f}±{(r['ci_high'] - r['ci_low']) / 2:.2f}" for r in results
+    )
 
 
 def format_table(results: Sequence[dict[str, Any]], game: str, title: str) -> str:
