@@ -44,12 +44,14 @@ import gymnasium
 import numpy as np
 
 GAMES = ("brag", "put")
-MAX_SKIPPED_EPISODES = (
-    1000  # in a row; a table where the learner never acts is a configuration error
-)
+# Episodes in a row without a learner decision before reset() gives up: such a table is a
+# configuration error (e.g. the learner's seat never gets to act), not something to wait out.
+MAX_SKIPPED_EPISODES = 1000
 
 
 class Agent(Protocol):
+    """What an opponent must offer (``agents.Agent`` does)."""
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
 
     def reset(self) -> None: ...
