@@ -56,6 +56,7 @@ class _TableShapedEnv(gym.Env):
 @pytest.fixture(scope="module")
 def model_path(tmp_path_factory) -> Path:
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import Logger
 
     torch.manual_seed(0)
     model = MaskablePPO(
@@ -68,6 +69,7 @@ def model_path(tmp_path_factory) -> Path:
         seed=0,
         device="cpu",
     )
+    model.set_logger(Logger(folder=None, output_formats=[]))  # SB3 would make a /tmp/SB3-* folder
     model.learn(64)
     path = tmp_path_factory.mktemp("model") / "model.zip"
     model.save(path)
