@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import json
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -124,6 +126,26 @@ def resolve_config(args: argparse.Namespace) -> tuple[TrainConfig, Path]:
     return cfg, run_dir
 
 
+# What a run writes besides config.yaml and evals.jsonl (both rewritten at the start of a run).
+RUN_ARTEFACTS = ("checkpoint.zip", "model.zip", "final_eval.json", "eval_model.zip")
+RUN_ARTEFACT_DIRS = ("snapshots", "tb")
+
+
+def clear_run_dir(run_dir: Path) -> None:
+    """--overwrite: remove the old run's files, so nothing of it can be resumed or mistaken for
+    the new run's output. Only the files train.py writes are touched."""
+    for name in RUN_ARTEFACTS:
+        (run_dir / name).unlink(missing_ok=True)
+    for name in RUN_ARTEFACT_DIRS:
+        shutil.rmtree(run_dir / name, ignore_errors=True)
+
+
+def config_hash(cfg: TrainConfig) -> str:
+    """A fingerprint of the config, stored in checkpoints: --resume refuses a config.yaml that
+    was edited (or replaced by another run's) since the checkpoint was written."""
+    return hashlib.sha256(dump_config(cfg).encode()).hexdigest()
+
+
 def check_agent_specs(cfg: TrainConfig) -> None:
     """Bad opponent specs fail now, not at the first evaluation minutes into the run."""
     for key, specs in (
@@ -181,10 +203,26 @@ def train(args: argparse.Namespace) -> None:
     cfg, run_dir = resolve_config(args)
     check_agent_specs(cfg)
     checkpoint_path = run_dir / "checkpoint.zip"
-    state: dict[str, Any] = {"num_timesteps": 0, "n_updates": 0, "snapshots": [], "evals": []}
+    state: dict[str, Any] = {
+        "num_timesteps": 0,
+        "n_updates": 0,
+        "snapshots": [],
+        "evals": [],
+        "config_hash": config_hash(cfg),
+    }
     if args.resume:
         state = read_training_state(checkpoint_path)
+        expected = config_hash(cfg)
+        # Checkpoints written before the hash existed carry none: nothing to compare.
+        if state.get("config_hash", expected) != expected:
+            raise ValueError(
+                f"--resume: {run_dir / 'config.yaml'} does not match the config {checkpoint_path} "
+                "was trained with (edited, or left by another run); start over with --overwrite"
+            )
+        state["config_hash"] = expected
     else:
+        if args.overwrite:
+            clear_run_dir(run_dir)
         run_dir.mkdir(parents=True, exist_ok=True)
         (run_dir / "config.yaml").write_text(dump_config(cfg))
         (run_dir / "evals.jsonl").write_text("")

@@ -145,3 +145,35 @@ def test_checkpoint_errors_name_the_problem(tmp_path):
     bad.write_bytes(b"not a zip")
     with pytest.raises(ValueError, match="corrupt"):
         read_training_state(bad)
+
+
+def test_overwrite_removes_the_old_run_and_resume_checks_the_config(tmp_path, monkeypatch, capsys):
+    out = tmp_path / "run"
+    args = smoke_args("put_ppo_smoke", out, "--set", "eval.every=0")
+    assert train.main(args) == 0
+    assert (out / "model.zip").exists() and (out / "snapshots").is_dir()
+
+    # --overwrite with another config, interrupted before its first checkpoint: nothing of the
+    # old run may survive, so there is nothing to resume.
+    def crash(*a, **kw):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train.MaskablePPO, "learn", crash)
+    assert train.main([*args, "--overwrite", "--set", "ppo.n_epochs=3"]) == 130
+    monkeypatch.undo()
+    assert not any((out / name).exists() for name in ("checkpoint.zip", "model.zip", "snapshots"))
+    assert not (out / "final_eval.json").exists()
+    assert len(list(out.glob("tb/*"))) <= 1  # at most the new run's (empty) event file
+    assert (out / "evals.jsonl").read_text() == ""
+    capsys.readouterr()
+    assert train.main(["--out", str(out), "--resume"]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+    # A config.yaml edited after the checkpoint was written is refused on --resume.
+    assert train.main([*args, "--overwrite"]) == 0
+    text = (out / "config.yaml").read_text()
+    (out / "config.yaml").write_text(text.replace("n_epochs: 2", "n_epochs: 5"))
+    capsys.readouterr()
+    assert train.main(["--out", str(out), "--resume"]) == 2
+    err = capsys.readouterr().err
+    assert "does not match the config" in err and err.count("\n") == 1
