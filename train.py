@@ -40,7 +40,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.logger import configure
 
 from agents import parse_spec
-from brag_env.training.checkpoint import read_training_state, save_model
+from brag_env.training.checkpoint import load_parameters, read_training_state, save_model
 from brag_env.training.config import (
     TrainConfig,
     dump_config,
@@ -211,7 +211,7 @@ def train(args: argparse.Namespace) -> None:
         "config_hash": config_hash(cfg),
     }
     if args.resume:
-        state = read_training_state(checkpoint_path)
+        state = read_training_state(checkpoint_path, cfg.game, cfg.env)
         expected = config_hash(cfg)
         # Checkpoints written before the hash existed carry none: nothing to compare.
         if state.get("config_hash", expected) != expected:
@@ -241,12 +241,16 @@ def train(args: argparse.Namespace) -> None:
     # A resumed run gets fresh deals (seed + steps done) rather than replaying the start of the run.
     snapshots = [str(run_dir / name) for name in state["snapshots"]]
     venv = make_vec_env(cfg, seed=cfg.seed + done, snapshots=snapshots)
-    model = build_model(cfg, venv, seed=cfg.seed + done)
+    try:
+        model = build_model(cfg, venv, seed=cfg.seed + done)
+        if args.resume:
+            load_parameters(model, checkpoint_path)  # weights + optimizer; safe (weights_only)
+            model.num_timesteps = done
+            model._n_updates = int(state["n_updates"])
+    except BaseException:
+        venv.close()  # no subprocess envs left behind by a bad checkpoint
+        raise
     model.set_logger(configure(str(run_dir / "tb"), ["tensorboard"]))
-    if args.resume:
-        model.set_parameters(str(checkpoint_path))  # weights + optimizer; safe (weights_only)
-        model.num_timesteps = done
-        model._n_updates = int(state["n_updates"])
 
     def evaluate(path: Path, episodes: int, label: str) -> list[dict[str, Any]]:
         results = evaluate_model(

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import json
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
 
-from brag_env.training.checkpoint import atomic_write_bytes, read_training_state
+from brag_env.training.checkpoint import (
+    TRAINING_ENTRY,
+    atomic_write_bytes,
+    load_parameters,
+    read_training_state,
+)
 from brag_env.training.config import load_config
+from brag_env.training.envs import make_vec_env
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -177,3 +184,41 @@ def test_overwrite_removes_the_old_run_and_resume_checks_the_config(tmp_path, mo
     assert train.main(["--out", str(out), "--resume"]) == 2
     err = capsys.readouterr().err
     assert "does not match the config" in err and err.count("\n") == 1
+
+
+def test_damaged_or_foreign_checkpoint_is_a_one_line_error(tmp_path, capsys):
+    put = tmp_path / "put"
+    args = smoke_args("put_ppo_smoke", put, "--set", "eval.every=0")
+    assert train.main(args) == 0
+    good = (put / "checkpoint.zip").read_bytes()
+
+    def resume_error() -> str:
+        capsys.readouterr()
+        assert train.main(["--out", str(put), "--resume"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("train.py: error: ") and err.count("\n") == 1, err
+        return err
+
+    (put / "checkpoint.zip").write_bytes(good[: len(good) // 2])  # truncated
+    assert "corrupt" in resume_error()
+    (put / "checkpoint.zip").write_bytes((put / "model.zip").read_bytes())
+    assert "is a model, not a checkpoint" in resume_error()
+    with zipfile.ZipFile(put / "checkpoint.zip", "w") as z:  # the state entry, no weights
+        z.writestr(TRAINING_ENTRY, json.dumps({"num_timesteps": 512}))
+    assert "missing data, policy.pth, policy.optimizer.pth" in resume_error()
+
+    # A Brag checkpoint in a Put run: refused before torch sees the weights.
+    brag = tmp_path / "brag"
+    assert train.main(smoke_args("brag_headsup_ppo_smoke", brag, "--set", "eval.every=0")) == 0
+    (put / "checkpoint.zip").write_bytes((brag / "checkpoint.zip").read_bytes())
+    assert "from another run: game 'brag'" in resume_error()
+
+    # Same game and table, another network: set_parameters' size mismatch becomes a ValueError.
+    (put / "checkpoint.zip").write_bytes(good)
+    cfg = load_config(put / "config.yaml", ["ppo.net_arch=[8]"])
+    venv = make_vec_env(cfg, seed=0)
+    try:
+        with pytest.raises(ValueError, match=r"corrupt or from another run: .*size mismatch"):
+            load_parameters(train.build_model(cfg, venv, seed=0), put / "checkpoint.zip")
+    finally:
+        venv.close()

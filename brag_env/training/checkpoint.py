@@ -73,18 +73,69 @@ def save_model(
     return Path(path)
 
 
-def read_training_state(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The training state stored in a checkpoint; ``ValueError`` naming the problem if unusable."""
+# What SB3's model.save writes for a PPO model, and what set_parameters needs to resume.
+CHECKPOINT_ENTRIES = ("data", "policy.pth", "policy.optimizer.pth")
+
+
+def read_training_state(
+    path: str | os.PathLike[str],
+    game: str | None = None,
+    env_config: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The training state stored in a checkpoint; ``ValueError`` naming the problem if unusable.
+
+    The zip must be intact (every entry's CRC checked), hold SB3's entries and the training state,
+    and, given ``game`` / ``env_config``, record that game and those table options: a checkpoint
+    of another run would otherwise fail later inside torch with a size mismatch.
+    """
+    from agents.model import MODEL_ENTRY
+
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"checkpoint {str(path)!r} does not exist")
     try:
         with zipfile.ZipFile(path) as archive:
-            if TRAINING_ENTRY not in archive.namelist():
+            bad = archive.testzip()
+            if bad is not None:
+                raise ValueError(f"checkpoint {str(path)!r} is corrupt (bad CRC in {bad})")
+            names = set(archive.namelist())
+            missing = [n for n in (*CHECKPOINT_ENTRIES, MODEL_ENTRY) if n not in names]
+            if missing:
+                raise ValueError(
+                    f"checkpoint {str(path)!r} is corrupt or not written by train.py "
+                    f"(missing {', '.join(missing)})"
+                )
+            if TRAINING_ENTRY not in names:
                 raise ValueError(f"{path} is a model, not a checkpoint (no {TRAINING_ENTRY})")
             state = json.loads(archive.read(TRAINING_ENTRY))
-    except (zipfile.BadZipFile, OSError, json.JSONDecodeError) as e:
+            record = json.loads(archive.read(MODEL_ENTRY))
+    except (zipfile.BadZipFile, OSError, EOFError, json.JSONDecodeError, UnicodeDecodeError) as e:
         raise ValueError(f"checkpoint {str(path)!r} is corrupt ({e})") from None
     if not isinstance(state, dict) or "num_timesteps" not in state:
         raise ValueError(f"checkpoint {str(path)!r}: {TRAINING_ENTRY} lacks num_timesteps")
+    if not isinstance(record, dict):
+        raise ValueError(f"checkpoint {str(path)!r}: {MODEL_ENTRY} is not a mapping")
+    if game is not None and record.get("game") != game:
+        raise ValueError(
+            f"checkpoint {str(path)!r} is from another run: game {record.get('game')!r}, "
+            f"the config says {game!r}"
+        )
+    if env_config is not None and record.get("env_config") != dict(env_config):
+        raise ValueError(
+            f"checkpoint {str(path)!r} is from another run: table options "
+            f"{record.get('env_config')}, the config says {dict(env_config)}"
+        )
     return state
+
+
+def load_parameters(model: Any, path: str | os.PathLike[str]) -> None:
+    """Weights and optimizer state from a checkpoint into ``model`` (SB3's ``set_parameters``,
+    which reads the ``*.pth`` entries with ``torch.load(weights_only=True)``); any failure is a
+    ``ValueError`` (a damaged file, or a network of another shape)."""
+    try:
+        model.set_parameters(str(path), exact_match=True, device="cpu")
+    except Exception as e:  # torch and zipfile raise many types; the caller wants one line
+        reason = " ".join(str(e).split())[:300] or type(e).__name__
+        raise ValueError(
+            f"checkpoint {str(path)!r} is corrupt or from another run: {reason}"
+        ) from None
