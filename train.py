@@ -40,7 +40,12 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.logger import configure
 
 from agents import parse_spec
-from brag_env.training.checkpoint import load_parameters, read_training_state, save_model
+from brag_env.training.checkpoint import (
+    atomic_write_bytes,
+    load_parameters,
+    read_training_state,
+    save_model,
+)
 from brag_env.training.config import (
     TrainConfig,
     dump_config,
@@ -146,6 +151,20 @@ def config_hash(cfg: TrainConfig) -> str:
     return hashlib.sha256(dump_config(cfg).encode()).hexdigest()
 
 
+def truncate_evals(path: Path, step: int) -> None:
+    """On --resume: keep only the evaluations up to the checkpoint's step. Those made after it
+    (before the crash) are made again by the resumed run, and a "final" one is redone."""
+    if not path.is_file():
+        return
+    kept = []
+    for line in path.read_text().splitlines():
+        with contextlib.suppress(json.JSONDecodeError, TypeError, AttributeError):
+            entry = json.loads(line)
+            if entry.get("label") != "final" and int(entry["step"]) <= step:
+                kept.append(line + "\n")
+    atomic_write_bytes(path, "".join(kept).encode())
+
+
 def check_agent_specs(cfg: TrainConfig) -> None:
     """Bad opponent specs fail now, not at the first evaluation minutes into the run."""
     for key, specs in (
@@ -230,6 +249,15 @@ def train(args: argparse.Namespace) -> None:
     done = int(state["num_timesteps"])
     # Whole rollouts, so a resumed run ends at the same step as an uninterrupted one.
     total = cfg.num_iterations * cfg.rollout_steps
+    if args.resume:
+        if done >= total and (run_dir / "final_eval.json").is_file():
+            # Exit 0: the run the user asked for exists; a second "final" would only repeat it.
+            print(
+                f"train.py: the run in {run_dir} already finished at step {done:,} "
+                f"({run_dir / 'model.zip'}, {run_dir / 'final_eval.json'}); nothing to resume"
+            )
+            return
+        truncate_evals(run_dir / "evals.jsonl", done)
     print(
         f"train.py: {cfg.game}, {cfg.env.get('num_players', 'default')} players, {total:,} steps "
         f"({cfg.n_envs} {cfg.vec_env} envs), run directory {run_dir}"

@@ -222,3 +222,47 @@ def test_damaged_or_foreign_checkpoint_is_a_one_line_error(tmp_path, capsys):
             load_parameters(train.build_model(cfg, venv, seed=0), put / "checkpoint.zip")
     finally:
         venv.close()
+
+
+def test_resume_drops_evaluations_after_the_checkpoint_and_refuses_a_finished_run(
+    tmp_path, monkeypatch, capsys
+):
+    out = tmp_path / "run"
+    args = smoke_args(
+        "put_ppo_smoke",
+        out,
+        *("--set", "total_timesteps=2048", "--set", "checkpoint_every=1024"),
+        *("--set", "eval.every=512"),
+    )
+    real_save = train.save_checkpoint
+    calls = []
+
+    def crash_at_second_checkpoint(*a, **kw):  # killed at step 2048, after its evaluation
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        real_save(*a, **kw)
+
+    monkeypatch.setattr(train, "save_checkpoint", crash_at_second_checkpoint)
+    assert train.main(args) == 130
+    monkeypatch.undo()
+    evals_path = out / "evals.jsonl"
+    steps = [json.loads(line)["step"] for line in evals_path.read_text().splitlines()]
+    assert steps == [512, 1024, 1536, 2048]
+
+    assert train.main([*args, "--resume"]) == 0
+    evals = [json.loads(line) for line in evals_path.read_text().splitlines()]
+    assert [(e["step"], e["label"]) for e in evals] == [
+        (512, "eval"),
+        (1024, "eval"),
+        (1536, "eval"),
+        (2048, "eval"),
+        (2048, "final"),
+    ]
+
+    # A finished run: nothing to resume, exit 0, nothing appended or rewritten.
+    before = evals_path.read_text(), (out / "model.zip").read_bytes()
+    capsys.readouterr()
+    assert train.main([*args, "--resume"]) == 0
+    assert "already finished at step 2,048" in capsys.readouterr().out
+    assert (evals_path.read_text(), (out / "model.zip").read_bytes()) == before
