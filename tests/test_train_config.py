@@ -84,6 +84,7 @@ def test_defaults_round_trip_through_yaml(tmp_path):
         ({"ppo": {"learning_rate": 0}}, "ppo.learning_rate must be > 0"),
         ({"ppo": {"batch_size": 4096}}, "exceeds a rollout"),
         ({"pool": {"opponents": []}}, "pool.opponents must name at least one"),
+        ({"eval": {"opponents": []}}, "eval.opponents must name at least one"),
         ({"name": "a/b"}, "name must be a plain directory name"),
         ({"eval": {"every": -1}}, "eval.every must be >= 0"),
     ],

@@ -128,6 +128,8 @@ class TrainConfig:
             raise ValueError(f"ppo.net_arch must list layer sizes >= 1, got {self.ppo.net_arch}")
         if not self.pool.opponents:
             raise ValueError("pool.opponents must name at least one agent spec")
+        if not self.eval.opponents:  # the run's result is its evaluation: it needs an opponent
+            raise ValueError("eval.opponents must name at least one agent spec")
         if "num_players" in self.env and self.env["num_players"] is None:
             raise ValueError("env.num_players must be an integer")
 
