@@ -32,6 +32,7 @@ import json
 import shutil
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +52,7 @@ from brag_env.training.config import (
     dump_config,
     load_config,
 )
-from brag_env.training.envs import make_vec_env
+from brag_env.training.envs import close_quietly, make_vec_env
 from brag_env.training.evaluation import evaluate_model, format_short, format_table
 from brag_env.training.progress import ProgressBar
 
@@ -149,6 +150,14 @@ def config_hash(cfg: TrainConfig) -> str:
     """A fingerprint of the config, stored in checkpoints: --resume refuses a config.yaml that
     was edited (or replaced by another run's) since the checkpoint was written."""
     return hashlib.sha256(dump_config(cfg).encode()).hexdigest()
+
+
+@contextlib.contextmanager
+def closing_quietly(venv: Any) -> Iterator[Any]:
+    try:
+        yield venv
+    finally:
+        close_quietly(venv)
 
 
 def truncate_evals(path: Path, step: int) -> None:
@@ -276,7 +285,7 @@ def train(args: argparse.Namespace) -> None:
             model.num_timesteps = done
             model._n_updates = int(state["n_updates"])
     except BaseException:
-        venv.close()  # no subprocess envs left behind by a bad checkpoint
+        close_quietly(venv)  # no subprocess envs left behind by a bad checkpoint
         raise
     model.set_logger(configure(str(run_dir / "tb"), ["tensorboard"]))
 
@@ -297,8 +306,8 @@ def train(args: argparse.Namespace) -> None:
     # --- 3. the loop: one rollout + PPO update per learn() call ----------------------------------
     progress = {"auto": None, "on": True, "off": False}[args.progress]
     start = time.perf_counter()
-    # closing(venv): subprocess envs must not outlive the run, not even after Ctrl-C
-    with ProgressBar(total, initial=done, enabled=progress) as bar, contextlib.closing(venv):
+    # The envs are closed at the end, after Ctrl-C too: subprocess envs must not outlive the run.
+    with ProgressBar(total, initial=done, enabled=progress) as bar, closing_quietly(venv):
         if state["evals"]:
             bar.set_eval(state["evals"][-1])
         while model.num_timesteps < total:

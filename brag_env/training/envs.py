@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
 from collections.abc import Callable, Sequence
 
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
@@ -10,12 +12,25 @@ from brag_env.selfplay import VsPoolEnv
 from brag_env.training.config import TrainConfig
 
 
-def env_factory(cfg: TrainConfig, index: int, seed: int, snapshots: Sequence[str]) -> Callable:
+def env_factory(
+    cfg: TrainConfig,
+    index: int,
+    seed: int,
+    snapshots: Sequence[str],
+    ignore_sigint: bool = False,
+) -> Callable:
     """A picklable thunk building env ``index``: its own seed, and a seat offset so that the
-    parallel envs start the learner in different seats (seats then rotate every episode)."""
+    parallel envs start the learner in different seats (seats then rotate every episode).
+
+    ``ignore_sigint`` (subprocess envs): Ctrl-C reaches the whole process group; a worker that
+    died of it would leave the main process talking to closed pipes. The main process alone
+    handles the interrupt and closes the workers.
+    """
     snapshots = list(snapshots)
 
     def make() -> VsPoolEnv:
+        if ignore_sigint:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         return VsPoolEnv(
             game=cfg.game,
             env_config=cfg.env,
@@ -34,6 +49,13 @@ def env_factory(cfg: TrainConfig, index: int, seed: int, snapshots: Sequence[str
 def make_vec_env(cfg: TrainConfig, seed: int, snapshots: Sequence[str] = ()) -> VecEnv:
     """``cfg.n_envs`` envs in one process (``dummy``) or one process each (``subproc``), monitored
     so that episode returns reach TensorBoard (``rollout/ep_rew_mean``)."""
-    thunks = [env_factory(cfg, i, seed, snapshots) for i in range(cfg.n_envs)]
-    venv = DummyVecEnv(thunks) if cfg.vec_env == "dummy" else SubprocVecEnv(thunks)
-    return VecMonitor(venv)
+    subproc = cfg.vec_env == "subproc"
+    thunks = [env_factory(cfg, i, seed, snapshots, subproc) for i in range(cfg.n_envs)]
+    return VecMonitor(SubprocVecEnv(thunks) if subproc else DummyVecEnv(thunks))
+
+
+def close_quietly(venv: VecEnv) -> None:
+    """Close the envs; a subprocess already gone (killed, or hit by the terminal's Ctrl-C before
+    it could ignore it) must not turn an interrupted run into a traceback."""
+    with contextlib.suppress(EOFError, OSError):  # OSError covers broken / reset pipes
+        venv.close()
