@@ -196,7 +196,11 @@ class VsPoolEnv(gymnasium.Env):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
         if seed is not None:
+            # A seeded reset starts the env over: seat rotation from its start, and opponents
+            # rebuilt from the new stream (cached ones would carry their RNGs' state along).
             self._rng = np.random.default_rng(seed)
+            self._episodes = 0
+            self._opponent_cache.clear()
         skipped = 0
         while True:
             self._start_episode(options)

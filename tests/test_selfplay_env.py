@@ -302,3 +302,28 @@ def test_passes_the_sb3_env_checker():
     from stable_baselines3.common.env_checker import check_env
 
     check_env(make_env(seed=12), warn=False)
+
+
+def test_seeded_reset_replays_the_same_episodes():
+    def make() -> VsPoolEnv:
+        return VsPoolEnv(
+            game="showdown",
+            opponents=["coin"],
+            opponent_factory=lambda spec, seed: Coin(seed),
+            aec_env_fn=lambda: ShowdownEnv(3, hands=2),
+            seat_offset=1,
+            seed=0,
+        )
+
+    def after_seeded_reset(env: VsPoolEnv) -> list:
+        obs, info = env.reset(seed=5)
+        first = (obs.tolist(), info["learner_seat"])
+        return [first, *play(env, CALL, 6)]  # the following episodes, too
+
+    env = make()
+    play(env, CALL, 3)  # the seat rotation, the opponents' RNGs and the env's stream have moved
+    once = after_seeded_reset(env)
+    twice = after_seeded_reset(env)
+    assert once == twice
+    assert after_seeded_reset(make()) == once
+    assert len({seat for seat, _, _ in once[1:]}) == 3  # seats still rotate after it

@@ -98,3 +98,19 @@ def test_snapshots_join_the_pool_as_model_agents(tmp_path):
     assert env._opponent_specs[1 - env._seat] == str(path)
     (agent,) = env._opponent_cache.values()
     assert type(agent).__name__ == "ModelAgent"
+
+
+@pytest.mark.parametrize("game, opponents", [("brag", ["brag:bluffer"]), ("put", ["random"])])
+def test_seeded_reset_gives_the_same_first_observation_and_seat(game, opponents):
+    env = VsPoolEnv(
+        game=game,
+        env_config={"num_players": 3} if game == "brag" else {},
+        opponents=opponents,
+        seed=1,
+    )
+    runs = []
+    for _ in range(2):
+        obs, info = env.reset(seed=5)
+        episodes = list(play_episodes(env, 3, seed=2))
+        runs.append((obs.tolist(), info["learner_seat"], [e[:2] for e in episodes]))
+    assert runs[0] == runs[1]
