@@ -204,6 +204,8 @@ def build_model(cfg: TrainConfig, venv: Any, seed: int) -> MaskablePPO:
         vf_coef=cfg.ppo.vf_coef,
         max_grad_norm=cfg.ppo.max_grad_norm,
         target_kl=cfg.ppo.target_kl,
+        clip_range_vf=cfg.ppo.clip_range_vf,
+        normalize_advantage=cfg.ppo.normalize_advantage,
         policy_kwargs={
             "net_arch": {"pi": list(cfg.ppo.net_arch), "vf": list(cfg.ppo.net_arch)},
             "activation_fn": activation,
@@ -289,9 +291,11 @@ def train(args: argparse.Namespace) -> None:
         raise
     model.set_logger(configure(str(run_dir / "tb"), ["tensorboard"]))
 
+    eval_seed = cfg.seed if cfg.eval.seed is None else cfg.eval.seed
+
     def evaluate(path: Path, episodes: int, label: str) -> list[dict[str, Any]]:
         results = evaluate_model(
-            cfg.game, path, cfg.eval.opponents, episodes, cfg.seed, cfg.env, cfg.eval.deterministic
+            cfg.game, path, cfg.eval.opponents, episodes, eval_seed, cfg.env, cfg.eval.deterministic
         )
         for r in results:
             for key in ("mean", "ci_low", "ci_high"):
@@ -321,7 +325,8 @@ def train(args: argparse.Namespace) -> None:
                 venv.env_method("add_snapshot", str(run_dir / name))
                 state["snapshots"] = (state["snapshots"] + [name])[-cfg.pool.max_snapshots :]
 
-            if crossed(before, after, cfg.eval.every):
+            # The last rollout's model gets the final evaluation below, not a periodic one too.
+            if crossed(before, after, cfg.eval.every) and after < total:
                 eval_path = run_dir / "eval_model.zip"
                 save_model(model, eval_path, cfg.game, cfg.env)
                 try:
@@ -344,15 +349,16 @@ def train(args: argparse.Namespace) -> None:
         f"train.py: {steps:,} steps in {seconds / 60:.1f} min ({steps / seconds:,.0f} steps/s) "
         f"this session, {model.num_timesteps:,} in all; model saved to {run_dir / 'model.zip'}"
     )
+    (run_dir / "eval_model.zip").unlink(missing_ok=True)  # left by a run killed mid-evaluation
     results = evaluate(run_dir / "model.zip", cfg.eval.final_episodes, "final")
     (run_dir / "final_eval.json").write_text(json.dumps(results, indent=1))
+    # The evaluator plays whole seat rotations, so n may exceed eval.final_episodes.
+    counts = sorted({int(r["n"]) for r in results})
+    n = str(counts[0]) if len(counts) == 1 else "-".join(map(str, (counts[0], counts[-1])))
+    unit = "matches" if cfg.game == "put" else "hands"
     print(
         format_table(
-            results,
-            cfg.game,
-            f"final evaluation, seed {cfg.seed} "
-            f"({cfg.eval.final_episodes} {'matches' if cfg.game == 'put' else 'hands'} "
-            "per opponent):",
+            results, cfg.game, f"final evaluation, seed {eval_seed} ({n} {unit} per opponent):"
         )
     )
 

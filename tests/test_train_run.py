@@ -51,8 +51,14 @@ def test_smoke_config_trains_saves_and_loads_in_evaluate(name, tmp_path, capsys)
     assert state["num_timesteps"] == cfg.num_iterations * cfg.rollout_steps
     evals = [json.loads(line) for line in (out / "evals.jsonl").read_text().splitlines()]
     assert [e["label"] for e in evals][-1] == "final"
-    assert len(evals) == 1 + cfg.num_iterations * cfg.rollout_steps // cfg.eval.every
+    # Periodic evaluations before the last step; at the last step only the final one.
+    total = cfg.num_iterations * cfg.rollout_steps
+    assert [e["step"] for e in evals] == [*range(cfg.eval.every, total, cfg.eval.every), total]
     final = json.loads((out / "final_eval.json").read_text())
+    # The header gives the number of episodes actually played (whole seat rotations).
+    unit = "matches" if cfg.game == "put" else "hands"
+    assert f"({final[0]['n']} {unit} per opponent)" in printed
+    assert not (out / "eval_model.zip").exists()
     assert [r["opponent"] for r in final] == cfg.eval.opponents
     assert all(r["ci_low"] <= r["mean"] <= r["ci_high"] for r in final)
     (events,) = (out / "tb").glob("events.out.tfevents.*")
@@ -156,8 +162,9 @@ def test_checkpoint_errors_name_the_problem(tmp_path):
 
 def test_overwrite_removes_the_old_run_and_resume_checks_the_config(tmp_path, monkeypatch, capsys):
     out = tmp_path / "run"
-    args = smoke_args("put_ppo_smoke", out, "--set", "eval.every=0")
+    args = smoke_args("put_ppo_smoke", out, "--set", "eval.every=0", "--set", "eval.seed=7")
     assert train.main(args) == 0
+    assert "final evaluation, seed 7 " in capsys.readouterr().out  # eval.seed, not the run's
     assert (out / "model.zip").exists() and (out / "snapshots").is_dir()
 
     # --overwrite with another config, interrupted before its first checkpoint: nothing of the
@@ -237,7 +244,7 @@ def test_resume_drops_evaluations_after_the_checkpoint_and_refuses_a_finished_ru
     real_save = train.save_checkpoint
     calls = []
 
-    def crash_at_second_checkpoint(*a, **kw):  # killed at step 2048, after its evaluation
+    def crash_at_second_checkpoint(*a, **kw):  # killed at step 2048, after evaluating at 1536
         calls.append(1)
         if len(calls) == 2:
             raise KeyboardInterrupt
@@ -248,7 +255,8 @@ def test_resume_drops_evaluations_after_the_checkpoint_and_refuses_a_finished_ru
     monkeypatch.undo()
     evals_path = out / "evals.jsonl"
     steps = [json.loads(line)["step"] for line in evals_path.read_text().splitlines()]
-    assert steps == [512, 1024, 1536, 2048]
+    assert steps == [512, 1024, 1536]  # the checkpoint is at 1024
+    (out / "eval_model.zip").write_bytes(b"left by a run killed mid-evaluation")
 
     assert train.main([*args, "--resume"]) == 0
     evals = [json.loads(line) for line in evals_path.read_text().splitlines()]
@@ -256,9 +264,9 @@ def test_resume_drops_evaluations_after_the_checkpoint_and_refuses_a_finished_ru
         (512, "eval"),
         (1024, "eval"),
         (1536, "eval"),
-        (2048, "eval"),
         (2048, "final"),
     ]
+    assert not (out / "eval_model.zip").exists()
 
     # A finished run: nothing to resume, exit 0, nothing appended or rewritten.
     before = evals_path.read_text(), (out / "model.zip").read_bytes()
@@ -266,3 +274,17 @@ def test_resume_drops_evaluations_after_the_checkpoint_and_refuses_a_finished_ru
     assert train.main([*args, "--resume"]) == 0
     assert "already finished at step 2,048" in capsys.readouterr().out
     assert (evals_path.read_text(), (out / "model.zip").read_bytes()) == before
+
+
+def test_build_model_passes_the_value_clipping_and_advantage_settings():
+    cfg = load_config(
+        ROOT / "configs" / "put_ppo_smoke.yaml",
+        ["ppo.clip_range_vf=0.3", "ppo.normalize_advantage=false", "ppo.target_kl=0.02"],
+    )
+    venv = make_vec_env(cfg, seed=0)
+    try:
+        model = train.build_model(cfg, venv, seed=0)
+    finally:
+        venv.close()
+    assert model.clip_range_vf(1.0) == 0.3 and model.normalize_advantage is False
+    assert model.target_kl == 0.02

@@ -37,7 +37,9 @@ class PPOConfig:
     ent_coef: float = 0.01
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
-    target_kl: float | None = None
+    target_kl: float | None = None  # stop an update's epochs early past this KL; null = never
+    clip_range_vf: float | None = None  # clip the value function's change; null = no clipping
+    normalize_advantage: bool = True  # per mini-batch, as SB3 does by default
     net_arch: list[int] = field(default_factory=lambda: [128, 128])  # actor and critic, separate
     activation: str = "tanh"
 
@@ -61,6 +63,7 @@ class EvalConfig:
     episodes: int = 1000  # hands (Brag) or matches (Put) per opponent, during training
     final_episodes: int = 2000  # per opponent, at the end
     deterministic: bool = False  # the learner plays its most likely action instead of sampling
+    seed: int | None = None  # the evaluator's seed (same deals every evaluation); null = run's seed
 
 
 @dataclass
@@ -124,6 +127,16 @@ class TrainConfig:
                 f"ppo.batch_size ({self.ppo.batch_size}) exceeds a rollout "
                 f"(ppo.n_steps * n_envs = {self.rollout_steps})"
             )
+        # SB3 would train on a truncated last mini-batch each epoch (and only warn about it).
+        if self.rollout_steps % self.ppo.batch_size:
+            raise ValueError(
+                f"ppo.batch_size ({self.ppo.batch_size}) must divide a rollout "
+                f"(ppo.n_steps * n_envs = {self.rollout_steps})"
+            )
+        for key in ("ppo.target_kl", "ppo.clip_range_vf"):
+            value = _get(self, key)
+            if value is not None and not value > 0:
+                raise ValueError(f"{key} must be > 0 or null, got {value}")
         if not self.ppo.net_arch or min(self.ppo.net_arch) < 1:
             raise ValueError(f"ppo.net_arch must list layer sizes >= 1, got {self.ppo.net_arch}")
         if not self.pool.opponents:
