@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 import zipfile
@@ -214,18 +215,25 @@ def test_damaged_or_foreign_checkpoint_is_a_one_line_error(tmp_path, capsys):
         z.writestr(TRAINING_ENTRY, json.dumps({"num_timesteps": 512}))
     assert "missing data, policy.pth, policy.optimizer.pth" in resume_error()
 
+    (put / "final_eval.json").unlink()  # as if killed before the end: --resume loads weights
+    damaged = zipfile.ZipFile(put / "checkpoint.zip", "w")
+    with zipfile.ZipFile(io.BytesIO(good)) as src, damaged as z:
+        for item in src.infolist():  # intact zip, garbage weights
+            z.writestr(item, b"garbage" if item.filename == "policy.pth" else src.read(item))
+    assert "corrupt or from another run: its *.pth entries are damaged" in resume_error()
+
     # A Brag checkpoint in a Put run: refused before torch sees the weights.
     brag = tmp_path / "brag"
     assert train.main(smoke_args("brag_headsup_ppo_smoke", brag, "--set", "eval.every=0")) == 0
     (put / "checkpoint.zip").write_bytes((brag / "checkpoint.zip").read_bytes())
     assert "from another run: game 'brag'" in resume_error()
 
-    # Same game and table, another network: set_parameters' size mismatch becomes a ValueError.
+    # Same game and table, another network: set_parameters' state_dict error is a ValueError.
     (put / "checkpoint.zip").write_bytes(good)
     cfg = load_config(put / "config.yaml", ["ppo.net_arch=[8]"])
     venv = make_vec_env(cfg, seed=0)
     try:
-        with pytest.raises(ValueError, match=r"corrupt or from another run: .*size mismatch"):
+        with pytest.raises(ValueError, match=r"from another run: Error\(s\) in loading state_dict"):
             load_parameters(train.build_model(cfg, venv, seed=0), put / "checkpoint.zip")
     finally:
         venv.close()

@@ -17,6 +17,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import pickle
 import tempfile
 import zipfile
 from pathlib import Path
@@ -134,8 +135,10 @@ def load_parameters(model: Any, path: str | os.PathLike[str]) -> None:
     ``ValueError`` (a damaged file, or a network of another shape)."""
     try:
         model.set_parameters(str(path), exact_match=True, device="cpu")
+    except pickle.UnpicklingError:  # torch's message would suggest weights_only=False: no
+        reason = "its *.pth entries are damaged or hold more than tensors (weights_only refused)"
     except Exception as e:  # torch and zipfile raise many types; the caller wants one line
-        reason = " ".join(str(e).split())[:300] or type(e).__name__
-        raise ValueError(
-            f"checkpoint {str(path)!r} is corrupt or from another run: {reason}"
-        ) from None
+        reason = " ".join(str(e).split())[:200] or type(e).__name__
+    else:
+        return
+    raise ValueError(f"checkpoint {str(path)!r} is corrupt or from another run: {reason}")
