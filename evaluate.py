@@ -20,17 +20,12 @@ import os
 import sys
 import warnings
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
+
+from brag_env.ui.cli import OneLineParser, parse_options  # shared with play and replay
 
 DEFAULT_COUNT = {"brag": 10_000, "put": 1_000}
 _PROG = "evaluate.py"
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse that reports a bad command line in one line, without the usage block."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{_PROG}: error: {message} (see --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -39,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     specs = "\n".join(
         f"  {game + ':<style>':<15} styles: {', '.join(sorted(styles(game)))}" for game in GAMES
     )
-    p = _Parser(
+    p = OneLineParser(
         prog=_PROG,
         description="Play agents against each other and report payoffs with 95% confidence "
         "intervals and behaviour statistics.",
@@ -98,26 +93,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     return p
-
-
-def parse_options(items: list[str]) -> dict[str, Any]:
-    """``["ante=5", "raise_sizes=[2,4]"]`` -> ``{"ante": 5, "raise_sizes": (2, 4)}`` (YAML)."""
-    import yaml
-
-    options: dict[str, Any] = {}
-    for item in items:
-        key, eq, raw = item.partition("=")
-        key = key.strip()
-        if not eq or not key or not raw.strip():
-            raise ValueError(f"bad --option {item!r}: expected KEY=VALUE, e.g. ante=5")
-        try:
-            value = yaml.safe_load(raw)
-        except yaml.YAMLError:
-            raise ValueError(f"bad --option {item!r}: cannot read the value {raw!r}") from None
-        if isinstance(value, list):
-            value = tuple(value)
-        options[key] = value
-    return options
 
 
 def _count(args: argparse.Namespace) -> int:
