@@ -34,6 +34,10 @@ from pettingzoo.utils.wrappers.order_enforcing import (
     AECOrderEnforcingIterator,
 )
 
+# What TerminateIllegalWrapper keeps as the info of an agent without one (only read, so one
+# shared dict instead of a new one per last()).
+_NO_INFO: dict[str, Any] = {}
+
 # The attributes OrderEnforcingWrapper refuses to give out before reset().
 _GUARDED = ("rewards", "terminations", "truncations", "infos", "agent_selection", "agents")
 
@@ -222,7 +226,7 @@ class FastOrderEnforcingWrapper(_DirectAttributes, OrderEnforcingWrapper):
         obs = raw.observe(agent)
         if agent == raw.agent_selection:
             ti._prev_obs = obs
-            ti._prev_info = raw.infos.get(agent, {})
+            ti._prev_info = raw.infos.get(agent, _NO_INFO)
         return obs
 
     def observe(self, agent: Any) -> Any:
@@ -247,7 +251,7 @@ class FastOrderEnforcingWrapper(_DirectAttributes, OrderEnforcingWrapper):
         else:  # TerminateIllegalWrapper.observe, in this frame
             observation = raw.observe(agent)
             ti._prev_obs = observation
-            ti._prev_info = raw.infos.get(agent, {})
+            ti._prev_info = raw.infos.get(agent, _NO_INFO)
         return (
             observation,
             raw._cumulative_rewards[agent],

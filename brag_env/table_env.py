@@ -129,6 +129,7 @@ class CardTableEnv(AECEnv, EzPickle, metaclass=ABCMeta):
         self._rng: np.random.Generator | None = None
         self._rewarded = False  # self.rewards holds this step's rewards: zero them next step
         self._has_reset = False
+        self._skip_agent_selection: str | None = None
         self._to_act = operator.attrgetter(self.seat_attribute)  # game -> seat to act, or -1
 
     # ------------------------------------------------------------------ hooks
@@ -244,6 +245,49 @@ class CardTableEnv(AECEnv, EzPickle, metaclass=ABCMeta):
             self.agent_selection = self.possible_agents[seat]
         if self.render_mode == "human":
             self.render()
+
+    def _deads_step_first(self) -> str:
+        """``AECEnv._deads_step_first`` (PettingZoo 1.27) without building the list of dead
+        agents: the first dead agent steps next, the one it displaces is kept for later."""
+        terminations, truncations = self.terminations, self.truncations
+        for agent in self.agents:
+            if terminations[agent] or truncations[agent]:
+                self._skip_agent_selection = self.agent_selection
+                self.agent_selection = agent
+                break
+        return self.agent_selection
+
+    def _was_dead_step(self, action: Any) -> None:
+        """``AECEnv._was_dead_step`` (PettingZoo 1.27), same effects in the same order, without
+        its list of dead agents, ``getattr`` look-ups and extra call: every agent takes one of
+        these steps at the end of every episode (four per hand of 4-player Brag)."""
+        if action is not None:
+            raise ValueError("when an agent is dead, the only valid action is None")
+        agent = self.agent_selection
+        terminations, truncations = self.terminations, self.truncations
+        assert terminations[agent] or truncations[agent], (
+            "an agent that was not dead as attempted to be removed"
+        )
+        del terminations[agent]
+        del truncations[agent]
+        del self.rewards[agent]
+        del self._cumulative_rewards[agent]
+        del self.infos[agent]
+        agents = self.agents
+        agents.remove(agent)
+        for other in agents:  # the next dead agent steps next, else the one skipped for them
+            if terminations[other] or truncations[other]:
+                if self._skip_agent_selection is None:
+                    self._skip_agent_selection = agent
+                self.agent_selection = other
+                break
+        else:
+            if self._skip_agent_selection is not None:
+                self.agent_selection = self._skip_agent_selection
+            self._skip_agent_selection = None
+        rewards = self.rewards
+        for other in rewards:
+            rewards[other] = 0
 
     def render(self) -> str | None:
         if self.render_mode is None:
