@@ -177,7 +177,7 @@ class IncrementalObserver:
         if game is not self._game or betting is not self._betting:
             self._rebuild(game)
         elif len(betting) != self._events or len(game.hand_results) != self._results:
-            self._advance(game, self._events)
+            self._advance(game)
         return self.state[self._by_head[self._events % HISTORY_LEN][player]]
 
     # ------------------------------------------------------------------ updates
@@ -186,80 +186,74 @@ class IncrementalObserver:
         self.state.fill(0.0)
         n = self.config.num_players
         self._game, self._betting = game, game.betting
-        self._status_at = [-1] * n
-        self._last_at = [-1] * n
-        self._private_at = [()] * n
         self._ring_at = [(-1, -1)] * HISTORY_LEN
         self._to_act_at = -1
         self._results = -1  # makes _advance refresh every stack and the shown cards
         # The state is all zero: only seats that may have looked need their private block
         # (blind and sitting-out seats never know their cards, B10).
+        self._private_at = [()] * n
         for s, status in enumerate(game.status):
             if status in (OPEN, FOLDED):
                 self._private(game, s)
-        mv = self._mv
+        # Every seat's row (on zeros: no old one-hot to clear).
+        mv, inv = self._mv, self._consts[5]
+        chips, contributed, last_action = game.chips, game.contributed, game.last_action
+        status_at, last_at = [-1] * n, [-1] * n
+        for s, (o_status, at_chips, at_in, o_last) in enumerate(self._seat_at):
+            at = status_at[s] = o_status + game.status[s]
+            mv[at] = 1.0
+            mv[at_chips] = chips[s] * inv
+            mv[at_in] = contributed[s] * inv
+            if last_action[s] >= 0:
+                at = last_at[s] = o_last + last_action[s]
+                mv[at] = 1.0
+        self._status_at, self._last_at = status_at, last_at
         if game.dealer >= 0:
             mv[self._o_dealer + game.dealer] = 1.0
         mv[self._o_hand] = game.hand_number * self._inv_hands
         # The previous hand's block changes only with a new hand: written here, seats absolute.
         self._reference.write_previous_hand(mv, game, 0)
-        # Every seat's row, then the last HISTORY_LEN events.
-        self._advance(game, max(0, len(game.betting) - HISTORY_LEN), n)
+        # The last HISTORY_LEN events, then what every decision changes.
+        self._events = max(0, len(game.betting) - HISTORY_LEN)
+        self._advance(game)
 
-    def _advance(self, game: Any, first: int, all_rows: int = 0) -> None:
-        """Events ``first`` .. of ``game.betting`` into the ring and the rows of the seats that
-        made them (first the rows of seats ``0 .. all_rows - 1``), then what any decision
-        changes: stake, pot, the B19 flag and the seat to act. After a finished hand (the
-        session's last: a new hand would have a new ``betting`` list) also every stack and the
-        shown cards."""
+    def _advance(self, game: Any) -> None:
+        """Events ``self._events`` .. of ``game.betting`` into the ring and the rows of the seats
+        that made them, then what any decision changes: stake, pot, the B19 flag and the seat
+        to act. After a finished hand (the session's last: a new hand would have a new
+        ``betting`` list) also every stack and the shown cards.
+
+        A seat's stack and chips in change only when it pays (or when a hand ends: stacks are
+        then all rewritten; a new hand rebuilds), so an event that pays nothing leaves them."""
         n, na, k, ring_row, o_ring, inv, inv_stake, o_chips, o_stake, o_pot, o_choice, o_to_act = (
             self._consts
         )
         betting = game.betting
         mv = self._mv
-        status, chips, contributed, last_action = (
-            game.status,
-            game.chips,
-            game.contributed,
-            game.last_action,
-        )
-        seat_at, status_at, last_at, ring_at = (
-            self._seat_at,
-            self._status_at,
-            self._last_at,
-            self._ring_at,
-        )
-        keep = self._keep_action
+        status_at, last_at, ring_at = self._status_at, self._last_at, self._ring_at
         total = len(betting)
-        # i < first: no event, only the row of seat i - first + all_rows (no allocation).
-        for i in range(first - all_rows, total):
-            if i >= first:
-                seat, action, paid = betting[i]
-            else:
-                seat = i - first + all_rows
+        for i in range(self._events, total):
+            seat, action, paid = betting[i]
             # The seat's row: status and last-action one-hots, stack, chips in.
-            o_status, at_chips, at_in, o_last = seat_at[seat]
-            at = o_status + status[seat]
+            o_status, at_chips, at_in, o_last = self._seat_at[seat]
+            at = o_status + game.status[seat]
             old = status_at[seat]
             if old != at:
                 if old >= 0:
                     mv[old] = 0.0
                 mv[at] = 1.0
                 status_at[seat] = at
-            mv[at_chips] = chips[seat] * inv
-            mv[at_in] = contributed[seat] * inv
-            last = last_action[seat]
-            at = o_last + last if last >= 0 else -1
+            if paid:
+                mv[at_chips] = game.chips[seat] * inv
+                mv[at_in] = game.contributed[seat] * inv
+            at = o_last + game.last_action[seat]  # every event sets the seat's last action
             old = last_at[seat]
             if old != at:
                 if old >= 0:
                     mv[old] = 0.0
-                if at >= 0:
-                    mv[at] = 1.0
+                mv[at] = 1.0
                 last_at[seat] = at
-            if i < first:
-                continue
-            if action == LOOK or action >= keep:  # B10 look, B19 choice: the private block
+            if action == LOOK or action >= self._keep_action:  # B10, B19: the private block
                 self._private(game, seat)
             # Event i goes to ring row i % HISTORY_LEN (the index arrays read it back).
             row = i % k
@@ -277,7 +271,7 @@ class IncrementalObserver:
         results = len(game.hand_results)
         if results != self._results:
             self._results = results
-            for s, c in enumerate(chips):
+            for s, c in enumerate(game.chips):
                 mv[o_chips + s] = c * inv
             o_shown = self._o_shown
             for c in game.shown_cards:
