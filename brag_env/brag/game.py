@@ -298,15 +298,16 @@ class BragGame:
     def _cut(self, rng: np.random.Generator) -> int:
         """B7: highest card deals. Suits never rank (B6), so the seats tied on the highest rank
         cut again, from a fresh pack, until one is highest."""
-        contenders = range(self.num_players)
+        contenders: Sequence[int] = range(self.num_players)
         while True:
             pack = _PACK[:]
             rng.shuffle(pack)
-            ranks = [c >> 2 for c in pack[: len(contenders)]]
-            top = max(ranks)
-            if ranks.count(top) == 1:
-                return contenders[ranks.index(top)]
-            contenders = [s for s, r in zip(contenders, ranks, strict=True) if r == top]
+            cards = pack[: len(contenders)]
+            best = max(cards)
+            low = best & ~3  # the lowest card of the highest rank cut (rank r: cards 4r..4r+3)
+            if sorted(cards)[-2] < low:  # nobody else cut that rank
+                return contenders[cards.index(best)]
+            contenders = [s for s, c in zip(contenders, cards, strict=True) if c >= low]
 
     def _shuffled_deck(self, cards: list[int]) -> Deck:
         """B18: the given cards in an order drawn from the session's generator."""
@@ -365,9 +366,13 @@ class BragGame:
         # B9: one card at a time, three rounds, from the left of the dealer.
         k = len(order)
         cards = self._deal_cards = self._deck.deal_many(3 * k)
-        hands: list[list[int]] = [[] for _ in range(n)]
+        hands: list[list[int]] = [None] * n  # type: ignore[list-item]  # every seat set below
         for j, s in enumerate(order):
             hands[s] = [cards[j], cards[j + k], cards[j + 2 * k]]
+        if k < n:
+            for s in range(n):
+                if hands[s] is None:
+                    hands[s] = []  # sits out (B16)
         self._open_hand(dealer, order, hands, antes, before, shuffled)
 
     def _open_hand(
