@@ -139,12 +139,9 @@ from brag_env.brag.incremental_observation import IncrementalObserver
 from brag_env.brag.observation import BragObserver, decode_observation, observation_layout
 from brag_env.brag.render import render_table
 from brag_env.brag.rules import BragConfig
-from brag_env.registry import register_envs
 from brag_env.table_env import CardTableEnv, TableSpec, frozen
 
 __all__ = ["decode_observation", "env", "raw_env"]
-
-register_envs()  # pettingzoo.make("aec", "brag_env/brag_v0") once this module is imported
 
 
 def env(**kwargs: Any) -> FastOrderEnforcingWrapper:

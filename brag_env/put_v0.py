@@ -143,12 +143,9 @@ from brag_env.put.observation import PutObserver, observation_high
 from brag_env.put.observation import decode_observation as _decode
 from brag_env.put.render import render_table
 from brag_env.put.rules import ACTION_NAMES, PutConfig
-from brag_env.registry import register_envs
 from brag_env.table_env import CardTableEnv, TableSpec
 
 __all__ = ["decode_observation", "env", "raw_env"]
-
-register_envs()  # pettingzoo.make("aec", "brag_env/put_v0") once this module is imported
 
 ILLEGAL_REWARD = -1.0
 

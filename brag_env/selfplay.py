@@ -312,13 +312,3 @@ class PutVsPoolEnv(VsPoolEnv):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(game="put", **kwargs)
-
-
-def register_envs() -> None:
-    """Register the two ids with gymnasium (idempotent; ``import brag_env`` calls it)."""
-    for env_id, entry in (
-        ("brag_env/BragVsPool-v0", "brag_env.selfplay:BragVsPoolEnv"),
-        ("brag_env/PutVsPool-v0", "brag_env.selfplay:PutVsPoolEnv"),
-    ):
-        if env_id not in gymnasium.registry:
-            gymnasium.register(id=env_id, entry_point=entry, disable_env_checker=True)
