@@ -31,7 +31,11 @@ def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
         (["--game", "brag", "--agents", "random", "random", "--option", "ante"], "bad --option"),
         (["--game", "brag", "--agents", "random", "random", "--option", "ante=-1"], "ante"),
         (["--game", "brag", "--agents", "random", "random", "--matches", "5"], "use --hands"),
-        (["--game", "put", "--agents", "random", "nowhere/model.zip"], "no such file"),
+        pytest.param(  # loads torch: seconds
+            ["--game", "put", "--agents", "random", "nowhere/model.zip"],
+            "no such file",
+            marks=pytest.mark.slow,
+        ),
         (["--game", "brag"], "one of the arguments --agents --round-robin is required"),
         (["--game", "brag", "--agents", "random", "random", "--hands", "0"], "at least 1"),
         (["--game", "brag", "--agents", "random", "random", "--seed", "-1"], "--seed must be"),
@@ -50,6 +54,7 @@ def test_bad_command_lines_fail_with_one_line(args, fragment):
     assert fragment in lines[0]
 
 
+@pytest.mark.slow
 def test_small_evaluation_writes_json_history_and_plots(tmp_path):
     out = tmp_path / "res.json"
     hist = tmp_path / "hands.jsonl"

@@ -45,6 +45,7 @@ def replay(argv: list[str], stdin: io.StringIO | None = None, tty: bool = False)
     return code, out.getvalue()
 
 
+@pytest.mark.slow
 def test_prints_every_step_when_stdin_is_not_a_terminal(eval_file):
     records = [json.loads(line) for line in eval_file.read_text().splitlines()]
     code, out = replay([str(eval_file)])
@@ -189,6 +190,7 @@ def _without_rules(source, target):
     return target
 
 
+@pytest.mark.slow
 def test_files_without_rules(eval_file, tmp_path, capsys):
     """Without recorded rules: hands_per_session comes from the file (the B19 keep offer needs
     it), other rules from --option; a mismatch is a one-line error."""
