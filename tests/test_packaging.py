@@ -64,6 +64,7 @@ def _names(requirements: list[str]) -> set[str]:
     }
 
 
+@pytest.mark.slow  # a fresh interpreter: seconds
 def test_envs_baselines_play_replay_and_evaluate_run_without_training_libraries():
     result = subprocess.run(
         [sys.executable, "-c", WITHOUT_TRAINING],

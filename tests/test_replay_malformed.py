@@ -68,7 +68,13 @@ def assert_clean(code: int, err: str, tmp_path) -> None:
 
 
 @pytest.mark.parametrize(
-    "sample", ["brag_see", pytest.param("brag_keep", marks=pytest.mark.slow), "put_put", "put_4"]
+    "sample",
+    [
+        "brag_see",
+        pytest.param("brag_keep", marks=pytest.mark.slow),
+        "put_put",
+        pytest.param("put_4", marks=pytest.mark.slow),
+    ],
 )
 def test_every_entry_of_the_wrong_kind(samples, sample, tmp_path):
     record = samples[sample]
