@@ -17,20 +17,19 @@ IDS = ["brag_env/BragVsPool-v0", "brag_env/PutVsPool-v0"]
 CHECKED = {"dict_obs": True, "illegal_action": "penalty"}
 
 
+CHECKERS = {
+    "gymnasium": lambda env: gymnasium_check_env(env, skip_render_check=True),
+    "sb3": lambda env: sb3_check_env(env, warn=True),
+}
+
+
+@pytest.mark.parametrize("checker", sorted(CHECKERS))
 @pytest.mark.parametrize("env_id", IDS)
-def test_gymnasium_check_env_passes_without_warnings(env_id):
+def test_env_checkers_pass_without_warnings(env_id, checker):
     env = gymnasium.make(env_id, opponents=["random"], seed=0, **CHECKED).unwrapped
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        gymnasium_check_env(env, skip_render_check=True)
-
-
-@pytest.mark.parametrize("env_id", IDS)
-def test_sb3_check_env_passes_without_warnings(env_id):
-    env = gymnasium.make(env_id, opponents=["random"], seed=0, **CHECKED).unwrapped
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        sb3_check_env(env, warn=True)
+        CHECKERS[checker](env)
 
 
 @pytest.mark.parametrize("env_id", IDS)
