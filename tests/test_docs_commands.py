@@ -270,8 +270,7 @@ def _examples() -> list:
     for page in PAGES:
         for block in blocks(page):
             if block.language == "python":
-                marks = [pytest.mark.slow] if "check_env" in block.text else []
-                found.append(pytest.param(block, id=block.where, marks=marks))
+                found.append(pytest.param(block, id=block.where))
     return found
 
 
