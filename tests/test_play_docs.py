@@ -8,6 +8,8 @@ import json
 import shlex
 from pathlib import Path
 
+import pytest
+
 from brag_env.play import main as play_main
 from brag_env.replay import main as replay_main
 
@@ -24,6 +26,7 @@ def play_section_commands() -> list[list[str]]:
     ]
 
 
+@pytest.mark.slow  # the quick docs test starts the same commands
 def test_docs_play_and_replay_commands_work_as_written(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     commands = play_section_commands()
