@@ -41,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="agent specs:\n  random\n"
         + specs
         + "\n  PATH.zip        a MaskablePPO model saved by train.py"
-        + "\n  parameters:     e.g. brag:bluffer:bluff=0.5,bluff_bets=2 (README: Evaluate)",
+        + "\n  parameters:     e.g. brag:bluffer:bluff=0.5,bluff_bets=2 (docs/evaluation.md)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--game", required=True, help=f"one of: {', '.join(GAMES)}")
@@ -57,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--hands",
         type=int,
         help="Brag: number of hands (default 10000), rounded up to whole sessions and whole "
-        "seating designs (README: Evaluate)",
+        "seating designs (docs/evaluation.md)",
     )
     p.add_argument(
         "--matches",

@@ -11,10 +11,13 @@ obs, reward, terminated, truncated, info = env.step(env.unwrapped.action_masks()
 | | |
 |-------------|------------------------------------------------------------------------------|
 | ids         | `brag_env/BragVsPool-v0`, `brag_env/PutVsPool-v0` (`import brag_env`)         |
-| observation | the learner's `"observation"` vector of the PettingZoo env (brag_v0, put_v0) |
+| observation | the learner's `"observation"` vector of the PettingZoo env (brag_v0, put_v0); |
+|             | with `dict_obs=True` a Dict `{"observation", "action_mask"}` as in PettingZoo |
 | action      | `Discrete(n)`, the PettingZoo env's actions; `action_masks()`: legal ones    |
 | reward      | the learner's OWN rewards since its last decision, times `reward_scale`      |
 | episode     | one PettingZoo episode (Brag: a session, default one hand; Put: a match)     |
+| illegal     | `illegal_action="raise"` (default): `ValueError`; `"penalty"`: the episode   |
+|             | ends at once, paid `illegal_penalty` (times `reward_scale`), `info["illegal"]`|
 
 Why this shape ("safe" self-play): the learning algorithm only ever sees the learner's decisions,
 so nothing else has to know about other seats. Opponents are drawn for every episode from a pool of
@@ -30,6 +33,14 @@ last fold, a see) still pays the learner its result. An episode that ends before
 any decision (in Brag everybody else folds before its first turn) is played out and skipped: the
 learner could not influence it; ``info["skipped_episodes"]`` counts them. In a longer episode (a
 Brag session), hands that end before the learner's first decision are paid with its first step.
+
+Illegal actions: a learner that uses the mask never makes one, so by default one raises (a bug
+in the caller). Generic tools that act without a mask (``gymnasium.utils.env_checker.check_env``,
+SB3's ``check_env``, a plain PPO) need the other convention of PettingZoo's ``env()``: with
+``illegal_action="penalty"`` an illegal action ends the episode, the learner is paid
+``illegal_penalty`` (by default the penalty of the game's ``env()``: Brag ``-starting_chips``, Put
+-1) plus its rewards still due, and the other seats play no further. ``dict_obs=True`` puts the
+mask into the observation, so such tools can see it; both options together pass both checkers.
 
 Seats rotate: episode k puts the learner in seat ``(seat_offset + k) % num_players`` (pass
 ``learner_seat`` to pin it), so parallel envs with different offsets cover every seat.
@@ -47,6 +58,7 @@ GAMES = ("brag", "put")
 # Episodes in a row without a learner decision before reset() gives up: such a table is a
 # configuration error (e.g. the learner's seat never gets to act), not something to wait out.
 MAX_SKIPPED_EPISODES = 1000
+ILLEGAL_ACTIONS = ("raise", "penalty")
 
 
 class Agent(Protocol):
@@ -144,9 +156,17 @@ class VsPoolEnv(gymnasium.Env):
         seed: int | None = None,
         opponent_factory: OpponentFactory | None = None,
         aec_env_fn: Callable[[], Any] | None = None,
+        dict_obs: bool = False,
+        illegal_action: str = "raise",
+        illegal_penalty: float | None = None,
     ) -> None:
         if game not in GAMES and aec_env_fn is None:
             raise ValueError(f"game must be one of {', '.join(GAMES)}, got {game!r}")
+        if illegal_action not in ILLEGAL_ACTIONS:
+            choices = ", ".join(ILLEGAL_ACTIONS)
+            raise ValueError(f"illegal_action must be one of {choices}, got {illegal_action!r}")
+        if illegal_penalty is not None and not np.isfinite(illegal_penalty):
+            raise ValueError(f"illegal_penalty must be a finite number, got {illegal_penalty}")
         if not np.isfinite(reward_scale) or reward_scale <= 0:
             raise ValueError(f"reward_scale must be a positive number, got {reward_scale}")
         self.game = game
@@ -166,10 +186,19 @@ class VsPoolEnv(gymnasium.Env):
         self.make_opponent = opponent_factory or default_opponent_factory(self.aec)
 
         space = self.aec.observation_space(self.seats[0])
-        self.observation_space = (
-            space["observation"] if isinstance(space, gymnasium.spaces.Dict) else space
-        )
+        vector_space = space["observation"] if isinstance(space, gymnasium.spaces.Dict) else space
         self.action_space = self.aec.action_space(self.seats[0])
+        self.dict_obs = bool(dict_obs)
+        mask_space = gymnasium.spaces.Box(0, 1, (self.action_space.n,), np.int8)
+        self.observation_space = (
+            gymnasium.spaces.Dict({"observation": vector_space, "action_mask": mask_space})
+            if self.dict_obs
+            else vector_space
+        )
+        self.illegal_action = illegal_action
+        self.illegal_penalty = (
+            float(illegal_penalty) if illegal_penalty is not None else self._env_penalty()
+        )
         self._rng = np.random.default_rng(seed)
         self._opponent_cache: dict[tuple[int, str], Agent] = {}
         self._episodes = 0
@@ -179,7 +208,7 @@ class VsPoolEnv(gymnasium.Env):
         self._opponents: list[Agent | None] = [None] * self.num_players
         self._opponent_specs: list[str] = [""] * self.num_players
         self._mask = np.zeros(self.action_space.n, dtype=bool)
-        self._obs = np.zeros(self.observation_space.shape, dtype=self.observation_space.dtype)
+        self._obs = np.zeros(vector_space.shape, dtype=vector_space.dtype)
         self._pending = 0.0
 
     # --- pool management (called through VecEnv.env_method in training) --------------------------
@@ -193,7 +222,7 @@ class VsPoolEnv(gymnasium.Env):
     # --- gymnasium API ---------------------------------------------------------------------------
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[np.ndarray, dict[str, Any]]:
+    ) -> tuple[Any, dict[str, Any]]:
         super().reset(seed=seed)
         if seed is not None:
             # A seeded reset starts the env over: seat rotation from its start, and opponents
@@ -214,13 +243,21 @@ class VsPoolEnv(gymnasium.Env):
                     "check the pool and the seat"
                 )
         self._skipped += skipped
-        return self._obs.copy(), self._info(skipped_episodes=skipped)
+        return self._observation(), self._info(skipped_episodes=skipped)
 
-    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+    def step(self, action: int) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         action = int(action)
         if not (0 <= action < self._mask.size and self._mask[action]):
             legal = np.flatnonzero(self._mask).tolist()
-            raise ValueError(f"action {action} is not legal for the learner now; legal: {legal}")
+            if self.illegal_action == "raise":
+                raise ValueError(
+                    f"action {action} is not legal for the learner now; legal: {legal}"
+                )
+            # The episode ends here; the next reset() deals a new one.
+            reward = (self._pending + self.illegal_penalty) * self.reward_scale
+            self._pending = 0.0
+            self._mask[:] = False
+            return self._observation(), reward, True, False, self._info(illegal=True)
         # _pending may already hold rewards of hands finished before the learner's first decision
         # of the episode (a session's first hands): they are paid with this step.
         self.aec.step(action)
@@ -231,13 +268,28 @@ class VsPoolEnv(gymnasium.Env):
         if not alive:
             self._obs = self._observe_learner_final()
             self._mask[:] = False
-        return self._obs.copy(), reward, not alive, False, self._info()
+        return self._observation(), reward, not alive, False, self._info()
 
     def action_masks(self) -> np.ndarray:
         """Legal actions of the learner now (sb3-contrib's MaskablePPO calls this)."""
         return self._mask.copy()
 
     # --- internals -------------------------------------------------------------------------------
+    def _observation(self) -> Any:
+        if self.dict_obs:
+            return {"observation": self._obs.copy(), "action_mask": self._mask.astype(np.int8)}
+        return self._obs.copy()
+
+    def _env_penalty(self) -> float:
+        """The illegal-action reward of the game's PettingZoo ``env()``."""
+        if self.game == "brag" and hasattr(self.aec, "config"):
+            return -float(self.aec.config.starting_chips)
+        if self.game == "put":
+            from brag_env.put_v0 import ILLEGAL_REWARD
+
+            return ILLEGAL_REWARD
+        return -1.0
+
     def _start_episode(self, options: dict[str, Any] | None) -> None:
         if self.learner_seat is None:
             self._seat = (self.seat_offset + self._episodes) % self.num_players

@@ -30,9 +30,21 @@ def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
         (["--game", "put", "--agents", *["random"] * 5], "put needs 2 to 4 agents"),
         (["--game", "brag", "--agents", "random", "random", "--option", "ante"], "bad --option"),
         (["--game", "brag", "--agents", "random", "random", "--option", "ante=-1"], "ante"),
-        (["--game", "brag", "--agents", "random", "random", "--matches", "5"], "use --hands"),
-        (["--game", "put", "--agents", "random", "nowhere/model.zip"], "no such file"),
-        (["--game", "brag"], "one of the arguments --agents --round-robin is required"),
+        pytest.param(
+            ["--game", "brag", "--agents", "random", "random", "--matches", "5"],
+            "use --hands",
+            marks=pytest.mark.slow,
+        ),
+        pytest.param(  # loads torch: seconds
+            ["--game", "put", "--agents", "random", "nowhere/model.zip"],
+            "no such file",
+            marks=pytest.mark.slow,
+        ),
+        pytest.param(
+            ["--game", "brag"],
+            "one of the arguments --agents --round-robin is required",
+            marks=pytest.mark.slow,
+        ),
         (["--game", "brag", "--agents", "random", "random", "--hands", "0"], "at least 1"),
         (["--game", "brag", "--agents", "random", "random", "--seed", "-1"], "--seed must be"),
         (["--game", "brag", "--agents", "random", "random", "--seed", "x"], "argument --seed"),
@@ -50,6 +62,7 @@ def test_bad_command_lines_fail_with_one_line(args, fragment):
     assert fragment in lines[0]
 
 
+@pytest.mark.slow
 def test_small_evaluation_writes_json_history_and_plots(tmp_path):
     out = tmp_path / "res.json"
     hist = tmp_path / "hands.jsonl"
@@ -75,6 +88,7 @@ def test_small_evaluation_writes_json_history_and_plots(tmp_path):
     assert out.read_bytes() == again.read_bytes()  # no timings: the same seed, the same bytes
 
 
+@pytest.mark.slow
 def test_round_robin_command_writes_the_matrix(tmp_path):
     out = tmp_path / "rr.json"
     plots = tmp_path / "plots"
@@ -90,6 +104,7 @@ def test_round_robin_command_writes_the_matrix(tmp_path):
     assert out.read_bytes() == again.read_bytes()
 
 
+@pytest.mark.slow
 def test_duplicate_sessions_print_a_one_line_warning():
     args = ["--game", "brag", "--agents", "random", "random", "--hands", "4", "--duplicate"]
     result = run(*args, "--option", "hands_per_session=2", "--no-progress")
@@ -141,6 +156,7 @@ def test_round_robin_table_names_columns_by_number_and_rows_in_full():
     assert "+1.50*" in text and "-0.50 " in text  # * = the CI excludes 0
 
 
+@pytest.mark.slow
 def test_decile_charts_show_how_many_decisions_each_bar_holds():
     from brag_env.evaluation import evaluate
     from brag_env.evaluation.plots import SPARSE, _decile_chart, _pyplot

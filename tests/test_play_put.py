@@ -60,7 +60,7 @@ def test_match_with_a_wrong_answer_reveals_every_played_card(tmp_path):
         )
         assert f"Score: {scores} (first to 3)" in out
     assert "Match 1 is over" in out
-    assert "Matches won after 1 match(es)" in out
+    assert "Matches won after 1 match " in out
 
 
 @pytest.mark.parametrize(("seed", "answer"), [(8, "see"), (4, "fold")])
@@ -94,10 +94,10 @@ def test_put_call_and_answers_are_offered(tmp_path, seed, answer):
     played = {a["card"] for a in record["actions"] if a["action"].startswith("play_")}
     unplayed = [c for c in record["deal"][1] if c not in played]
     if answer == "fold":
-        assert "the Put was folded (unplayed cards stay hidden, P4)" in out
+        assert "the Put was folded (unplayed cards stay hidden)" in out
         assert len(unplayed) == 3  # folded before playing a card
     else:
-        assert "took more tricks and scores 2 points (P5)" in out
+        assert "took more tricks and scores 2 points." in out
         assert unplayed == []
     for card in unplayed:
         assert format_card(parse_card(card)) not in out
@@ -168,7 +168,7 @@ def test_partners_pass_face_down(tmp_path):
     )
     assert code == 0
     records = read_history(history)
-    assert "in partnerships (P8): your partner is seat 2, opposite you" in out
+    assert "in partnerships: your partner is seat 2, opposite you" in out
     assert "seat 2: put:greedy (your partner)" in out
     assert "call Put! (the next opponent answers for their side: see for 2 points" in out
     for seat in (1, 2, 3):
@@ -220,8 +220,8 @@ def test_several_matches_tally_and_seeds(tmp_path):
         assert env.game.record.to_dict()["deck"] == hands[0]["deck"]
     assert len({r["reset_seed"] for r in records}) == 3
     tally = f"You {wins[0]} · seat 1 {wins[1]}"
-    assert f"Matches won after 3 match(es) and {len(records)} hand(s): {tally}" in out
-    assert "Session over: all 3 match(es) played" in out
+    assert f"Matches won after 3 matches and {len(records)} hands: {tally}" in out
+    assert "Session over: all 3 matches played" in out
 
 
 def test_quit_between_matches(tmp_path):
@@ -247,6 +247,6 @@ def test_forced_moves_are_explained():
     """A single legal move says why: the last card, or cards of one rank (P1)."""
     assert forced_reason({"hand": ["9"]}, ["play_9"]) == "Your last card: it is the only move."
     assert forced_reason({"hand": ["9", "9"]}, ["pass_9"]) == (
-        "All your cards are 9s and suits never matter (P1): one move."
+        "All your cards are 9s and suits never matter: one move."
     )
     assert forced_reason({"hand": ["9", "8"]}, ["play_9", "play_8"]) is None

@@ -32,6 +32,9 @@ OPTIONS = [
         ("stay blind", 1),  # the menu's words
         ("raise_3x", 4),
         ("raise 3x", 4),
+        ("raise x3", 4),  # as the screens name it
+        ("raise ×3", 4),
+        ("Raise_3", 4),
         ("raise the stake to 6", 4),
         ("raise", [3, 4]),
         ("s", [1, 2]),
@@ -50,7 +53,7 @@ def test_choose_reasks_until_a_clear_answer():
     assert prompter.choose(OPTIONS) == 4
     text = out.getvalue()
     assert "'²' is not one of the choices" in text
-    assert "'raise' fits several choices (4) raise_2x, 5) raise_3x)" in text
+    assert "'raise' fits several choices (4) raise x2, 5) raise x3)" in text
 
 
 def test_single_choice_takes_enter_and_q_quits():

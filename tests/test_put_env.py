@@ -272,10 +272,10 @@ def test_hand_histories_are_json():
 
 
 def test_readme_put_example_runs_as_documented(capsys):
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    section = readme.split("\n## Put\n", 1)[1]
+    page = (Path(__file__).resolve().parents[1] / "docs" / "envs.md").read_text()
+    section = page.split("\n## Put\n", 1)[1]
     code = section.split("```python\n", 1)[1].split("```", 1)[0]
-    exec(compile(code, "README.md#put", "exec"), {})
+    exec(compile(code, "docs/envs.md#put", "exec"), {})
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "{'player_0': -2.0, 'player_1': 2.0}"
     assert out[1] == "{'reason': 'tricks', 'unit': 1, 'points': 2}"

@@ -25,6 +25,7 @@ from brag_env.put.game import PHASE_OVER
 from brag_env.put.rules import NUM_RANKS
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("num_players", [2, 3, 4])
 @pytest.mark.parametrize("reward", ["match", "points"])
 def test_random_legal_matches(num_players, reward):

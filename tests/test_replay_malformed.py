@@ -67,7 +67,15 @@ def assert_clean(code: int, err: str, tmp_path) -> None:
         assert err == ""
 
 
-@pytest.mark.parametrize("sample", ["brag_see", "brag_keep", "put_put", "put_4"])
+@pytest.mark.parametrize(
+    "sample",
+    [
+        "brag_see",
+        pytest.param("brag_keep", marks=pytest.mark.slow),
+        "put_put",
+        pytest.param("put_4", marks=pytest.mark.slow),
+    ],
+)
 def test_every_entry_of_the_wrong_kind(samples, sample, tmp_path):
     record = samples[sample]
     assert run(tmp_path, record)[0] == 0  # the sample itself replays

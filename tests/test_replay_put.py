@@ -60,6 +60,7 @@ def test_steps_hold_exactly_what_the_player_knew(eval_file):
     assert puts  # some decisions were taken under a Put
 
 
+@pytest.mark.slow
 def test_prints_every_step_and_the_dealt_hands(eval_file):
     records = [json.loads(line) for line in eval_file.read_text().splitlines()]
     code, out = replay([str(eval_file)])

@@ -7,11 +7,13 @@ import os
 import signal
 
 import numpy as np
+import pytest
 
 from brag_env.training.config import config_from_dict
 from brag_env.training.envs import close_quietly, make_vec_env
 
 
+@pytest.mark.slow
 def test_subprocess_envs_ignore_sigint_and_close_cleanly():
     cfg = config_from_dict(
         {
@@ -37,6 +39,7 @@ def test_subprocess_envs_ignore_sigint_and_close_cleanly():
     assert not any(process.is_alive() for process in venv.venv.processes)
 
 
+@pytest.mark.slow
 def test_close_quietly_tolerates_dead_workers():
     cfg = config_from_dict(
         {

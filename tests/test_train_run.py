@@ -36,6 +36,7 @@ def smoke_args(name: str, out: Path, *extra: str) -> list[str]:
     return ["--config", str(ROOT / "configs" / f"{name}.yaml"), "--out", str(out), *extra]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(SMOKE))
 def test_smoke_config_trains_saves_and_loads_in_evaluate(name, tmp_path, capsys):
     out = tmp_path / name
@@ -81,6 +82,7 @@ def test_smoke_config_trains_saves_and_loads_in_evaluate(name, tmp_path, capsys)
     assert "trained with other table options" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_interrupted_run_resumes_and_ends_at_the_same_step(tmp_path, monkeypatch, capsys):
     out = tmp_path / "run"
     args = smoke_args(
@@ -161,6 +163,7 @@ def test_checkpoint_errors_name_the_problem(tmp_path):
         read_training_state(bad)
 
 
+@pytest.mark.slow
 def test_overwrite_removes_the_old_run_and_resume_checks_the_config(tmp_path, monkeypatch, capsys):
     out = tmp_path / "run"
     args = smoke_args("put_ppo_smoke", out, "--set", "eval.every=0", "--set", "eval.seed=7")
@@ -194,6 +197,7 @@ def test_overwrite_removes_the_old_run_and_resume_checks_the_config(tmp_path, mo
     assert "does not match the config" in err and err.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_damaged_or_foreign_checkpoint_is_a_one_line_error(tmp_path, capsys):
     put = tmp_path / "put"
     args = smoke_args("put_ppo_smoke", put, "--set", "eval.every=0")
@@ -239,6 +243,7 @@ def test_damaged_or_foreign_checkpoint_is_a_one_line_error(tmp_path, capsys):
         venv.close()
 
 
+@pytest.mark.slow
 def test_resume_drops_evaluations_after_the_checkpoint_and_refuses_a_finished_run(
     tmp_path, monkeypatch, capsys
 ):

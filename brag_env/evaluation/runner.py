@@ -246,7 +246,7 @@ class TournamentResult:
         units = "matches" if self.unit == "match" else f"{self.unit}s"
         return (
             f"normal approximation over {self.groups} independent {units}; a unit of several "
-            "samples gives a ratio estimate with delta-method variance (README: Evaluate)"
+            "samples gives a ratio estimate with delta-method variance (docs/evaluation.md)"
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from brag_env.ui.brag_view import (
 )
 from brag_env.ui.seating import HistoryWriter, Seating, build_agents
 from brag_env.ui.session import TableSession
-from brag_env.ui.terminal import Prompter, print_menu
+from brag_env.ui.terminal import Prompter, plural, print_menu
 
 DEFAULT_HANDS = 10
 
@@ -69,7 +69,8 @@ class BragSession(TableSession):
         cfg = self.config
         self.console.print(
             f"[bold]Three-Card Brag[/]: {self.seating.num_players} players, "
-            f"{cfg.hands_per_session} hands, {cfg.starting_chips} chips each, seed {self.seed} "
+            f"{plural(cfg.hands_per_session, 'hand')}, {cfg.starting_chips} chips each, "
+            f"seed {self.seed} "
             f"(play this table again with --seed {self.seed})."
         )
         self.console.print(Text(self.seating.who_is_who()))
@@ -88,7 +89,7 @@ class BragSession(TableSession):
         if view["pot"]:
             self.console.print(f"Antes are in: the pot holds {view['pot']}.")
         else:
-            self.console.print("No ante is due this hand (B8): the pot starts empty.")
+            self.console.print("No ante is due this hand: the pot starts empty.")
 
     def _ask_human(self, obs: dict[str, np.ndarray]) -> int:
         view = brag_v0.decode_observation(obs["observation"], self.config)
@@ -138,13 +139,13 @@ class BragSession(TableSession):
         """The reason of a session that ended by the rules (B17), in one line."""
         hps = self.config.hands_per_session
         if self.hands_done >= hps:
-            return f"Session over: all {hps} hands played (B17)"
+            return f"Session over: {'all ' if hps > 1 else ''}{plural(hps, 'hand')} played"
         out = self.game.sitting_out
         left = [self.names[s] for s in range(self.config.num_players) if s not in out]
         who = " and ".join(left) if left else "nobody"
         return (
-            f"Session over after {self.hands_done} of {hps} hands: only {who} can still "
-            "pay the ante (B16, B17)"
+            f"Session over after {self.hands_done} of {plural(hps, 'hand')}: only {who} can "
+            "still pay the ante"
         )
 
     # ------------------------------------------------------------------ loop
@@ -188,9 +189,9 @@ class BragSession(TableSession):
                     else "no chips left"
                 )
                 self.console.print(
-                    f"[bold red]You have {held}: you sit out the rest of the session (B16).[/]"
+                    f"[bold red]You have {held}: you sit out the rest of the session.[/]"
                 )
-                return "You sit out (B16): you leave the table, the others play on"
+                return "You sit out: you leave the table, the others play on"
             self.prompter.pause("Press Enter for the next hand (q to leave the table): ")
             self._announce_hand()
         return self._why_it_ended()
@@ -204,13 +205,13 @@ class BragSession(TableSession):
         self.console.print()
         self.console.rule(f"[bold]{reason}[/]")
         title = "Final chips" if over else "Chips when you left"
-        title += f" after {self.hands_done} hand(s)"
+        title += f" after {plural(self.hands_done, 'hand')}"
         self.console.print(standings(chips, cfg.starting_chips, self.names, title))
         if self.hands_done:
             top = max(chips)
             leaders = " and ".join(self.names[s] for s, c in enumerate(chips) if c == top)
             if over:
-                self.console.print(f"Most chips (B17): {leaders} with {top}.")
+                self.console.print(f"Most chips: {leaders} with {top}.")
             else:
                 self.console.print(f"Most chips so far: {leaders} with {top}.")
         net = chips[self.human] - cfg.starting_chips

@@ -25,9 +25,9 @@ from brag_env.brag.hands import hand_category
 from brag_env.brag.observation import BragObserver, decode_observation
 from brag_env.brag.replay import replay_hand
 from brag_env.brag.rules import BragConfig
-from brag_env.cards import format_cards, parse_cards
+from brag_env.cards import parse_cards
 from brag_env.ui.brag_view import CATEGORY_TEXT, event_text, table_view
-from brag_env.ui.terminal import card_text
+from brag_env.ui.terminal import action_label, card_text, hand_text
 
 # The keys every Brag hand history has (``brag_env.brag.history``).
 REQUIRED_KEYS = (
@@ -170,13 +170,13 @@ def hand_header(record: Mapping[str, Any], names: Sequence[str]) -> list[Rendera
     ]
     if record.get("sitting_out"):
         out = ", ".join(names[s] for s in record["sitting_out"])
-        lines.append(Text(f"Sitting out (B16): {out}"))
+        lines.append(Text(f"Sitting out: {out}"))
     keep = record.get("keep")
     if keep is not None:
         lines.append(
             Text(
                 f"{names[keep['seat']]} won the last hand blind and first chooses between that "
-                "unseen hand and the new one (B19)."
+                "unseen hand and the new one."
             )
         )
     return lines
@@ -188,7 +188,7 @@ def step_panel(
     """One decision: the acting player's knowledge, its options and its choice."""
     seat = step.seat
     body = table_view(step.view, seat, names, players, config, you="Own")
-    choice = Text("Legal: " + ", ".join(step.legal) + "\n", style="dim")
+    choice = Text("Legal: " + ", ".join(action_label(a) for a in step.legal) + "\n", style="dim")
     choice.append(f"▶ {names[seat]} chose: {event_text(step.action, step.cost)}", style="bold")
     choice.append(f" · stake {step.stake} · pot {step.pot}")
     return Panel(
@@ -217,11 +217,11 @@ def hidden_hands(
         if keep is not None and keep["seat"] == seat:
             old = parse_cards(keep["old_hand"])
             if keep["choice"] == "keep_old_hand":
-                played, other, how = old, played, "kept the last hand's cards (B19)"
+                played, other, how = old, played, "kept the last hand's cards"
             else:
-                other, how = old, "took the new hand (B19)"
+                other, how = old, "took the new hand"
         line = Text(f"  {names[seat]}: ")
-        line.append_text(card_text(format_cards(played)))
+        line.append_text(card_text(hand_text(played)))
         line.append(f"  {CATEGORY_TEXT[hand_category(played)]}")
         if seat in looked:
             line.append(f" · looked at step {looked[seat] + 1}")
@@ -229,7 +229,7 @@ def hidden_hands(
             line.append(" · never looked")
         if other is not None:
             line.append(f" · {how}, ")
-            line.append_text(card_text(format_cards(other)))
+            line.append_text(card_text(hand_text(other)))
             line.append(" went under the deck")
         lines.append(line)
     return Group(*lines)

@@ -22,8 +22,8 @@ from rich.text import Text
 
 from brag_env.brag.hands import hand_strength
 from brag_env.brag.rules import BragConfig
-from brag_env.cards import format_cards, parse_cards
-from brag_env.ui.terminal import card_text, hidden_cards, verb
+from brag_env.cards import parse_cards
+from brag_env.ui.terminal import action_label, card_text, hand_text, hidden_cards, verb
 
 CATEGORY_TEXT = {
     "prial": "prial",
@@ -43,16 +43,16 @@ def raise_multiplier(action: str) -> int:
 
 
 def event_text(action: str, paid: int) -> str:
-    """One public betting event, e.g. ``"raise ×2 (paid 4)"``."""
+    """One public betting event, e.g. ``"raise x2 (paid 4)"``."""
     if action.startswith("raise_"):
-        return f"raise ×{raise_multiplier(action)} (paid {paid})"
+        return f"{action_label(action)} (paid {paid})"
     return {
         "fold": "fold",
         "stay": f"stay (paid {paid})",
         "look": "look at the cards",
         "see": f"see (paid {paid})",
-        "keep_old_hand": "keep the old blind hand (B19)",
-        "take_new_hand": "take the new hand (B19)",
+        "keep_old_hand": "keep the old blind hand",
+        "take_new_hand": "take the new hand",
     }.get(action, action)
 
 
@@ -61,7 +61,7 @@ def last_action_text(action: str | None) -> str:
     if action is None:
         return "-"
     if action.startswith("raise_"):
-        return f"raise ×{raise_multiplier(action)}"
+        return action_label(action)
     return {"keep_old_hand": "kept old hand", "take_new_hand": "took new hand"}.get(action, action)
 
 
@@ -103,7 +103,7 @@ def forced_reason(view: Mapping[str, Any], legal: Sequence[str]) -> str | None:
         how = "blind" if blind else "open"
         return (
             f"You hold {me['chips']} chips and staying {how} costs {cost}: folding is your "
-            "only move (B16)."
+            "only move."
         )
     return "This is your only legal move."
 
@@ -123,7 +123,7 @@ def own_cards_text(view: Mapping[str, Any], you: str = "Your") -> Text:
             text.append(hidden_cards(), style="bold")
             text.append("  blind: not looked at yet", style="italic")
         return text
-    text.append_text(card_text(view["own_cards"]))
+    text.append_text(card_text(hand_text(view["own_cards"])))
     category = CATEGORY_TEXT.get(view["own_category"] or "", view["own_category"] or "")
     strength = view["own_strength"] or 0.0
     text.append(f"  {category}, beats {strength:.0%} of all hands")
@@ -209,15 +209,15 @@ def table_view(
         parts.append(Text(f"This hand: {more}" + " · ".join(events)))
     if view["choice_pending"]:
         parts.append(
-            Text("B19: keep the unseen hand that won the last hand by folds, or take the new one.")
+            Text("Keep the unseen hand that won the last hand by folds, or take the new one?")
         )
     parts.append(own_cards_text(view, you))
     return Group(*parts)
 
 
 def shown_text(cards: str) -> str:
-    """History card text (``"Ah 3d"``) with suit symbols."""
-    return format_cards(parse_cards(cards))
+    """History card text (``"Ah 3d"``) with suit symbols, in the screens' order."""
+    return hand_text(cards)
 
 
 def hand_result(record: Mapping[str, Any], names: Sequence[str], lowball: bool = False) -> Group:
@@ -227,7 +227,7 @@ def hand_result(record: Mapping[str, Any], names: Sequence[str], lowball: bool =
     see = record.get("see")
     if record["by_see"] and see is not None:
         seer, seen = see["seer"], see["seen"]
-        lines.append(Text(f"{names[seer]} paid {see['cost']} to see {names[seen]} (B14):"))
+        lines.append(Text(f"{names[seer]} paid {see['cost']} to see {names[seen]}:"))
         strengths = []
         for seat in (seer, seen):
             cards = see["hands"][str(seat)]
@@ -247,24 +247,20 @@ def hand_result(record: Mapping[str, Any], names: Sequence[str], lowball: bool =
         lines.append(
             Text(
                 f"{names[winner]} {verb(names[winner], 'win')} the pot of {record['pot']}: "
-                "everyone else folded, "
-                "no cards are shown (B15).",
+                "everyone else folded, no cards are shown.",
                 style="bold green",
             )
         )
     bonus = record.get("bonus") or []
     if any(bonus):
         lines.append(
-            Text(
-                f"Prial bonus (B20): {names[winner]} {verb(names[winner], 'collect')} "
-                f"{bonus[winner]}."
-            )
+            Text(f"Prial bonus: {names[winner]} {verb(names[winner], 'collect')} {bonus[winner]}.")
         )
     if record.get("keep_offer"):
         lines.append(
             Text(
                 f"{names[winner]} {verb(names[winner], 'choose')} at the next deal between "
-                "these unseen cards and a fresh hand, as the pot was won without looking (B19)."
+                "these unseen cards and a fresh hand, as the pot was won without looking."
             )
         )
     changes = ", ".join(

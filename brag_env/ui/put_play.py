@@ -18,6 +18,7 @@ from brag_env import put_v0
 from brag_env.cards import format_card
 from brag_env.put.rules import ACTION_NAMES
 from brag_env.ui.put_view import (
+    SeatCards,
     action_options,
     event_text,
     forced_reason,
@@ -28,7 +29,7 @@ from brag_env.ui.put_view import (
 )
 from brag_env.ui.seating import HistoryWriter, Seating, build_agents
 from brag_env.ui.session import TableSession
-from brag_env.ui.terminal import Prompter, print_menu, verb
+from brag_env.ui.terminal import Prompter, plural, print_menu, verb
 
 
 def match_seed(seed: int, match: int) -> int:
@@ -87,11 +88,11 @@ class PutSession(TableSession):
         sides = ""
         if cfg.partnerships:
             partner = (self.human + 2) % n
-            sides = f" in partnerships (P8): your partner is {self.names[partner]}, opposite you"
+            sides = f" in partnerships: your partner is {self.names[partner]}, opposite you"
         self.console.print(
             f"[bold]Put[/]: {n} players{sides}, first to {cfg.target_points} points wins a "
-            f"match, {self.matches} match(es), seed {self.seed} (play this table again with "
-            f"--seed {self.seed})."
+            f"match, {plural(self.matches, 'match', 'matches')}, seed {self.seed} (play this "
+            f"table again with --seed {self.seed})."
         )
         self.console.print(Text(self.seating.who_is_who()))
         self.console.print(Text(rank_order_text()))
@@ -107,14 +108,17 @@ class PutSession(TableSession):
     def _ask_human(self, obs: dict[str, np.ndarray]) -> int:
         view = put_v0.decode_observation(obs["observation"], self.config)
         legal = [ACTION_NAMES[a] for a in np.flatnonzero(obs["action_mask"])]
+        cards = SeatCards.of(self.game, self.human)
         self.console.print(
             Panel(
-                table_view(view, self.human, self.names, self.config, self.game.hand_number),
+                table_view(
+                    view, self.human, self.names, self.config, self.game.hand_number, cards=cards
+                ),
                 title="Your turn",
                 title_align="left",
             )
         )
-        options = action_options(legal, self.config, view)
+        options = action_options(legal, self.config, view, cards)
         reason = forced_reason(view, legal)
         if reason:
             self.console.print(Text(reason, style="italic"))
@@ -186,7 +190,7 @@ class PutSession(TableSession):
         who = unit_name(winner, self.names, self.config)
         self.console.print(
             f"Match {match + 1} is over: {who} reached {self.config.target_points} points "
-            f"and {verb(who, 'win')} (P6).",
+            f"and {verb(who, 'win')}.",
             style="bold green" if won else "bold red",
         )
         if match + 1 < self.matches:
@@ -199,14 +203,16 @@ class PutSession(TableSession):
             if match:
                 self.prompter.pause("Press Enter for the next match (q to leave the table): ")
             self._play_match(match)
-        return f"Session over: all {self.matches} match(es) played"
+        played = plural(self.matches, "match", "matches")
+        return f"Session over: {'all ' if self.matches > 1 else ''}{played} played"
 
     def summary(self, reason: str) -> None:
         cfg = self.config
         self.console.print()
         self.console.rule(f"[bold]{reason}[/]")
         self.console.print(
-            f"Matches won after {self.matches_done} match(es) and {self.hands_done} hand(s): "
+            f"Matches won after {plural(self.matches_done, 'match', 'matches')} and "
+            f"{plural(self.hands_done, 'hand')}: "
             f"{self._tally()}"
         )
         if not self.game.over and self.hands_done:

@@ -24,8 +24,8 @@ from brag_env.cards import format_card, parse_card
 from brag_env.put.game import LastHand, PutGame, replay_hand
 from brag_env.put.observation import PutObserver
 from brag_env.put.rules import ACTION_NAMES, PUT_RANK, PutConfig, action_id
-from brag_env.ui.put_view import event_text, table_view, unit_name
-from brag_env.ui.terminal import card_text
+from brag_env.ui.put_view import SeatCards, event_text, table_view, unit_name
+from brag_env.ui.terminal import action_label, card_text
 
 # The keys every Put hand history has (``HandRecord.to_dict``).
 REQUIRED_KEYS = (
@@ -53,6 +53,7 @@ class PutStep:
     legal: list[str]
     action: str
     card: str | None
+    cards: SeatCards | None = None  # the seat's hand and the tricks so far, with suits
 
 
 def config_for(record: Mapping[str, Any], overrides: Mapping[str, Any]) -> PutConfig:
@@ -117,8 +118,9 @@ def put_steps(
         seat = game.current
         view = observer.decode(observer.set_from(game, seat))
         legal = [ACTION_NAMES[a] for a in game.legal_actions()]
+        cards = SeatCards.of(game, seat)
         game.apply(action_id(act["action"]))
-        steps.append(PutStep(i, seat, view, legal, act["action"], act.get("card")))
+        steps.append(PutStep(i, seat, view, legal, act["action"], act.get("card"), cards))
     return steps
 
 
@@ -128,7 +130,7 @@ def hand_header(record: Mapping[str, Any], names: Sequence[str], config: PutConf
     units = range(config.num_units)
     score = " · ".join(f"{unit_name(u, names, config)} {record['scores_before'][u]}" for u in units)
     return Text(
-        f"Dealer {names[record['dealer']]} · {names[first]} leads the first trick (P3) · "
+        f"Dealer {names[record['dealer']]} · {names[first]} leads the first trick · "
         f"score before the hand: {score}"
     )
 
@@ -142,8 +144,8 @@ def step_panel(
 ) -> Panel:
     """One decision: the acting player's knowledge, its options and its choice."""
     seat = step.seat
-    body = table_view(step.view, seat, names, config, record["hand"], you="Own")
-    choice = Text("Legal: " + ", ".join(step.legal) + "\n", style="dim")
+    body = table_view(step.view, seat, names, config, record["hand"], you="Own", cards=step.cards)
+    choice = Text("Legal: " + ", ".join(action_label(a) for a in step.legal) + "\n", style="dim")
     choice.append(f"▶ {event_text(names[seat], step.action, step.card, True)}", style="bold")
     return Panel(
         Group(body, choice),
@@ -155,7 +157,7 @@ def step_panel(
 def hidden_hands(record: Mapping[str, Any], names: Sequence[str]) -> Group:
     """After the hand: every dealt hand, strongest first by P1 (the unplayed cards were
     hidden at the table)."""
-    when = "; as dealt, before the pass (P8)" if len(record["deal"]) == 4 else ""
+    when = "; as dealt, before the pass" if len(record["deal"]) == 4 else ""
     title = f"Dealt hands (hidden at the table{when}):"
     lines: list[RenderableType] = [Text(title, style="bold")]
     for seat, cards in enumerate(record["deal"]):

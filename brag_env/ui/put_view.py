@@ -3,7 +3,9 @@
 The table view is drawn from a DECODED OBSERVATION (``put_v0.decode_observation``) of one seat:
 its own hand (ranks: suits never matter in Put, P1), the tricks played so far, the Put, the score,
 and with partners what it passed and received (P8). Seats in an observation are relative to the
-observer; ``names`` are indexed by absolute seat.
+observer; ``names`` are indexed by absolute seat. The observation has no suits; the cards the
+seat holds and has seen played are passed in (``SeatCards``) so that the screen shows the same
+cards, suits included, as the moves and the end of the hand.
 
 The end of a hand is drawn from the public parts of a hand history (``brag_env.put.game``): the
 cards played to each trick, the Put and its answers, the result and the score. The ``deal`` and
@@ -13,6 +15,7 @@ cards played to each trick, the Put and its answers, the result and the score. T
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -20,8 +23,36 @@ from rich.table import Table
 from rich.text import Text
 
 from brag_env.cards import format_card, parse_card
-from brag_env.put.rules import RANK_NAMES, PutConfig
+from brag_env.put.rules import PUT_RANK, RANK_NAMES, PutConfig
 from brag_env.ui.terminal import card_text, verb
+
+
+@dataclass(frozen=True)
+class SeatCards:
+    """What one seat can name by suit: the card ids in its hand, and the card each seat
+    played to each trick of the hand so far (face up, so everyone saw them)."""
+
+    hand: tuple[int, ...] = ()
+    tricks: tuple[Mapping[int, int], ...] = field(default_factory=tuple)
+
+    @classmethod
+    def of(cls, game: Any, seat: int) -> SeatCards:
+        """From a ``PutGame`` in play: ``seat``'s hand and the tricks of its current hand."""
+        tricks = [dict(cards) for _, cards, _ in game.record.tricks]
+        if game.trick:
+            tricks.append({p: card for p, _, card in game.trick})
+        return cls(tuple(game.hands[seat]), tuple(tricks))
+
+    def card_of_rank(self, rank: str) -> str | None:
+        """The card of put rank ``rank`` that playing it would use (the engine plays the lowest
+        card id of a rank first), with its suit; None when the hand holds none."""
+        r = RANK_NAMES.index(rank)
+        ids = [c for c in self.hand if PUT_RANK[c] == r]
+        return format_card(min(ids)) if ids else None
+
+    def hand_text(self) -> str:
+        """The hand strongest first (by put rank, then card id), suits included."""
+        return " ".join(format_card(c) for c in sorted(self.hand, key=lambda c: (PUT_RANK[c], c)))
 
 
 def unit_name(unit: int, names: Sequence[str], config: PutConfig) -> str:
@@ -42,16 +73,21 @@ def seen_put_text(config: PutConfig) -> str:
 
 def rank_order_text() -> str:
     """P1's rank order, for a new player's screen."""
-    return "Ranks high to low (P1): " + " ".join(RANK_NAMES) + " · suits never matter"
+    return "Ranks high to low: " + " ".join(RANK_NAMES) + " · suits never matter"
 
 
-def option_text(action: str, config: PutConfig, view: Mapping[str, Any] | None = None) -> str:
+def option_text(
+    action: str,
+    config: PutConfig,
+    view: Mapping[str, Any] | None = None,
+    cards: SeatCards | None = None,
+) -> str:
     """A legal action as a menu entry (P3, P4, P7, P8); ``view`` is the chooser's decoded
-    observation (who already folded to a Put, P7)."""
-    if action.startswith("play_"):
-        return f"play {action[5:]}"
-    if action.startswith("pass_"):
-        return f"pass {action[5:]} to your partner"
+    observation (who already folded to a Put, P7), ``cards`` its cards with their suits."""
+    if action.startswith(("play_", "pass_")):
+        rank = action[5:]
+        card = (cards.card_of_rank(rank) if cards is not None else None) or rank
+        return f"play {card}" if action.startswith("play_") else f"pass {card} to your partner"
     worth = seen_put_text(config)
     n = config.num_players
     if action == "put":
@@ -81,10 +117,13 @@ def option_text(action: str, config: PutConfig, view: Mapping[str, Any] | None =
 
 
 def action_options(
-    legal: Sequence[str], config: PutConfig, view: Mapping[str, Any] | None = None
+    legal: Sequence[str],
+    config: PutConfig,
+    view: Mapping[str, Any] | None = None,
+    cards: SeatCards | None = None,
 ) -> list[tuple[str, str]]:
     """``(name, description)`` per legal action, for ``Prompter.choose``."""
-    return [(name, option_text(name, config, view)) for name in legal]
+    return [(name, option_text(name, config, view, cards)) for name in legal]
 
 
 def forced_reason(view: Mapping[str, Any], legal: Sequence[str]) -> str | None:
@@ -95,7 +134,7 @@ def forced_reason(view: Mapping[str, Any], legal: Sequence[str]) -> str | None:
     if len(hand) == 1:
         return "Your last card: it is the only move."
     if len(set(hand)) == 1:
-        return f"All your cards are {hand[0]}s and suits never matter (P1): one move."
+        return f"All your cards are {hand[0]}s and suits never matter: one move."
     return "This is your only legal move."
 
 
@@ -127,8 +166,11 @@ def table_view(
     config: PutConfig,
     hand_number: int | None = None,
     you: str = "Your",
+    cards: SeatCards | None = None,
 ) -> Group:
-    """The table as seat ``me`` knows it (from its decoded observation)."""
+    """The table as seat ``me`` knows it (from its decoded observation; ``cards``: the same
+    cards with their suits). An unanswered Put at ``me``'s decision is ``me``'s to answer:
+    nobody else acts between a call and its answers (P4, P7)."""
     n = config.num_players
     parts: list[RenderableType] = []
     scores = [0] * n
@@ -149,15 +191,20 @@ def table_view(
         # In play order: from the leader round the table (P3).
         lead = trick["leader"] or 0
         order = sorted(trick["cards"].items(), key=lambda item: (item[0] - lead) % n)
-        cards = ", ".join(f"{names[(me + rel) % n]} {rank}" for rel, rank in order)
+        seen = cards.tricks[t - 1] if cards is not None and t <= len(cards.tricks) else {}
+        played = ", ".join(
+            f"{names[(me + rel) % n]} "
+            + (format_card(seen[(me + rel) % n]) if (me + rel) % n in seen else rank)
+            for rel, rank in order
+        )
         if trick["tied"]:
-            result = "tied: its leader leads again (P3)"
+            result = "tied: its leader leads again"
         elif trick["winner"] is not None:
             result = f"won by {names[_absolute(me, trick['winner'], n)]}"  # type: ignore[index]
         else:
             result = "in play"
         leader = _absolute(me, trick["leader"], n)
-        tricks.add_row(str(t), names[leader] if leader is not None else "-", cards or "-", result)
+        tricks.add_row(str(t), names[leader] if leader is not None else "-", played or "-", result)
     if view["tricks"]:
         parts.append(tricks)
     won = [0] * n
@@ -170,7 +217,7 @@ def table_view(
         if put["seen"]:
             state = f"seen: the hand is worth {seen_put_text(config)}"
         else:
-            state = "waiting for the answer"
+            state = "your answer: see or fold" if you == "Your" else "to answer: see or fold"
         folded = [names[_absolute(me, s, n)] for s in put["folded"]]  # type: ignore[index]
         if folded:
             state += f" (folded: {', '.join(folded)})"
@@ -187,7 +234,10 @@ def table_view(
                 )
             )
     hand = Text(f"{you} hand: ", style="bold")
-    hand.append_text(card_text(view["hand"]) if view["hand"] else Text("(no cards left)"))
+    if not view["hand"]:
+        hand.append("(no cards left)")
+    else:
+        hand.append_text(card_text(cards.hand_text() if cards is not None else view["hand"]))
     parts.append(hand)
     parts.append(Text(rank_order_text(), style="dim"))
     return Group(*parts)
@@ -229,17 +279,17 @@ def hand_result(record: Mapping[str, Any], names: Sequence[str], config: PutConf
     who = unit_name(unit, names, config) if unit is not None else ""
     if reason == "fold":
         text = (
-            f"{who} {verb(who, 'score')} 1 point: the Put was folded (unplayed cards stay "
-            "hidden, P4)."
+            f"{who} {verb(who, 'score')} 1 point: the Put was folded (unplayed cards stay hidden)."
         )
     elif reason == "tricks":
-        text = f"{who} took more tricks and {verb(who, 'score')} {points_text(points)} (P5)."
+        text = f"{who} took more tricks and {verb(who, 'score')} {points_text(points)}."
     elif reason == "draw_to_opponent":
         text = (
-            f"Drawn after a seen Put: {who} {verb(who, 'score')} {points_text(points)} (P5 option)."
+            f"Drawn after a seen Put: {who} {verb(who, 'score')} {points_text(points)} "
+            "(at this table a drawn seen Put scores for the caller's opponent)."
         )
     else:
-        text = "Drawn: nobody took more tricks, nobody scores (P5)."
+        text = "Drawn: nobody took more tricks, nobody scores."
     lines.append(Text(text, style="bold green"))
     units = range(2) if config.partnerships else range(config.num_players)
     score = " · ".join(f"{unit_name(u, names, config)} {record['scores_after'][u]}" for u in units)

@@ -8,14 +8,15 @@ keeps a scripted transcript readable.
 from __future__ import annotations
 
 import contextlib
+import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TextIO
 
 from rich.console import Console
 from rich.text import Text
 
-from brag_env.cards import SUIT_SYMBOLS
+from brag_env.cards import SUIT_SYMBOLS, format_cards, parse_cards
 
 # Red suits (hearts, diamonds) in red, as on real cards; black suits in the default colour.
 _RED_SUITS = frozenset(SUIT_SYMBOLS[1:3])
@@ -57,6 +58,28 @@ def card_text(cards: str | Sequence[str]) -> Text:
         style = "bold red" if token and token[-1] in _RED_SUITS else "bold"
         text.append(token, style=style)
     return text
+
+
+def hand_text(cards: str | Iterable[int]) -> str:
+    """A hand as every screen prints it: highest rank first (``"A♥ 10♠ 3♦"``), so the same
+    hand reads the same at the table, at a see and in a replay."""
+    ids = parse_cards(cards) if isinstance(cards, str) else [int(c) for c in cards]
+    return format_cards(sorted(ids, key=lambda c: (-(c // 4), c % 4)))
+
+
+_RAISE = re.compile(r"\braise[ _]?(?:(\d+)x?|[x×](\d+))")
+
+
+def action_label(name: str) -> str:
+    """An action's name as players read and type it: ``raise_2x`` -> ``raise x2``,
+    ``keep_old_hand`` -> ``keep old hand``."""
+    words = " ".join(name.replace("_", " ").split())
+    return _RAISE.sub(lambda m: f"raise x{m.group(1) or m.group(2)}", words)
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """``plural(1, "hand")`` -> ``"1 hand"``; ``plural(3, "match", "matches")`` -> "3 matches"."""
+    return f"{count} {word if count == 1 else (many or word + 's')}"
 
 
 def verb(subject: str, base: str) -> str:
@@ -108,10 +131,10 @@ class Prompter:
     def choose(self, options: Sequence[tuple[str, str]], prompt: str = "Your choice") -> int:
         """Index of the chosen option; each option is ``(name, description)``.
 
-        The human types its number, its name (``raise_2x`` or ``raise 2x``), the start of its
-        description (``stay blind``) or a unique start of either; an answer that fits several
-        choices is re-asked naming them, anything else is re-asked too. With a single choice,
-        Enter takes it. ``q`` raises ``QuitRequested``.
+        The human types its number, its name (``raise x2``, also ``raise_2x`` or ``raise 2x``),
+        the start of its description (``stay blind``) or a unique start of either; an answer
+        that fits several choices is re-asked naming them, anything else is re-asked too. With
+        a single choice, Enter takes it. ``q`` raises ``QuitRequested``.
         """
         count = len(options)
         if count == 0:
@@ -128,7 +151,7 @@ class Prompter:
                 return found
             shown = repr(answer) if answer else "An empty line"
             if found:
-                fits = ", ".join(f"{k + 1}) {options[k][0]}" for k in found)
+                fits = ", ".join(f"{k + 1}) {action_label(options[k][0])}" for k in found)
                 message = f"{shown} fits several choices ({fits}): type its number or more of it."
             else:
                 message = (
@@ -144,8 +167,9 @@ class Prompter:
 
 
 def _words(text: str) -> str:
-    """Lower case, ``_`` as a space, single spaces: how names and answers are compared."""
-    return " ".join(text.lower().replace("_", " ").split())
+    """Lower case, ``_`` as a space, single spaces, raises as ``raise x2``: how names and
+    answers are compared."""
+    return action_label(text.lower())
 
 
 def match_option(answer: str, options: Sequence[tuple[str, str]]) -> int | list[int] | None:
@@ -180,5 +204,5 @@ def print_menu(console: Console, options: Sequence[tuple[str, str]]) -> None:
         line.append(f"{k})", style="bold")
         line.append(f" {description}")
         if not _words(description).startswith(_words(name)):
-            line.append(f"  [{name}]", style="dim")
+            line.append(f"  [{action_label(name)}]", style="dim")
         console.print(line)

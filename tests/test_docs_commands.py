@@ -1,0 +1,280 @@
+"""Every command and Python example of the README and of docs/*.md works as written, from a
+fresh copy of the repository (what a new user has after cloning).
+
+Fenced blocks marked ``sh`` hold commands, one per line (``#`` starts a comment); blocks marked
+``python`` hold examples; ``text`` blocks are neither. Each page runs in its own fresh copy, its
+commands in order. The quick tests run the play/replay commands, the benchmarks on a tiny budget
+and the examples, and parse the evaluate.py and train.py commands (their options, agent specs and
+configs). The slow tests run evaluate.py and train.py as well, in new processes, with a small
+budget: fewer hands or matches, a few hundred training steps. A model file a command needs is
+made first by the train.py command that writes it, with the same small budget.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+LANGUAGES = {"sh", "python", "text"}
+FENCE = re.compile(r"^```(\S*)\s*$")
+
+# A few hundred steps instead of hundreds of thousands (appended: the last --set of a key wins).
+TINY_TRAINING = [
+    *("--set", "total_timesteps=256", "--set", "n_envs=2", "--set", "ppo.n_steps=128"),
+    *("--set", "ppo.batch_size=64", "--set", "ppo.n_epochs=1", "--set", "ppo.net_arch=[16,16]"),
+    *("--set", "checkpoint_every=256", "--set", "pool.snapshot_every=256"),
+    *("--set", "eval.every=0", "--set", "eval.episodes=4", "--set", "eval.final_episodes=4"),
+    *("--progress", "off"),
+]
+SMALL_EVALUATION = {"--hands": "48", "--matches": "12"}
+
+
+@dataclass(frozen=True)
+class Block:
+    page: Path
+    line: int
+    language: str
+    text: str
+
+    @property
+    def where(self) -> str:
+        return f"{self.page.relative_to(ROOT)}:{self.line}"
+
+
+def blocks(page: Path) -> list[Block]:
+    found, language, start, lines = [], None, 0, []
+    for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
+        fence = FENCE.match(line)
+        if fence and language is None:
+            language, start, lines = fence.group(1), number, []
+        elif fence:
+            found.append(Block(page, start, language, "\n".join(lines) + "\n"))
+            language = None
+        elif language is not None:
+            lines.append(line)
+    assert language is None, f"{page.name}: a code block opened at line {start} is not closed"
+    return found
+
+
+def commands(page: Path) -> list[tuple[str, list[str]]]:
+    found = []
+    for block in blocks(page):
+        if block.language != "sh":
+            continue
+        for offset, line in enumerate(block.text.splitlines(), 1):
+            words = shlex.split(line, comments=True)
+            if words:
+                found.append((f"{block.where}+{offset}", words))
+    return found
+
+
+def fresh_copy(destination: Path) -> Path:
+    """The repository's files as a clone has them: tracked files plus new ones not ignored."""
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    for name in listed:
+        source = ROOT / name
+        if source.is_file():
+            target = destination / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+    return destination
+
+
+# --------------------------------------------------------------------------- what may appear
+def test_every_code_block_is_marked_with_its_kind():
+    for page in PAGES:
+        for block in blocks(page):
+            assert block.language in LANGUAGES, f"{block.where}: mark the block sh, python or text"
+
+
+def test_readme_install_and_test_commands_are_the_ones_ci_runs():
+    ci = {}
+    for heading in ("Install", "Test"):
+        section = (ROOT / "README.md").read_text(encoding="utf-8").split(f"\n## {heading}\n")[1]
+        ci[heading] = re.search(r"```\S*\n(.*?)\n", section).group(1)
+    assert ci["Install"] == 'pip install -c constraints.txt -e ".[train,test,bench]"'
+    assert ci["Test"] == "python -m pytest"
+
+
+def test_every_page_is_linked_from_the_readme():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for page in PAGES[1:]:
+        assert f"(docs/{page.name})" in readme, page.name
+
+
+def test_relative_links_lead_to_files_and_headings_that_exist():
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if target.startswith(("http://", "https://")):
+                continue
+            path, _, anchor = target.partition("#")
+            linked = (page.parent / path).resolve() if path else page
+            assert linked.exists(), f"{page.name}: {target}"
+            if anchor and linked.suffix == ".md":
+                headings = {
+                    re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-")
+                    for h in re.findall(r"^#+ (.*)$", linked.read_text(encoding="utf-8"), re.M)
+                }
+                assert anchor in headings, f"{page.name}: {target}"
+
+
+# --------------------------------------------------------------------------- running them
+def _play_or_replay(module: str, argv: list[str]) -> None:
+    from brag_env.play import main as play_main
+    from brag_env.replay import main as replay_main
+
+    main = {"brag_env.play": play_main, "brag_env.replay": replay_main}[module]
+    out = io.StringIO()
+    # Always the first choice, Enter between hands: a session runs to its end.
+    code = main(argv, stdin=io.StringIO("1\n" * 400), stdout=out)
+    assert code == 0, out.getvalue()[-2000:]
+
+
+def _bench(script: str, argv: list[str]) -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"docs_{Path(script).stem}", ROOT / script)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    budget = ["--games", "2"]
+    if script.endswith("throughput.py"):
+        budget += ["--reps", "1", "--put-matches", "1"]
+    assert module.main(argv + budget) == 0
+
+
+def _parse_evaluate(argv: list[str]) -> None:
+    sys.path.insert(0, str(ROOT))
+    import evaluate
+    from agents.registry import parse_spec
+
+    args = evaluate.build_parser().parse_args(argv)
+    evaluate.parse_options(args.option)
+    for spec in args.agents or args.round_robin:
+        if not spec.endswith(".zip"):
+            parse_spec(spec, args.game)
+
+
+def _parse_train(argv: list[str]) -> None:
+    sys.path.insert(0, str(ROOT))
+    import train
+    from brag_env.training.config import load_config
+
+    args = train.parse_args(argv)
+    overrides = list(args.overrides) + ([f"seed={args.seed}"] if args.seed is not None else [])
+    load_config(args.config or train.DEFAULT_CONFIG, overrides)
+
+
+def _subprocess(copy: Path, argv: list[str]) -> None:
+    env = {**os.environ, "PYTHONPATH": str(copy)}
+    result = subprocess.run(
+        [sys.executable, *argv], cwd=copy, env=env, capture_output=True, text=True, timeout=900
+    )
+    assert result.returncode == 0, f"{argv}:\n{result.stderr[-3000:]}"
+
+
+def _small_evaluation(argv: list[str]) -> list[str]:
+    out = list(argv)
+    for i, word in enumerate(out[:-1]):
+        if word in SMALL_EVALUATION:
+            out[i + 1] = SMALL_EVALUATION[word]
+    return out
+
+
+def _models_first(copy: Path, argv: list[str]) -> None:
+    """Train (tiny) every ``runs/<name>/model.zip`` an evaluate.py command names and lacks."""
+    for word in argv:
+        match = re.fullmatch(r"runs/([\w-]+)/model\.zip(:.*)?", word)
+        if match and not (copy / "runs" / match.group(1) / "model.zip").exists():
+            config = f"configs/{match.group(1)}.yaml"
+            _subprocess(copy, ["train.py", "--config", config, *TINY_TRAINING])
+
+
+def run_command(copy: Path, words: list[str], slow: bool) -> str:
+    """Run (or, in the quick pass, check) one documented command; returns what was done."""
+    if words[:2] == ["pip", "install"]:
+        assert "-c" in words and "constraints.txt" in words, "pip installs keep the constraints"
+        return "checked"  # CI runs the README's install command
+    if words[:3] == ["python", "-m", "pytest"] or words[:2] == ["ruff", "check"]:
+        return "checked"  # the suite itself (CI), and tests/test_lint.py
+    if words[:2] == ["python", "-m"] and words[2] in ("brag_env.play", "brag_env.replay"):
+        _play_or_replay(words[2], words[3:])
+        return "ran"
+    if words[0] == "python" and words[1].startswith("bench/"):
+        _bench(words[1], words[2:])
+        return "ran with a tiny budget"
+    if words[:2] == ["python", "evaluate.py"]:
+        _parse_evaluate(words[2:])
+        if slow:
+            _models_first(copy, words[2:])
+            _subprocess(copy, _small_evaluation(words[1:]))
+            return "ran with fewer hands"
+        return "parsed"
+    if words[:2] == ["python", "train.py"]:
+        _parse_train(words[2:])
+        if slow:
+            _subprocess(copy, [*words[1:], *TINY_TRAINING])
+            return "ran with a few hundred steps"
+        return "parsed"
+    raise AssertionError(f"no way to run {shlex.join(words)!r}: teach tests/test_docs_commands.py")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_commands_start_as_written_in_a_fresh_copy(page, tmp_path, monkeypatch):
+    copy = fresh_copy(tmp_path / "clone")
+    monkeypatch.chdir(copy)
+    for where, words in commands(page):
+        try:
+            run_command(copy, words, slow=False)
+        except SystemExit as stop:  # argparse refused the command line
+            raise AssertionError(f"{where}: {shlex.join(words)}: exit {stop.code}") from None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "page",
+    [
+        p
+        for p in PAGES
+        if any(w[1][:2] in (["python", "evaluate.py"], ["python", "train.py"]) for w in commands(p))
+    ],
+    ids=lambda p: p.name,
+)
+def test_long_commands_run_with_a_small_budget_in_a_fresh_copy(page, tmp_path, monkeypatch):
+    copy = fresh_copy(tmp_path / "clone")
+    monkeypatch.chdir(copy)
+    for _, words in commands(page):
+        run_command(copy, words, slow=True)
+
+
+def _examples() -> list:
+    found = []
+    for page in PAGES:
+        for block in blocks(page):
+            if block.language == "python":
+                found.append(pytest.param(block, id=block.where))
+    return found
+
+
+@pytest.mark.parametrize("block", _examples())
+def test_python_examples_run(block, tmp_path, monkeypatch):
+    monkeypatch.chdir(fresh_copy(tmp_path / "clone"))
+    exec(compile(block.text, block.where, "exec"), {"__name__": "__docs__"})
