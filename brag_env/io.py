@@ -263,11 +263,11 @@ def read_text_bounded(path: str | os.PathLike[str], max_bytes: int, what: str = 
     path = Path(path)
     name = _where(path, what)
     if not path.exists():
-        raise FileError(f"{name} does not exist")
+        raise FileError(f"cannot read {name}: no such file")
     if path.is_dir():
-        raise FileError(f"{name} is a directory, expected a file")
+        raise FileError(f"cannot read {name}: it is a directory, expected a file")
     if not path.is_file():  # a FIFO or a device: reading could block or never end
-        raise FileError(f"{name} is not a regular file")
+        raise FileError(f"cannot read {name}: not a regular file")
     try:
         with open(path, "rb") as f:
             data = f.read(max_bytes + 1)
