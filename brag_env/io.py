@@ -236,9 +236,11 @@ def json_depth(text: str) -> int:
     return deepest
 
 
-def loads_bounded(text: str | bytes, what: str, max_bytes: int = MAX_JSON_BYTES) -> Any:
+def loads_bounded(text: str | bytes, what: str, max_bytes: int | None = None) -> Any:
     """``json.loads`` of ``text`` with limits on its size and nesting; ``FileError`` naming
-    ``what`` (e.g. ``"its 'data' entry"``) for JSON that is too big, too deep or bad."""
+    ``what`` (e.g. ``"its 'data' entry"``) for JSON that is too big (default limit
+    ``MAX_JSON_BYTES``), too deep or bad."""
+    max_bytes = MAX_JSON_BYTES if max_bytes is None else max_bytes
     if len(text) > max_bytes:
         raise FileError(f"{what} is larger than {max_bytes:,} bytes: refused")
     if isinstance(text, (bytes, bytearray)):
@@ -303,10 +305,12 @@ def check_zip(archive: zipfile.ZipFile, what: str) -> None:
 
 
 def read_zip_entry(
-    archive: zipfile.ZipFile, name: str, what: str, limit: int = MAX_ZIP_ENTRY_BYTES
+    archive: zipfile.ZipFile, name: str, what: str, limit: int | None = None
 ) -> bytes:
     """Entry ``name``, inflated in chunks and abandoned as soon as it passes ``limit`` bytes
-    (whatever the directory claims). Corruption is a ``zipfile.BadZipFile`` as usual."""
+    (default ``MAX_ZIP_ENTRY_BYTES``), whatever the directory claims. Corruption is a
+    ``zipfile.BadZipFile`` as usual."""
+    limit = MAX_ZIP_ENTRY_BYTES if limit is None else limit
     info = archive.getinfo(name)
     if info.file_size > limit:
         raise FileError(
