@@ -32,12 +32,11 @@ import numpy as np
 from agents.base import Agent, TableInfo
 from brag_env.io import (
     MAX_JSON_BYTES,
-    MAX_YAML_BYTES,
     FileError,
     check_model_zip,
     check_zip,
+    load_yaml,
     loads_bounded,
-    read_text_bounded,
     read_zip_entry,
 )
 
@@ -178,14 +177,10 @@ def trained_env(path: str | Path) -> TrainedEnv | None:
     for folder in folders:
         config = folder / "config.yaml"
         if config.is_file():
-            import yaml
-
             try:
-                record = yaml.safe_load(read_text_bounded(config, MAX_YAML_BYTES))
+                record = load_yaml(config)
             except FileError as e:
                 raise _fail(path, f"the run's config: {e}") from None
-            except (yaml.YAMLError, RecursionError) as e:
-                raise _fail(path, f"unreadable {config} ({type(e).__name__})") from None
             return _env_record(path, record, str(config))
     return None
 

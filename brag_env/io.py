@@ -41,8 +41,10 @@ MAX_HISTORY_BYTES = 512 * 2**20
 MAX_LINE_BYTES = 2**20
 #: Nesting of JSON arrays and objects (a hand history nests 4 deep, SB3's data 5).
 MAX_JSON_DEPTH = 64
-#: A YAML config (a run's config.yaml is about 1 KB).
+#: A YAML config (a run's config.yaml is about 1 KB), and its aliases (``*name``): each
+#: one may repeat a whole subtree, so a few nested ones expand to billions of nodes.
 MAX_YAML_BYTES = 2**20
+MAX_YAML_ALIASES = 100
 
 
 class FileError(ValueError):
@@ -281,6 +283,60 @@ def read_text_bounded(path: str | os.PathLike[str], max_bytes: int, what: str = 
         return data.decode("utf-8")
     except UnicodeDecodeError:
         raise FileError(f"{name} is not UTF-8 text") from None
+
+
+def load_yaml(path: str | os.PathLike[str], what: str = "") -> Any:
+    """``yaml.safe_load`` of a file, bounded: at most ``MAX_YAML_BYTES``, ``MAX_YAML_ALIASES``
+    aliases and ``MAX_JSON_DEPTH`` levels of nesting (PyYAML's composer recurses: a file of
+    5,000 ``[`` is a ``RecursionError``). ``FileError`` naming the file, in one line, for a file
+    that is unreadable, too big or not YAML (with the line and column of the problem)."""
+    import yaml
+
+    text = read_text_bounded(path, MAX_YAML_BYTES, what)
+    name = _where(path, what)
+    aliases = depth = 0
+    try:
+        for token in yaml.scan(text, Loader=yaml.SafeLoader):
+            if isinstance(token, yaml.AliasToken):
+                aliases += 1
+                if aliases > MAX_YAML_ALIASES:
+                    raise FileError(f"{name} uses more than {MAX_YAML_ALIASES} aliases: refused")
+            elif isinstance(token, _YAML_OPEN):
+                depth += 1
+                if depth > MAX_JSON_DEPTH:
+                    raise FileError(f"{name} nests more than {MAX_JSON_DEPTH} levels: refused")
+            elif isinstance(token, _YAML_CLOSE):
+                depth -= 1
+        return yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+        problem = getattr(error, "problem", None) or one_line_of(error)
+        raise FileError(f"{name} is not valid YAML: {problem}{where}") from None
+    except RecursionError:  # not reached under MAX_JSON_DEPTH; kept for a changed limit
+        raise FileError(f"{name} nests too deeply: refused") from None
+
+
+def one_line_of(error: BaseException) -> str:
+    """The first line of an error's message (or its type when it has none)."""
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+def _yaml_tokens() -> tuple[tuple[type, ...], tuple[type, ...]]:
+    import yaml
+
+    opening = (
+        yaml.FlowSequenceStartToken,
+        yaml.FlowMappingStartToken,
+        yaml.BlockSequenceStartToken,
+        yaml.BlockMappingStartToken,
+    )
+    closing = (yaml.FlowSequenceEndToken, yaml.FlowMappingEndToken, yaml.BlockEndToken)
+    return opening, closing
+
+
+_YAML_OPEN, _YAML_CLOSE = _yaml_tokens()
 
 
 # ------------------------------------------------------------------ reading zips

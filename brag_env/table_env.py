@@ -195,6 +195,11 @@ class CardTableEnv(AECEnv, EzPickle, metaclass=ABCMeta):
                     stacklevel=2,
                 )
             deck, dealer = options.get("deck"), options.get("dealer")
+            if deck is not None and not isinstance(deck, (str, Sequence, np.ndarray)):
+                raise ValueError(  # a number, a set: the engines would fail on it less clearly
+                    f"{self._name}.reset: deck must be card text or a list of card ints, "
+                    f"got {deck!r}"
+                )
         if seed is not None:
             self._rng = make_rng(check_seed(seed, f"{self._name}.reset: seed"))
         elif self._rng is None:

@@ -126,3 +126,11 @@ def test_keep_histories_survives_pickling():
     env = brag_v0.raw_env(keep_histories=0, num_players=3)
     again = pickle.loads(pickle.dumps(env))
     assert again.keep_histories == 0 and again.config.num_players == 3
+
+
+@pytest.mark.parametrize("module", ENVS)
+@pytest.mark.parametrize("deck", [42, 1.5, {3, 4}, object()])
+def test_a_deck_that_is_no_list_of_cards_is_a_value_error(module, deck):
+    """Issue 18: put_v0 reset with deck=42 raised a TypeError."""
+    with pytest.raises(ValueError, match=r"reset: deck must be card text or a list of card ints"):
+        module.env().reset(seed=0, options={"deck": deck})

@@ -454,3 +454,33 @@ def test_play_with_force_keeps_the_old_history_until_the_new_one_has_a_hand(tmp_
     assert history.read_text() == "old\n"
     assert _play(args, "1\n" * 10)[0] == 0
     assert json.loads(history.read_text())["hand_number"] == 0
+
+
+# ------------------------------------------------------------------ YAML
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("[" * 5000 + "]" * 5000, "nests more than 64 levels"),  # a RecursionError in PyYAML
+        ("a: &a [1]\n" + "".join(f"b{i}: [{'*a, ' * 9}*a]\n" for i in range(11)), "aliases"),
+        ("a: [1, 2\n", "is not valid YAML: expected ',' or ']'"),
+        ("x: !!python/object:os.system {}", "is not valid YAML: could not determine"),
+        ("#" * (bio.MAX_YAML_BYTES + 1), "larger than 1,048,576 bytes"),
+    ],
+)
+def test_load_yaml_is_bounded_and_one_line(tmp_path, text, fragment):
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    with pytest.raises(bio.FileError, match="config file") as caught:
+        bio.load_yaml(path, "config file")
+    assert fragment in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_load_yaml_reads_a_config(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("game: brag\nenv:\n  num_players: 2\n  raise_sizes: [2, 4]\n")
+    assert bio.load_yaml(path) == {"game": "brag", "env": {"num_players": 2, "raise_sizes": [2, 4]}}
+
+
+def test_option_values_nested_thousands_deep_are_one_line(capsys):
+    code, err = _evaluate([*EVAL, "--option", "raise_sizes=" + "[" * 5000], capsys)
+    assert code == 2 and "bad --option" in err and err.count("\n") == 1

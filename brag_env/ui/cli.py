@@ -27,9 +27,11 @@ def parse_options(items: list[str]) -> dict[str, Any]:
         key = key.strip()
         if not eq or not key or not raw.strip():
             raise ValueError(f"bad --option {item!r}: expected KEY=VALUE, e.g. ante=5")
+        if len(raw) > 10_000:
+            raise ValueError(f"bad --option {key}=...: the value is {len(raw):,} characters long")
         try:
             value = yaml.safe_load(raw)
-        except yaml.YAMLError:
+        except (yaml.YAMLError, RecursionError):  # RecursionError: thousands of nested [
             raise ValueError(f"bad --option {item!r}: cannot read the value {raw!r}") from None
         if isinstance(value, list):
             value = tuple(value)
