@@ -23,7 +23,7 @@ from brag_env.replay import group_sessions, load_histories, prepare
 from brag_env.training.config import load_config
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-SLOW = settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SLOW = settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | st.text(max_size=8),
