@@ -484,3 +484,37 @@ def test_load_yaml_reads_a_config(tmp_path):
 def test_option_values_nested_thousands_deep_are_one_line(capsys):
     code, err = _evaluate([*EVAL, "--option", "raise_sizes=" + "[" * 5000], capsys)
     assert code == 2 and "bad --option" in err and err.count("\n") == 1
+
+
+# ------------------------------------------------------------------ the installed command
+def test_brag_evaluate_is_an_installed_script(tmp_path):
+    """pyproject's [project.scripts] names brag_env.evaluation.cli:main; a wrapper like the
+    one pip writes runs it under its own name (a non-editable install has no evaluate.py)."""
+    import tomllib
+
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts == {"brag-evaluate": "brag_env.evaluation.cli:main"}
+    wrapper = tmp_path / "brag-evaluate"
+    wrapper.write_text("import sys\nfrom brag_env.evaluation.cli import main\nsys.exit(main())\n")
+    result = subprocess.run(
+        [sys.executable, str(wrapper), "--game", "chess", "--agents", "random", "random"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2
+    assert result.stderr.startswith("brag-evaluate: error: unknown game 'chess'")
+
+
+def test_replay_unreadable_file_names_it(tmp_path, monkeypatch):
+    path = _write(tmp_path / "h.jsonl", _brag_lines(1))
+    real_open = open
+
+    def refuse(file, *args, **kwargs):
+        if str(file) == str(path):
+            raise PermissionError(errno.EACCES, "Permission denied")
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.open", refuse)
+    code, err = _replay(path)
+    assert code == 2 and f"cannot read {str(path)!r}: Permission denied" in err
