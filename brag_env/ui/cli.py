@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import Any, NoReturn
 
+from brag_env.io import one_line_of as one_line
+
+__all__ = ["OneLineParser", "one_line", "parse_options"]
+
 
 class OneLineParser(argparse.ArgumentParser):
     """argparse that reports a bad command line in one line, without the usage block."""
@@ -37,9 +41,3 @@ def parse_options(items: list[str]) -> dict[str, Any]:
             value = tuple(value)
         options[key] = value
     return options
-
-
-def one_line(error: BaseException) -> str:
-    """The first line of an error's message (or its type when it has none)."""
-    text = str(error).strip()
-    return text.splitlines()[0] if text else type(error).__name__
