@@ -37,8 +37,7 @@ import numpy as np
 
 from brag_env import brag_v0, put_v0
 from brag_env.brag.game import OPEN
-from brag_env.brag.observation import decode_observation
-from brag_env.cards import format_cards
+from brag_env.brag.observation import observation_layout
 from brag_env.put.rules import NUM_RANKS, PUT_RANK
 
 
@@ -103,6 +102,7 @@ def brag_episode(env: Any, seed: int, rnd: random.Random, checker: Checker) -> t
     env.reset(seed=seed)
     game, config = env.game, env.config
     total = config.num_players * config.starting_chips
+    layout = observation_layout(config)
     decisions = 0
     while env.agents:
         agent = env.agent_selection
@@ -113,28 +113,23 @@ def brag_episode(env: Any, seed: int, rnd: random.Random, checker: Checker) -> t
         where = f"brag seed {seed} hand {game.hand_number} decision {decisions}"
         checker.check(sum(game.chips) + game.pot == total, "chips not conserved", where)
         legal = _common(env, agent, checker, where)
-        view = decode_observation(env.observe(agent)["observation"], config)
+        v = layout.views(env.observe(agent)["observation"])
         looked = game.status[seat] == OPEN
-        own = format_cards(game.hands[seat]) if looked else None
+        own = set(game.hands[seat]) if looked else set()
+        blind_clean = looked or not (v["own_category"].any() or v["own_strength"].any())
         checker.check(
-            (view["own_cards"] is None) == (not looked)
-            and (own is None or set(view["own_cards"].split()) == set(own.split())),
+            set(np.flatnonzero(v["own_cards"]).tolist()) == own and blind_clean,
             "own cards shown wrongly",
-            f"{where}: observation {view['own_cards']!r}, hand {own!r} (looked: {looked})",
+            f"{where}: seat {seat} looked: {looked}",
         )
-        shown = set(view["shown_cards"].split()) if view["shown_cards"] else set()
-        checker.check(
-            shown == set(format_cards(game.shown_cards).split()) if game.shown_cards else not shown,
-            "shown cards differ from the table's",
-            where,
-        )
+        shown = set(np.flatnonzero(v["shown_cards"]).tolist())
+        checker.check(shown == set(game.shown_cards), "shown cards differ from the table's", where)
         previous = game.previous_result
-        prev = view["previous_hand"]
         public = set()
         if previous is not None and previous.shown:
             for cards in previous.shown.values():
-                public |= set(format_cards(cards).split())
-        seen = {c for key in ("seer_cards", "seen_cards") if prev[key] for c in prev[key].split()}
+                public |= set(cards)
+        seen = {c % 52 for c in np.flatnonzero(v["prev_shown_cards"]).tolist()}
         checker.check(seen == public, "previous hand's shown cards leak or differ", where)
         if legal.size == 0:
             return decisions, len(game.hand_results)

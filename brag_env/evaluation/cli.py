@@ -122,10 +122,9 @@ def _count(args: argparse.Namespace) -> int:
 def _check_file(option: str, value: str, force: bool) -> None:
     """``FileError`` unless ``value`` can be written as a file (checked before the long run)."""
     check_writable(value, option, force)
-    path = Path(value)
-    target = path if path.exists() else path.parent
-    if not os.access(target, os.W_OK):
-        raise FileError(f"{option} {value!r}: {str(target)!r} is not writable")
+    folder = Path(value).parent  # the temporary file goes there, then replaces the target
+    if not os.access(folder, os.W_OK):
+        raise FileError(f"{option} {value!r}: the directory {str(folder)!r} is not writable")
 
 
 def _check_directory(option: str, value: str) -> None:
