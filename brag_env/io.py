@@ -197,24 +197,35 @@ def _exists(path: Path, what: str) -> FileError:
     )
 
 
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, what: str = "") -> None:
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to a temporary file next to ``path``, fsync it, then ``os.replace`` it in
-    (creating missing parent folders). ``FileError`` naming the file on failure, the old file
-    intact."""
+    (creating missing parent folders). On failure the old file is intact, the temporary file
+    gone, and the ``OSError`` raised as is (``train.py`` reports it as a run failure); the
+    commands' result files use :func:`write_output`, which names the option."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"atomic_write_bytes takes bytes, got {type(data).__name__}")
     path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the file the usual mode
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_output(path: str | os.PathLike[str], data: str | bytes, what: str = "") -> None:
+    """:func:`atomic_write_bytes` of ``data`` (text as UTF-8) for a command's result file: an
+    ``OSError`` becomes a :class:`FileError` naming ``what`` (e.g. ``"--json"``) and the file."""
+    try:
+        atomic_write_bytes(path, data.encode("utf-8") if isinstance(data, str) else data)
     except OSError as error:
         raise write_error(path, error, what) from None
-    with AtomicFile(path, what, force=True, binary=True) as out:
-        out.write(bytes(data))
-
-
-def atomic_write_text(path: str | os.PathLike[str], text: str, what: str = "") -> None:
-    """``atomic_write_bytes`` of ``text`` in UTF-8."""
-    atomic_write_bytes(path, text.encode("utf-8"), what)
 
 
 # ------------------------------------------------------------------ reading JSON

@@ -294,23 +294,31 @@ def test_replay_refuses_a_device_or_a_folder(tmp_path):
 
 
 # ------------------------------------------------------------------ atomic writes
-def _full_disk(monkeypatch, after: int = 0):
-    """Writes through AtomicFile fail with ENOSPC once ``after`` writes succeeded."""
+def _full_disk(monkeypatch) -> None:
+    """The disk is full: data reaches the page cache but ``fsync`` fails with ENOSPC (as on a
+    file system with delayed allocation), for whole-file writes and streamed ones alike."""
+
+    def fsync(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(bio.os, "fsync", fsync)
+
+
+def _full_stream(monkeypatch, after: int) -> None:
+    """Streamed writes (``AtomicFile.write``) fail with ENOSPC once ``after`` succeeded, half a
+    line reaching the temporary file first."""
     real = bio.AtomicFile.write
     calls = {"n": 0}
 
     def write(self, data):
         calls["n"] += 1
-        if calls["n"] > after:
-            self._file.write(data[: len(data) // 2])  # half a line reaches the temporary file
-            self._file.flush()
-            error = OSError(errno.ENOSPC, "No space left on device")
-            try:
-                raise error
-            except OSError as caught:
-                self.discard()
-                raise bio.write_error(self.path, caught, self.what) from None
-        return real(self, data)
+        if calls["n"] <= after:
+            return real(self, data)
+        self._file.write(data[: len(data) // 2])
+        self.discard()
+        raise bio.write_error(
+            self.path, OSError(errno.ENOSPC, "No space left on device"), self.what
+        )
 
     monkeypatch.setattr(bio.AtomicFile, "write", write)
 
@@ -320,9 +328,29 @@ def test_atomic_file_keeps_the_old_file_on_a_full_disk(tmp_path, monkeypatch):
     path.write_text("old\n")
     _full_disk(monkeypatch)
     with pytest.raises(bio.FileError, match=r"cannot write --json .*out.json: No space left"):
-        bio.atomic_write_text(path, "new\n", "--json")
+        bio.write_output(path, "new\n", "--json")
     assert path.read_text() == "old\n"
     assert [p.name for p in tmp_path.iterdir()] == ["out.json"]
+
+
+def test_atomic_write_bytes_raises_the_os_error_for_train_py(tmp_path, monkeypatch):
+    path = tmp_path / "model.zip"
+    path.write_bytes(b"old")
+    _full_disk(monkeypatch)
+    with pytest.raises(OSError, match="No space left on device"):
+        bio.atomic_write_bytes(path, b"new")
+    assert path.read_bytes() == b"old" and len(list(tmp_path.iterdir())) == 1
+
+
+def test_play_full_disk_at_the_end_is_one_line(tmp_path, monkeypatch, capsys):
+    history = tmp_path / "h.jsonl"
+    _full_disk(monkeypatch)
+    code, _ = _play(
+        ["brag", *CALLERS, "--seed", "1", "--hands", "1", "--history", str(history)], "1\n" * 20
+    )
+    err = capsys.readouterr().err
+    assert code == 2 and f"cannot write --history {history}: No space left on device" in err
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_atomic_file_refuses_an_existing_file_without_force(tmp_path):
@@ -436,7 +464,7 @@ def test_play_eof_at_the_first_prompt_leaves_no_history(tmp_path):
 
 def test_play_full_disk_is_one_line_and_leaves_no_file(tmp_path, monkeypatch, capsys):
     history = tmp_path / "h.jsonl"
-    _full_disk(monkeypatch, after=1)  # the first hand is written, the second fails
+    _full_stream(monkeypatch, after=1)  # the first hand is written, the second fails
     code, _ = _play(
         ["brag", *CALLERS, "--seed", "1", "--hands", "3", "--history", str(history)], "1\n" * 40
     )

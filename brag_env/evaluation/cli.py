@@ -26,7 +26,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from brag_env.io import AtomicFile, FileError, atomic_write_text, check_writable
+from brag_env.io import AtomicFile, FileError, check_writable, write_output
 from brag_env.ui.cli import OneLineParser, one_line, parse_options  # shared with play, replay
 
 DEFAULT_COUNT = {"brag": 10_000, "put": 1_000}
@@ -208,7 +208,7 @@ def run(args: argparse.Namespace) -> int:
     if history is not None:
         history.commit()
     if args.json:
-        atomic_write_text(args.json, json.dumps(result.to_dict(), indent=2) + "\n", "--json")
+        write_output(args.json, json.dumps(result.to_dict(), indent=2) + "\n", "--json")
     if args.plot:
         from brag_env.evaluation.plots import plot_round_robin, plot_tournament
 

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from brag_env.evaluation.runner import RoundRobinResult, TournamentResult
-from brag_env.io import atomic_write_bytes
+from brag_env.io import write_output
 
 
 def _pyplot() -> Any:
@@ -25,7 +25,7 @@ def _save(fig: Any, path: Path) -> None:
     """The figure as a PNG, rendered in memory and written atomically (``brag_env.io``)."""
     buffer = io.BytesIO()
     fig.savefig(buffer, dpi=120, format="png")
-    atomic_write_bytes(path, buffer.getvalue(), "--plot")
+    write_output(path, buffer.getvalue(), "--plot")
 
 
 #: Bars resting on fewer decisions than this are drawn faded: their shares are mostly noise.
