@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import sys
 
-from brag_env.evaluation.cli import build_parser, check_outputs, main, run
+from brag_env.evaluation.cli import build_parser, check_outputs, main, parse_options, run
 
-__all__ = ["build_parser", "check_outputs", "main", "run"]
+__all__ = ["build_parser", "check_outputs", "main", "parse_options", "run"]
 
 if __name__ == "__main__":
     sys.exit(main())
