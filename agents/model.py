@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 import warnings
 import zipfile
 from dataclasses import dataclass
@@ -31,6 +30,15 @@ from typing import Any, ClassVar
 import numpy as np
 
 from agents.base import Agent, TableInfo
+from brag_env.io import (
+    MAX_JSON_BYTES,
+    FileError,
+    check_model_zip,
+    check_zip,
+    load_yaml,
+    loads_bounded,
+    read_zip_entry,
+)
 
 _POLICY_MODULE = "sb3_contrib.common.maskable.policies"
 _POLICY_CLASS = "MaskableActorCriticPolicy"
@@ -94,12 +102,18 @@ def _read_data(path: Path) -> dict[str, Any]:
     if not zipfile.is_zipfile(path):
         raise _fail(path, "not a zip archive (expected a model.zip saved by train.py)")
     try:
+        # Limits first (entries, inflated sizes, also inside the *.pth zips), from the
+        # directories: SB3 and torch would inflate whatever the file holds.
+        check_model_zip(path, "its zip")
         with zipfile.ZipFile(path) as archive:
             names = set(archive.namelist())
             if "data" not in names or "policy.pth" not in names:
                 raise _fail(path, "the archive lacks 'data' or 'policy.pth': not an SB3 model")
-            data = json.loads(archive.read("data").decode("utf-8"))
-    except (zipfile.BadZipFile, OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            raw = read_zip_entry(archive, "data", "its zip", MAX_JSON_BYTES)
+        data = loads_bounded(raw, "its 'data' entry")
+    except FileError as e:
+        raise _fail(path, str(e)) from None
+    except (zipfile.BadZipFile, OSError, EOFError) as e:
         raise _fail(path, f"corrupt archive ({e})") from None
     if not isinstance(data, dict):
         raise _fail(path, "its 'data' entry is not a JSON object")
@@ -115,7 +129,8 @@ def _summary(entry: Any) -> dict[str, Any] | None:
 
 def _as_int_list(value: Any) -> list[int]:
     if isinstance(value, str):  # SB3 str()-ed it
-        value = json.loads(value.replace("(", "[").replace(")", "]").replace(",]", "]"))
+        text = value.replace("(", "[").replace(")", "]").replace(",]", "]")
+        value = loads_bounded(text, "a shape")
     return [int(v) for v in value]
 
 
@@ -150,20 +165,22 @@ def trained_env(path: str | Path) -> TrainedEnv | None:
     try:
         with zipfile.ZipFile(path) as archive:
             if MODEL_ENTRY in archive.namelist():
-                record = json.loads(archive.read(MODEL_ENTRY).decode("utf-8"))
+                check_zip(archive, "its zip")
+                raw = read_zip_entry(archive, MODEL_ENTRY, "its zip", MAX_JSON_BYTES)
+                record = loads_bounded(raw, f"its {MODEL_ENTRY} entry")
                 return _env_record(path, record, f"its {MODEL_ENTRY} entry")
-    except (zipfile.BadZipFile, OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+    except FileError as e:
+        raise _fail(path, str(e)) from None
+    except (zipfile.BadZipFile, OSError, EOFError) as e:
         raise _fail(path, f"unreadable {MODEL_ENTRY} entry ({e})") from None
     folders = [path.parent] + ([path.parent.parent] if path.parent.name == "snapshots" else [])
     for folder in folders:
         config = folder / "config.yaml"
         if config.is_file():
-            import yaml
-
             try:
-                record = yaml.safe_load(config.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
-                raise _fail(path, f"unreadable {config} ({type(e).__name__})") from None
+                record = load_yaml(config)
+            except FileError as e:
+                raise _fail(path, f"the run's config: {e}") from None
             return _env_record(path, record, str(config))
     return None
 
@@ -226,7 +243,7 @@ def _safe_objects(path: Path, data: dict[str, Any]) -> tuple[dict[str, Any], Sav
     try:
         shape = tuple(_as_int_list(obs_entry["_shape"]))
         num_actions = int(act_entry["n"])
-    except (KeyError, TypeError, ValueError, json.JSONDecodeError):
+    except (KeyError, TypeError, ValueError):  # FileError is a ValueError
         raise _fail(path, "its observation/action space records are unreadable") from None
 
     policy_entry = _summary(data.get("policy_class"))

@@ -107,6 +107,7 @@ With `raw_env()`, an illegal action raises `ValueError`.
 | `lowball`            | False           | B21                                                  |
 | `render_mode`        | None            | "ansi" (returns the table) or "human" (prints it)    |
 | `reveal_cards`       | False           | render every hand, not only the public view          |
+| `keep_histories`     | None            | hands whose history the session keeps: all, 0, or K  |
 
 A bad value raises `ValueError` naming the field. `reset(seed=..., options=...)` accepts
 `options={"deck": "As 2s 3s ...", "dealer": k}`: the cards are stacked on top of the deck for
@@ -117,6 +118,9 @@ gives the same game.
 `env.unwrapped.hand_histories()` returns the JSON-serialisable histories of the session's finished
 hands, each with its rules config (format: `brag_env.brag.history`);
 `brag_env.brag.replay.replay_session(histories)` plays them again and checks every amount.
+For long sessions, `keep_histories=K` keeps only the last K hands' histories and results
+(`keep_histories=0`: none), so memory stays flat (`bench/memory.py`); counts of finished hands
+(`len(env.unwrapped.game.hand_results)`) still count them all.
 
 The render is a spectator's table: stacks, statuses, stake, pot, recent betting, and the cards
 shown at a see; hidden hands appear as `▮ ▮ ▮` unless `reveal_cards=True`.
@@ -166,6 +170,9 @@ class raw_env(CardTableEnv):
     config_class = BragConfig
     episode_word = "game"
     seat_attribute = "current_player"  # -1 once the session is over
+    # keep_histories: the hand histories, and the results (the render and observers read the
+    # last one, the stats count them with len()).
+    history_lists = (("_records", 0), ("hand_results", 1))
 
     config: BragConfig
     game: BragGame

@@ -114,11 +114,26 @@ def format_cards(cards: Iterable[int], symbols: bool = True) -> str:
     return " ".join(format_card(int(c), symbols) for c in cards)
 
 
+def check_seed(seed: object, what: str = "seed") -> int | None:
+    """``seed`` as a Python int (numpy integers too) or None; ``ValueError`` naming ``what``
+    for anything else: a bool, a float such as 1.5, a negative number (numpy's own messages
+    for these name neither the argument nor its value)."""
+    if seed is None:
+        return None
+    whole = isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_))
+    if whole and seed >= 0:  # type: ignore[operator]
+        return int(seed)  # type: ignore[arg-type]
+    raise ValueError(f"{what} must be a whole number >= 0 or None, got {seed!r}")
+
+
 def make_rng(seed: int | np.random.Generator | None = None) -> np.random.Generator:
-    """A numpy ``Generator`` from a seed (or pass one through)."""
+    """A numpy ``Generator`` from a seed (``check_seed``), or pass a Generator (or a numpy
+    ``SeedSequence``) through."""
     if isinstance(seed, np.random.Generator):
         return seed
-    return np.random.default_rng(seed)
+    if isinstance(seed, np.random.SeedSequence):
+        return np.random.default_rng(seed)
+    return np.random.default_rng(check_seed(seed))
 
 
 class Deck:

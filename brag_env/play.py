@@ -13,7 +13,9 @@ You take seat ``--seat`` (default 0); the agent specs fill the other seats in or
 Answer each question with the number of a choice (or its name); ``q`` leaves the table.
 ``--history FILE.jsonl`` saves every finished hand in ``evaluate.py --history``'s format, for
 ``python -m brag_env.replay FILE.jsonl``; an existing file is refused unless ``--force`` is
-given (then it is overwritten).
+given (then it is replaced when the session closes). The file is written atomically: the hands
+go to a temporary file beside it, renamed into place at the end, so a session left before its
+first hand leaves no file, and a write failure (a full disk) a one-line error.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, TextIO
 
+from brag_env.io import FileError
 from brag_env.ui.cli import OneLineParser, one_line, parse_options
 
 if TYPE_CHECKING:
@@ -117,8 +120,8 @@ def main(
 ) -> int:
     """Run the command line; ``stdin``/``stdout`` replace the terminal (tests drive it so).
 
-    Only a bad setup is reported as a one-line error (exit 2); an error during the game is a
-    bug and keeps its traceback.
+    A bad setup, and a history file that cannot be written, are reported as one-line errors
+    (exit 2); any other error during the game is a bug and keeps its traceback.
     """
     args = build_parser().parse_args(argv)
     try:
@@ -129,8 +132,12 @@ def main(
     except KeyboardInterrupt:  # e.g. while a trained model loads
         print(f"\n{PROG}: interrupted", file=sys.stderr)
         return 130
-    with session.history:
-        return session.play()
+    try:
+        with session.history:
+            return session.play()
+    except FileError as error:  # the history could not be written (a full disk, ...)
+        print(f"{PROG}: error: {one_line(error)}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

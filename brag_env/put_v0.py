@@ -113,13 +113,15 @@ it raises `ValueError`.
 | `reward`               | "match" | "match" (result at the end), "points" (hand by hand)   |
 | `render_mode`          | None    | "ansi" (returns the table) or "human" (prints it)      |
 | `reveal_cards`         | False   | render every hand, not only the public view            |
+| `keep_histories`       | None    | hands whose history the match keeps: all, 0, or K      |
 
 A bad value raises `ValueError` naming the field. `reset(seed=..., options=...)` accepts
 `options={"deck": "As 2s 3s ...", "dealer": k}`: the cards are stacked on top of the first
 hand's deck (top card first, dealt one at a time from the dealer's left, P2; the rest of that
 deck and every later hand are shuffled from the seed) and seat k deals first (else a seeded cut,
 P2). The same seed gives the same match. `env.unwrapped.hand_histories()` returns the JSON hand
-histories of the match; `brag_env.put.replay_hand` plays one again.
+histories of the match (with `keep_histories=K` only the last K; `len(game.history)` still
+counts them all); `brag_env.put.replay_hand` plays one again.
 
 Importing this module registers the env with PettingZoo's registry (`brag_env.registry`), so
 `pettingzoo.make("aec", "brag_env/put_v0", num_players=3)` equals `put_v0.env(num_players=3)`.
@@ -176,6 +178,7 @@ class raw_env(CardTableEnv):
     config_class = PutConfig
     episode_word = "match"
     seat_attribute = "current"  # -1 once the match is over
+    history_lists = (("history", 0),)  # keep_histories bounds the match's hand records
 
     config: PutConfig
     game: PutGame

@@ -22,7 +22,6 @@ written by ``play`` carry their rules; for other files, give non-default rules w
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -33,6 +32,13 @@ from rich.console import Console, RenderableType
 from rich.panel import Panel
 from rich.text import Text
 
+from brag_env.io import (
+    MAX_HISTORY_BYTES,
+    MAX_LINE_BYTES,
+    FileError,
+    loads_bounded,
+    read_text_bounded,
+)
 from brag_env.ui.cli import OneLineParser, one_line, parse_options
 from brag_env.ui.records import GAMES, check_record
 
@@ -104,19 +110,22 @@ def load_histories(path: str | Path) -> list[dict[str, Any]]:
 
     required = {"brag": brag_replay.REQUIRED_KEYS, "put": put_replay.REQUIRED_KEYS}
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise ValueError(f"{path} is not a text file of JSON lines") from None
-    except OSError as error:
-        raise ValueError(f"cannot read {path}: {error.strerror or error}") from None
+        text = read_text_bounded(path, MAX_HISTORY_BYTES)
+    except FileError as error:
+        if "not UTF-8" in str(error):
+            raise ValueError(f"{path} is not a text file of JSON lines") from None
+        raise ValueError(str(error)) from None
     records = []
+    configs: dict[tuple[Any, ...], tuple[int, Any]] = {}  # per session: its first line's rules
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise ValueError(f"{path} line {number} is not JSON ({error.msg})") from None
+        if len(line) > MAX_LINE_BYTES:
+            raise ValueError(
+                f"{path} line {number} is longer than {MAX_LINE_BYTES:,} characters: refused "
+                "(a hand history line is a few thousand)"
+            )
+        record = loads_bounded(line, f"{path} line {number}", MAX_LINE_BYTES)
         if not isinstance(record, dict):
             raise ValueError(f"{path} line {number} is not a hand history (not a JSON object)")
         try:
@@ -140,6 +149,12 @@ def load_histories(path: str | Path) -> list[dict[str, Any]]:
             raise ValueError(f"{path} line {number}: malformed hand history ({error})") from None
         record["_line"] = number
         record["_game"] = game
+        first = configs.setdefault(_session_key(record), (number, record.get("config")))
+        if record.get("config") != first[1]:
+            raise ValueError(
+                f"{path} line {number}: its config differs from that of line {first[0]} of the "
+                "same session (episode, seed and players): one session has one set of rules"
+            )
         records.append(record)
     if not records:
         raise ValueError(f"{path} holds no hand histories")

@@ -18,6 +18,8 @@ messages), and provides:
                          known; the engine validates their values)
 ``_rewards(outcome)``    every seat's reward for a non-``None`` outcome of ``apply``, or ``None``
 ``_render_text()``       the table as text
+``history_lists``        ``(engine attribute, least kept)`` pairs: the engine's per-hand lists
+                         that ``keep_histories=K`` bounds to their last ``max(K, least)`` items
 ``observe(agent)``       written out in each env: it is the hottest path and game-specific
                          (observer, mask cache), so no hook calls in between. Before ``reset()``
                          it raises ``self._before_reset("observe")``; every agent but the one to
@@ -38,7 +40,8 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
-from brag_env.cards import make_rng
+from brag_env.cards import check_seed, make_rng
+from brag_env.recent import RecentList
 
 RESET_OPTIONS = ("deck", "dealer")
 
@@ -84,6 +87,7 @@ class CardTableEnv(AECEnv, EzPickle, metaclass=ABCMeta):
     config_class: ClassVar[type]
     episode_word: ClassVar[str]  # "game" or "match": what reset() starts, in error messages
     seat_attribute: ClassVar[str]
+    history_lists: ClassVar[tuple[tuple[str, int], ...]]
     game: Any
 
     def __init__(
@@ -91,15 +95,27 @@ class CardTableEnv(AECEnv, EzPickle, metaclass=ABCMeta):
         config: Any = None,
         render_mode: str | None = None,
         reveal_cards: bool = False,
+        keep_histories: int | None = None,
         **options: Any,
     ) -> None:
-        EzPickle.__init__(self, config, render_mode, reveal_cards, **options)
+        EzPickle.__init__(self, config, render_mode, reveal_cards, keep_histories, **options)
         super().__init__()
         self._name: str = self.metadata["name"]  # the prefix of every error message
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
         if not isinstance(reveal_cards, bool):
             raise ValueError(f"reveal_cards must be true or false, got {reveal_cards!r}")
+        if keep_histories is not None and (
+            isinstance(keep_histories, bool)
+            or not isinstance(keep_histories, int)
+            or keep_histories < 0
+        ):
+            raise ValueError(
+                f"keep_histories must be None (keep all), 0 (none) or a whole number of hands "
+                f"to keep, got {keep_histories!r}"
+            )
+        # Long sessions: how many finished hands' histories (and results) the engine keeps.
+        self.keep_histories = keep_histories
         cfg = merge_config(self.config_class, config, options)
         self.config = cfg
         self.render_mode = render_mode
@@ -179,11 +195,21 @@ class CardTableEnv(AECEnv, EzPickle, metaclass=ABCMeta):
                     stacklevel=2,
                 )
             deck, dealer = options.get("deck"), options.get("dealer")
+            if deck is not None and not isinstance(deck, (str, Sequence, np.ndarray)):
+                raise ValueError(  # a number, a set: the engines would fail on it less clearly
+                    f"{self._name}.reset: deck must be card text or a list of card ints, "
+                    f"got {deck!r}"
+                )
         if seed is not None:
-            self._rng = make_rng(seed)
+            self._rng = make_rng(check_seed(seed, f"{self._name}.reset: seed"))
         elif self._rng is None:
             self._rng = make_rng(None)
         self._new_game(self._rng, deck, dealer)
+        keep = self.keep_histories
+        if keep is not None:  # the engine's lists start empty each episode: bound the new ones
+            game = self.game
+            for name, least in self.history_lists:
+                setattr(game, name, RecentList(max(keep, least)))
         agents = self.possible_agents[:]
         self.agents = agents
         self.rewards = dict.fromkeys(agents, 0.0)

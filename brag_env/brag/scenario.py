@@ -24,7 +24,6 @@ and the evaluation tools read the same files. A file is one JSON object:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,9 +79,12 @@ def scenario_from_dict(data: dict[str, Any]) -> Scenario:
 
 
 def load_scenario(path: str | Path) -> Scenario:
-    """Read a scenario file (see the module docstring for the format)."""
-    with open(path, encoding="utf-8") as f:
-        return scenario_from_dict(json.load(f))
+    """Read a scenario file (see the module docstring for the format); its size and nesting are
+    bounded (``brag_env.io``), a bad file is a one-line ``ValueError``."""
+    from brag_env.io import MAX_JSON_BYTES, loads_bounded, read_text_bounded
+
+    text = read_text_bounded(path, MAX_JSON_BYTES, "scenario")
+    return scenario_from_dict(loads_bounded(text, f"scenario {path}"))
 
 
 def play_scenario(scenario: Scenario) -> tuple[BragGame, list[HandResult]]:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from brag_env.evaluation.runner import RoundRobinResult, TournamentResult
+from brag_env.io import write_output
 
 
 def _pyplot() -> Any:
@@ -17,6 +19,13 @@ def _pyplot() -> Any:
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def _save(fig: Any, path: Path) -> None:
+    """The figure as a PNG, rendered in memory and written atomically (``brag_env.io``)."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, dpi=120, format="png")
+    write_output(path, buffer.getvalue(), "--plot")
 
 
 #: Bars resting on fewer decisions than this are drawn faded: their shares are mostly noise.
@@ -150,7 +159,7 @@ def plot_tournament(result: TournamentResult, directory: str | Path) -> list[Pat
         plt, matrix, labels, seats, f"{result.game}: mean payoff by seat", result.payoff_unit
     )
     written.append(out / "payoff_by_seat.png")
-    fig.savefig(written[-1], dpi=120)
+    _save(fig, written[-1])
     plt.close(fig)
     tables = [
         (label, a.behaviour["actions_by_decile"])
@@ -160,7 +169,7 @@ def plot_tournament(result: TournamentResult, directory: str | Path) -> list[Pat
     if tables:
         fig = _decile_chart(plt, result.game, tables)
         written.append(out / "actions_by_decile.png")
-        fig.savefig(written[-1], dpi=120)
+        _save(fig, written[-1])
         plt.close(fig)
     return written
 
@@ -189,7 +198,7 @@ def plot_round_robin(result: RoundRobinResult, directory: str | Path) -> list[Pa
         ),
     )
     written = [out / "payoff_matrix.png"]
-    fig.savefig(written[-1], dpi=120)
+    _save(fig, written[-1])
     plt.close(fig)
     merged = []
     for i in range(len(result.labels)):
@@ -204,6 +213,6 @@ def plot_round_robin(result: RoundRobinResult, directory: str | Path) -> list[Pa
     if merged:
         fig = _decile_chart(plt, result.game, merged)
         written.append(out / "actions_by_decile.png")
-        fig.savefig(written[-1], dpi=120)
+        _save(fig, written[-1])
         plt.close(fig)
     return written

@@ -9,7 +9,9 @@ and optimizer state with SB3's ``set_parameters``, which reads only the ``*.pth`
 ``torch.load(weights_only=True)``.
 
 Atomic: the zip is built in memory, written to a temporary file in the target directory and renamed
-over the target with ``os.replace``, so a run killed at any moment leaves the previous file intact.
+over the target with ``os.replace`` (``brag_env.io.atomic_write_bytes``), so a run killed at any
+moment leaves the previous file intact. Read: the zip's directory is checked against the limits of
+``brag_env.io`` (entries, uncompressed sizes) before anything is inflated.
 """
 
 from __future__ import annotations
@@ -18,35 +20,22 @@ import io
 import json
 import os
 import pickle
-import tempfile
 import zipfile
 from pathlib import Path
 from typing import Any
 
+from brag_env.io import (
+    MAX_JSON_BYTES,
+    FileError,
+    atomic_write_bytes,
+    check_model_zip,
+    loads_bounded,
+    read_zip_entry,
+)
+
+__all__ = ["atomic_write_bytes", "load_parameters", "read_training_state", "save_model"]
+
 TRAINING_ENTRY = "brag_env_training.json"
-
-
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to a temporary file next to ``path``, fsync it, then ``os.replace`` it in."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the file the usual mode
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def save_model(
@@ -94,7 +83,9 @@ def read_training_state(
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"checkpoint {str(path)!r} does not exist")
+    where = f"checkpoint {str(path)!r}"
     try:
+        check_model_zip(path, where)  # before testzip inflates every entry
         with zipfile.ZipFile(path) as archive:
             bad = archive.testzip()
             if bad is not None:
@@ -108,9 +99,11 @@ def read_training_state(
                 )
             if TRAINING_ENTRY not in names:
                 raise ValueError(f"{path} is a model, not a checkpoint (no {TRAINING_ENTRY})")
-            state = json.loads(archive.read(TRAINING_ENTRY))
-            record = json.loads(archive.read(MODEL_ENTRY))
-    except (zipfile.BadZipFile, OSError, EOFError, json.JSONDecodeError, UnicodeDecodeError) as e:
+            state = _json_entry(archive, TRAINING_ENTRY, where)
+            record = _json_entry(archive, MODEL_ENTRY, where)
+    except FileError:
+        raise
+    except (zipfile.BadZipFile, OSError, EOFError) as e:
         raise ValueError(f"checkpoint {str(path)!r} is corrupt ({e})") from None
     if not isinstance(state, dict) or "num_timesteps" not in state:
         raise ValueError(f"checkpoint {str(path)!r}: {TRAINING_ENTRY} lacks num_timesteps")
@@ -129,12 +122,20 @@ def read_training_state(
     return state
 
 
+def _json_entry(archive: zipfile.ZipFile, name: str, where: str) -> Any:
+    data = read_zip_entry(archive, name, where, MAX_JSON_BYTES)
+    return loads_bounded(data, f"{where} entry {name!r}")
+
+
 def load_parameters(model: Any, path: str | os.PathLike[str]) -> None:
     """Weights and optimizer state from a checkpoint into ``model`` (SB3's ``set_parameters``,
     which reads the ``*.pth`` entries with ``torch.load(weights_only=True)``); any failure is a
     ``ValueError`` (a damaged file, or a network of another shape)."""
     try:
+        check_model_zip(path, f"checkpoint {str(path)!r}")
         model.set_parameters(str(path), exact_match=True, device="cpu")
+    except FileError:
+        raise
     except pickle.UnpicklingError:  # torch's message would suggest weights_only=False: no
         reason = "its *.pth entries are damaged or hold more than tensors (weights_only refused)"
     except Exception as e:  # torch and zipfile raise many types; the caller wants one line

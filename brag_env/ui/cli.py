@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import Any, NoReturn
 
+from brag_env.io import one_line_of as one_line
+
+__all__ = ["OneLineParser", "one_line", "parse_options"]
+
 
 class OneLineParser(argparse.ArgumentParser):
     """argparse that reports a bad command line in one line, without the usage block."""
@@ -27,17 +31,13 @@ def parse_options(items: list[str]) -> dict[str, Any]:
         key = key.strip()
         if not eq or not key or not raw.strip():
             raise ValueError(f"bad --option {item!r}: expected KEY=VALUE, e.g. ante=5")
+        if len(raw) > 10_000:
+            raise ValueError(f"bad --option {key}=...: the value is {len(raw):,} characters long")
         try:
             value = yaml.safe_load(raw)
-        except yaml.YAMLError:
+        except (yaml.YAMLError, RecursionError):  # RecursionError: thousands of nested [
             raise ValueError(f"bad --option {item!r}: cannot read the value {raw!r}") from None
         if isinstance(value, list):
             value = tuple(value)
         options[key] = value
     return options
-
-
-def one_line(error: BaseException) -> str:
-    """The first line of an error's message (or its type when it has none)."""
-    text = str(error).strip()
-    return text.splitlines()[0] if text else type(error).__name__

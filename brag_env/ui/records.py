@@ -94,10 +94,31 @@ def check_common(record: Mapping[str, Any]) -> None:
         raise ValueError(f"seat_agents must be a list of agent labels, got {agents!r}")
 
 
+def check_agreement(record: Mapping[str, Any], n: int) -> None:
+    """Entries that say the same thing twice must agree: the recorded rules' ``num_players``
+    and the number of ``seat_agents`` with the line's ``num_players``; for Brag, the rules'
+    ``hands_per_session`` with the hand number."""
+    config = record.get("config") or {}
+    if "num_players" in config and config["num_players"] != n:
+        raise ValueError(
+            f"config.num_players is {config['num_players']!r} but the hand has num_players {n}"
+        )
+    agents = record.get("seat_agents")
+    if agents is not None and len(agents) != n:
+        raise ValueError(f"seat_agents names {len(agents)} players but num_players is {n}")
+    hands, number = config.get("hands_per_session"), record.get("hand_number")
+    if _whole(hands) and _whole(number) and not number < hands:
+        raise ValueError(
+            f"hand_number {number} is past the session: config.hands_per_session is {hands} "
+            "(hands are numbered from 0)"
+        )
+
+
 def check_brag(record: Mapping[str, Any]) -> None:
     """A Brag hand history's entries, as far as the engine reads them (see module doc)."""
     check_common(record)
     n = _number(record, "num_players", 2, 8)
+    check_agreement(record, n)
     _number(record, "hand_number", 0)
     _seat(record["dealer"], "dealer", n)
     _seats(record, "deal_order", n)
@@ -128,6 +149,7 @@ def check_put(record: Mapping[str, Any]) -> None:
     """A Put hand history's entries, as far as the engine reads them (see module doc)."""
     check_common(record)
     n = _number(record, "num_players", 2, 4)
+    check_agreement(record, n)
     _number(record, "hand", 1)
     _seat(record["dealer"], "dealer", n)
     _numbers(record, "scores_before", 2 if n == 4 else n)

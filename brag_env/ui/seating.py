@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import secrets
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import Any
 
 from agents.base import Agent, TableInfo
 from agents.registry import AgentSpec, make_agent, parse_spec
 from brag_env.evaluation.schedule import agent_seeds
+from brag_env.io import AtomicFile
 
 HUMAN_LABEL = "human"
 
@@ -86,16 +87,12 @@ def pick_seed(seed: int | None) -> int:
     return secrets.randbelow(2**31 - 1)
 
 
-def open_history(path: str, force: bool = False) -> IO[str]:
-    """A new history file; an existing one is refused (``ValueError``) unless ``force``."""
-    try:
-        return open(path, "w" if force else "x", encoding="utf-8")
-    except FileExistsError:
-        raise ValueError(
-            f"--history {path} already exists: name a new file, or add --force to overwrite it"
-        ) from None
-    except OSError as error:
-        raise ValueError(f"cannot write --history {path}: {error.strerror or error}") from None
+def open_history(path: str, force: bool = False) -> AtomicFile:
+    """A new history file, written atomically (``brag_env.io.AtomicFile``: the hands go to a
+    temporary file beside it, renamed into place when the session closes, and not at all if
+    no hand finished). An existing file is refused (``FileError``, a ``ValueError``) unless
+    ``force``; an existing file is replaced only once the new one is complete."""
+    return AtomicFile(path, "--history", force=force, keep_empty=False)
 
 
 class HistoryWriter:
@@ -107,7 +104,7 @@ class HistoryWriter:
     """
 
     def __init__(self, seating: Seating, config: dict[str, Any]) -> None:
-        self.stream: IO[str] | None = None  # set by the caller once the table is valid
+        self.stream: AtomicFile | None = None  # set by the caller once the table is valid
         self.seating = seating
         self.config = config
 
@@ -115,8 +112,10 @@ class HistoryWriter:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        # The finished hands are kept however the session ended (q, Ctrl-C, an error); a
+        # failed write has already discarded the file (commit is then a no-op).
         if self.stream is not None:
-            self.stream.close()
+            self.stream.commit()
 
     def write(self, record: dict[str, Any], episode: int, reset_seed: int) -> None:
         if self.stream is None:

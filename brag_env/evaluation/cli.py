@@ -1,0 +1,254 @@
+"""The ``evaluate.py`` / ``brag-evaluate`` command: agents against each other, payoffs with 95%
+confidence intervals and behaviour statistics (the logic is ``brag_env.evaluation``).
+
+Examples::
+
+    python evaluate.py --game brag --agents brag:tight random random random --hands 20000 --seed 0
+    python evaluate.py --game put --agents put:greedy random --matches 2000 --seed 0
+    python evaluate.py --game brag --round-robin random brag:tight brag:bluffer --hands 4000
+    python evaluate.py --game brag --agents brag:tips random --option num_players=2 --duplicate
+
+Agent specs: "random", "brag:<style>", "put:<style>" (optionally ":k=v,..." parameters) or a
+path to a model .zip saved by train.py.
+
+Outputs (``--json``, ``--history``, ``--plot``) are checked before the run, refused if they exist
+unless ``--force`` is given, and written atomically (``brag_env.io``): a failed or interrupted
+run leaves no partial file and the previous one intact.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+from brag_env.io import AtomicFile, FileError, check_writable, write_output
+from brag_env.ui.cli import OneLineParser, one_line, parse_options  # shared with play, replay
+
+DEFAULT_COUNT = {"brag": 10_000, "put": 1_000}
+_PROG = "evaluate.py"
+#: The files ``--plot DIR`` writes, for a tournament and for a round robin.
+PLOT_FILES = {
+    "agents": ("payoff_by_seat.png", "actions_by_decile.png"),
+    "round_robin": ("payoff_matrix.png", "actions_by_decile.png"),
+}
+
+
+def build_parser(prog: str = _PROG) -> argparse.ArgumentParser:
+    from agents.registry import GAMES, styles
+
+    specs = "\n".join(
+        f"  {game + ':<style>':<15} styles: {', '.join(sorted(styles(game)))}" for game in GAMES
+    )
+    p = OneLineParser(
+        prog=prog,
+        description="Play agents against each other and report payoffs with 95% confidence "
+        "intervals and behaviour statistics.",
+        epilog="agent specs:\n  random\n"
+        + specs
+        + "\n  PATH.zip        a MaskablePPO model saved by train.py"
+        + "\n  parameters:     e.g. brag:bluffer:bluff=0.5,bluff_bets=2 (docs/evaluation.md)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--game", required=True, help=f"one of: {', '.join(GAMES)}")
+    who = p.add_mutually_exclusive_group(required=True)
+    who.add_argument("--agents", nargs="+", metavar="SPEC", help="one agent spec per seat")
+    who.add_argument(
+        "--round-robin",
+        nargs="+",
+        metavar="SPEC",
+        help="a pool of agents: every one against every other, with a payoff matrix",
+    )
+    p.add_argument(
+        "--hands",
+        type=int,
+        help="Brag: number of hands (default 10000), rounded up to whole sessions and whole "
+        "seating designs (docs/evaluation.md)",
+    )
+    p.add_argument(
+        "--matches",
+        type=int,
+        help="Put: number of matches (default 1000), rounded up to whole seating designs",
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of deals and agents (default 0)")
+    p.add_argument(
+        "--duplicate",
+        action="store_true",
+        help="replay every deal under every seating of the design (CI over deal groups)",
+    )
+    p.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an env option, e.g. --option ante=5 --option raise_sizes=[2,4] (repeatable)",
+    )
+    p.add_argument(
+        "--table-size",
+        type=int,
+        help="round robin: seats per table (default: the game's default, brag 4, put 2)",
+    )
+    p.add_argument("--json", metavar="FILE", help="write the full results as JSON")
+    p.add_argument("--history", metavar="FILE", help="write every hand history as JSON Lines")
+    p.add_argument(
+        "--plot",
+        nargs="?",
+        const="eval_plots",
+        metavar="DIR",
+        help="save a payoff heatmap and per-decile action charts (default DIR: eval_plots)",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite existing --json/--history files and --plot images (else refused)",
+    )
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    return p
+
+
+def _count(args: argparse.Namespace) -> int:
+    game = args.game
+    wrong, right = ("matches", "hands") if game == "brag" else ("hands", "matches")
+    if getattr(args, wrong) is not None:
+        raise ValueError(f"{game} counts {right}: use --{right}, not --{wrong}")
+    value = getattr(args, right)
+    return DEFAULT_COUNT[game] if value is None else value
+
+
+def _check_file(option: str, value: str, force: bool) -> None:
+    """``FileError`` unless ``value`` can be written as a file (checked before the long run)."""
+    check_writable(value, option, force)
+    folder = Path(value).parent  # the temporary file goes there, then replaces the target
+    if not os.access(folder, os.W_OK):
+        raise FileError(f"{option} {value!r}: the directory {str(folder)!r} is not writable")
+
+
+def _check_directory(option: str, value: str) -> None:
+    """``ValueError`` unless ``value`` is, or can be made, a writable directory."""
+    path = Path(value)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"{option} {value!r} exists and is not a directory")
+    existing = path
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ValueError(f"{option} {value!r}: {str(existing)!r} is not a directory")
+    if not os.access(existing, os.W_OK):
+        raise ValueError(f"{option} {value!r}: {str(existing)!r} is not writable")
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    """Check every output path first, so a typo or an existing file does not cost (or, without
+    ``--force``, overwrite) a whole evaluation."""
+    force = getattr(args, "force", False)
+    if args.json:
+        _check_file("--json", args.json, force)
+    if args.history:
+        _check_file("--history", args.history, force)
+    if args.json and args.history and Path(args.json).resolve() == Path(args.history).resolve():
+        raise FileError(f"--json and --history name the same file {args.json!r}")
+    if args.plot:
+        _check_directory("--plot", args.plot)
+        names = PLOT_FILES["round_robin" if args.round_robin else "agents"]
+        existing = [n for n in names if (Path(args.plot) / n).exists()]
+        if existing and not force:
+            raise FileError(
+                f"--plot {args.plot!r} already holds {', '.join(existing)}: name another "
+                "directory, or add --force to overwrite"
+            )
+
+
+def run(args: argparse.Namespace) -> int:
+    from brag_env.evaluation import evaluate, get_adapter, round_robin
+    from brag_env.evaluation.report import print_round_robin, print_tournament
+
+    game = get_adapter(args.game).name
+    args.game = game
+    count = _count(args)
+    if args.seed < 0:
+        raise ValueError(f"--seed must be a whole number >= 0, got {args.seed}")
+    if args.table_size is not None and args.table_size < 2:
+        raise ValueError(
+            f"--table-size must be at least 2 (seats per table), got {args.table_size}"
+        )
+    options = parse_options(args.option)
+    check_outputs(args)
+    progress = not args.no_progress and sys.stderr.isatty()
+
+    history = AtomicFile(args.history, "--history", args.force) if args.history else None
+    try:
+        if args.round_robin:
+            result: Any = round_robin(
+                game,
+                args.round_robin,
+                count,
+                args.seed,
+                args.duplicate,
+                options,
+                args.table_size,
+                history,
+                progress,
+            )
+            print_round_robin(result)
+        else:
+            if args.table_size is not None:
+                raise ValueError("--table-size is for --round-robin; --agents gives one per seat")
+            result = evaluate(
+                game, args.agents, count, args.seed, args.duplicate, options, history, progress
+            )
+            print_tournament(result)
+    except BaseException:
+        if history is not None:
+            history.discard()  # nothing half-written is left; an old file stays as it was
+        raise
+    if history is not None:
+        history.commit()
+    if args.json:
+        write_output(args.json, json.dumps(result.to_dict(), indent=2) + "\n", "--json")
+    if args.plot:
+        from brag_env.evaluation.plots import plot_round_robin, plot_tournament
+
+        plot = plot_round_robin if args.round_robin else plot_tournament
+        for path in plot(result, args.plot):
+            print(f"wrote {path}")
+    return 0
+
+
+def _prog(argv: list[str] | None) -> str:
+    """``brag-evaluate`` when run as the installed command, else ``evaluate.py``."""
+    name = Path(sys.argv[0]).name if argv is None and sys.argv and sys.argv[0] else ""
+    return name if name.startswith("brag-evaluate") else _PROG
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; the exit status is 0, 2 for any error (one line on stderr) and
+    130 on Ctrl-C."""
+    prog = _prog(argv)
+    args = build_parser(prog).parse_args(argv)
+
+    def show_warning(message: Any, category: Any, *_: Any, **__: Any) -> None:
+        print(f"{prog}: warning: {message}", file=sys.stderr)
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("default")
+            warnings.showwarning = show_warning
+            return run(args)
+    except OSError as e:  # one not turned into a FileError: name its file if it has one
+        where = f" ({e.filename})" if getattr(e, "filename", None) else ""
+        print(f"{prog}: error: {e.strerror or one_line(e)}{where}", file=sys.stderr)
+        return 2
+    except ValueError as e:
+        print(f"{prog}: error: {one_line(e)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
