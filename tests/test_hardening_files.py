@@ -521,7 +521,7 @@ def test_brag_evaluate_is_an_installed_script(tmp_path):
     import tomllib
 
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
-    assert scripts == {"brag-evaluate": "brag_env.evaluation.cli:main"}
+    assert scripts["brag-evaluate"] == "brag_env.evaluation.cli:main"
     wrapper = tmp_path / "brag-evaluate"
     wrapper.write_text("import sys\nfrom brag_env.evaluation.cli import main\nsys.exit(main())\n")
     result = subprocess.run(
