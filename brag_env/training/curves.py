@@ -16,9 +16,11 @@ import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 
+from brag_env.evaluation.plots import _pyplot
 from brag_env.training.files import RunFileError, writing
 
 
@@ -87,11 +89,8 @@ def collect(run_dirs: list[Path]) -> tuple[str, list[Curve]]:
     return games.pop(), curves
 
 
-def plot_runs(run_dirs: list[Path], out: Path) -> list[Curve]:
-    """Draw the runs' curves into ``out`` (PNG); returns what was drawn."""
-    game, curves = collect([Path(d) for d in run_dirs])
-    from brag_env.evaluation.plots import _pyplot
-
+def curve_figure(game: str, curves: list[Curve]) -> Any:
+    """One line per curve with its 95% CI band; Put in percent, Brag in antes per hand."""
     plt = _pyplot()
     put = game == "put"
     scale = 100.0 if put else 1.0
@@ -118,19 +117,26 @@ def plot_runs(run_dirs: list[Path], out: Path) -> list[Curve]:
         f"{game}: evaluation against each opponent (band = 95% CI, diamond = final evaluation)",
         fontsize=10,
     )
-    ax.legend(fontsize=8)
+    if curves:
+        ax.legend(fontsize=8)
     fig.tight_layout()
+    return fig
+
+
+def plot_runs(run_dirs: list[Path], out: Path) -> list[Curve]:
+    """Draw the runs' curves into ``out`` (PNG, written atomically); returns what was drawn."""
+    game, curves = collect([Path(d) for d in run_dirs])
+    fig = curve_figure(game, curves)
+    out = Path(out)
+    tmp = out.with_name(f".{out.name}.tmp.png")
     try:
         with writing(out):
-            Path(out).parent.mkdir(parents=True, exist_ok=True)
-            tmp = Path(out).with_name(f".{Path(out).name}.tmp.png")
-            try:
-                fig.savefig(tmp, dpi=120)
-                tmp.replace(out)  # atomic: a reader never sees half a PNG
-            finally:
-                tmp.unlink(missing_ok=True)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            fig.savefig(tmp, dpi=120)
+            tmp.replace(out)  # a reader never sees half a PNG
     finally:
-        plt.close(fig)
+        tmp.unlink(missing_ok=True)
+        _pyplot().close(fig)
     return curves
 
 
