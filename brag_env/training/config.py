@@ -486,22 +486,27 @@ def _num(x: float) -> str:
     return str(int(x)) if isinstance(x, int) or (math.isfinite(x) and x == int(x)) else str(x)
 
 
-def schema_rows(
-    model: type[BaseModel] = TrainConfig, prefix: str = ""
-) -> list[tuple[str, str, str]]:
-    """(key, default, meaning) for every key: the table in docs/training.md."""
-    rows = []
+def schema_rows(model: type[BaseModel] = TrainConfig, prefix: str = "") -> list[tuple[str, ...]]:
+    """(key, what it accepts, default, meaning) for every key: the table in docs/training.md."""
+    rows: list[tuple[str, ...]] = []
     for name, info in model.model_fields.items():
         ann, _ = _unwrap(info.annotation, list(info.metadata))
         if _is_model(ann) and ann is not Schedule:
             rows += schema_rows(ann, f"{prefix}{name}.")
             continue
         default = info.get_default(call_default_factory=True)
-        rows.append(
-            (
-                prefix + name,
-                yaml.safe_dump(default, default_flow_style=True).removesuffix("...\n").strip(),
-                info.description or "",
-            )
-        )
+        text = yaml.safe_dump(default, default_flow_style=True).removesuffix("...\n").strip()
+        accepts = _describe(info.annotation, list(info.metadata))
+        rows.append((prefix + name, accepts, text, info.description or ""))
     return rows
+
+
+def schema_table() -> str:
+    """The Markdown table of every key (``python -m brag_env.training.config`` prints it)."""
+    lines = ["| key | accepts | default | meaning |", "|---|---|---|---|"]
+    lines += [f"| `{k}` | {a} | `{d}` | {m} |" for k, a, d, m in schema_rows()]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(schema_table())
