@@ -56,8 +56,16 @@ from brag_env.training.evaluation import evaluate_model, final_table, format_sho
 from brag_env.training.files import RunFileError, append_line, write_file, writing
 from brag_env.training.progress import ProgressBar
 
-# The repository's default config; an installed package without the repository needs --config.
+# The repository's default config. An installed package (brag-train) has no configs/ of its own:
+# it uses ./configs/put_ppo.yaml when run in a clone, and otherwise needs --config.
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "put_ppo.yaml"
+
+
+def default_config() -> Path:
+    for path in (DEFAULT_CONFIG, Path("configs") / DEFAULT_CONFIG.name):
+        if path.is_file():
+            return path
+    raise ValueError(f"no default config here (configs/{DEFAULT_CONFIG.name}); pass --config FILE")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -111,9 +119,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def resolve_config(args: argparse.Namespace) -> tuple[TrainConfig, Path]:
     """The config (file, then --seed, then --set) and the run directory."""
-    if args.config is None and not DEFAULT_CONFIG.is_file():
-        raise ValueError(f"the default config {DEFAULT_CONFIG} is not here; pass --config FILE")
-    config_path = args.config or DEFAULT_CONFIG
+    config_path = args.config or default_config()
     overrides = list(args.overrides) + ([f"seed={args.seed}"] if args.seed is not None else [])
     cfg = load_config(config_path, overrides)
     run_dir = Path(args.out) if args.out else Path("runs") / cfg.name
