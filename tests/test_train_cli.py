@@ -204,3 +204,15 @@ def test_final_table_is_rich_and_aligned(tmp_path, capsys):
         assert len(row) == len(header)
         assert row.index("%") == header.index("match win rate") + len("match win rate") - 1
     assert (tmp_path / "run" / "curves.png").stat().st_size > 0
+
+
+def test_installed_command_finds_the_default_config_in_a_clone_or_asks_for_one(
+    tmp_path, monkeypatch, capsys
+):
+    """An installed package has no configs/ beside it: ./configs/put_ppo.yaml, else --config."""
+    monkeypatch.setattr(train, "DEFAULT_CONFIG", tmp_path / "site-packages" / "put_ppo.yaml")
+    monkeypatch.chdir(ROOT)
+    assert train.default_config() == Path("configs") / "put_ppo.yaml"
+    monkeypatch.chdir(tmp_path)
+    err = one_line_error(capsys, ["--out", str(tmp_path / "run")])
+    assert "no default config here (configs/put_ppo.yaml); pass --config FILE" in err
