@@ -109,6 +109,10 @@ def main(argv: list[str] | None = None) -> int:
     except RunFileError as e:  # disk full, permission denied: the last checkpoint is intact
         print(f"train.py: error: {e}", file=sys.stderr)
         return 1
+    except OSError as e:  # any other file the run could not use, still one line
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"train.py: error: {where}{e.strerror or e}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print(
             "\ntrain.py: interrupted; continue with the same command plus --resume", file=sys.stderr
@@ -285,10 +289,11 @@ def train(args: argparse.Namespace) -> None:
             load_parameters(model, checkpoint_path)  # weights + optimizer; safe (weights_only)
             model.num_timesteps = done
             model._n_updates = int(state["n_updates"])
+        with writing(run_dir / "tb"):
+            model.set_logger(configure(str(run_dir / "tb"), ["tensorboard"]))
     except BaseException:
         close_quietly(venv)  # no subprocess envs left behind by a bad checkpoint
         raise
-    model.set_logger(configure(str(run_dir / "tb"), ["tensorboard"]))
     eval_seed = cfg.seed if cfg.eval.seed is None else cfg.eval.seed
 
     def evaluate(path: Path, episodes: int, label: str) -> list[dict[str, Any]]:

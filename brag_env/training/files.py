@@ -40,5 +40,6 @@ def append_line(path: str | os.PathLike[str], line: str) -> None:
     """Add one line to a small log (``evals.jsonl``) by rewriting it atomically: a crash or a
     full disk leaves the old lines, never half a line."""
     path = Path(path)
-    old = path.read_bytes() if path.is_file() else b""
-    write_file(path, old + line.rstrip("\n").encode() + b"\n")
+    with writing(path):
+        old = path.read_bytes() if path.is_file() else b""
+        atomic_write_bytes(path, old + line.rstrip("\n").encode() + b"\n")
