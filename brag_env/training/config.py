@@ -39,9 +39,6 @@ from pydantic import (
 )
 from pydantic.fields import FieldInfo
 
-GAMES = ("brag", "put")
-VEC_ENVS = ("dummy", "subproc")
-ACTIVATIONS = ("tanh", "relu")
 MAX_SEED = 2**31 - 1  # numpy seeds up to 2**32 - 1; a run adds its steps and env index
 
 
