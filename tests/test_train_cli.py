@@ -186,6 +186,24 @@ def test_unwritable_run_files_are_one_line_errors_naming_the_file(
     )
 
 
+def test_full_disk_under_tensorboard_names_the_tb_directory(tmp_path, monkeypatch, capsys):
+    from stable_baselines3.common.logger import TensorBoardOutputFormat
+
+    out = tmp_path / "run"
+    real_write = TensorBoardOutputFormat.write
+
+    def write(self, *a, **kw):  # the event file fails once the first checkpoint is on disk
+        if (out / "checkpoint.zip").exists():
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_write(self, *a, **kw)
+
+    monkeypatch.setattr(TensorBoardOutputFormat, "write", write)
+    args = smoke(out, "--set", "total_timesteps=2048")
+    err = one_line_error(capsys, args, code=1)
+    assert err == f"train.py: error: cannot write {out / 'tb'}: No space left on device\n"
+    assert read_training_state(out / "checkpoint.zip")["num_timesteps"] == 512
+
+
 def test_brag_train_console_script_points_at_the_cli():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert project["project"]["scripts"]["brag-train"] == "brag_env.training.cli:main"

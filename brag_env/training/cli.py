@@ -53,7 +53,13 @@ from brag_env.training.config import TrainConfig, dump_config, load_config
 from brag_env.training.curves import plot_runs
 from brag_env.training.envs import close_quietly, make_vec_env
 from brag_env.training.evaluation import evaluate_model, final_table, format_short
-from brag_env.training.files import RunFileError, append_line, write_file, writing
+from brag_env.training.files import (
+    DISK_ERRORS,
+    RunFileError,
+    append_line,
+    write_file,
+    writing,
+)
 from brag_env.training.progress import ProgressBar
 
 # The repository's default config. An installed package (brag-train) has no configs/ of its own:
@@ -304,7 +310,8 @@ def train(args: argparse.Namespace) -> None:
         for r in results:
             for key in ("mean", "ci_low", "ci_high"):
                 model.logger.record(f"{label}/{r['opponent']}/{key}", r[key])
-        model.logger.dump(model.num_timesteps)
+        with writing(run_dir / "tb", only=DISK_ERRORS):
+            model.logger.dump(model.num_timesteps)
         entry = {"step": model.num_timesteps, "label": label, "results": results}
         append_line(evals_path, json.dumps(entry))
         return results
@@ -346,7 +353,9 @@ def train(args: argparse.Namespace) -> None:
             EverySteps(cfg.eval.every, total, evaluate_periodically),
             EverySteps(cfg.checkpoint_every, total, checkpoint, at_end=True),
         ]
-        model.learn(total - done, callback=callbacks, reset_num_timesteps=False)
+        # The run files are written through writing(); a disk error left is TensorBoard's.
+        with writing(run_dir / "tb", only=DISK_ERRORS):
+            model.learn(total - done, callback=callbacks, reset_num_timesteps=False)
     seconds = time.perf_counter() - start
 
     # --- 5. the final model, its evaluation against every baseline, the learning curves ---------

@@ -10,6 +10,7 @@ leaves the previous version of the file, and in particular the last checkpoint, 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,11 +22,19 @@ class RunFileError(Exception):
     """A run file could not be written (a runtime problem, not a usage error)."""
 
 
+# The errors of a disk that refuses writes (full, over quota, read-only, no permission).
+DISK_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM})
+
+
 @contextlib.contextmanager
-def writing(path: str | os.PathLike[str]) -> Iterator[None]:
+def writing(path: str | os.PathLike[str], only: frozenset[int] | None = None) -> Iterator[None]:
+    """Turn an ``OSError`` of the block into a ``RunFileError`` naming ``path``; with ``only``,
+    just those error numbers (the block does more than write ``path``)."""
     try:
         yield
     except OSError as e:
+        if only is not None and e.errno not in only:
+            raise
         reason = e.strerror or str(e) or type(e).__name__
         raise RunFileError(f"cannot write {path}: {reason}") from None
 
