@@ -369,13 +369,13 @@ def train(args: argparse.Namespace) -> None:
     (run_dir / "eval_model.zip").unlink(missing_ok=True)  # left by a run killed mid-evaluation
     results = evaluate(run_dir / "model.zip", cfg.eval.final_episodes, "final")
     write_file(run_dir / "final_eval.json", json.dumps(results, indent=1))
-    plot_runs([run_dir], run_dir / "curves.png")
     # The evaluator plays whole seat rotations, so n may exceed eval.final_episodes.
     counts = sorted({int(r["n"]) for r in results})
     n = str(counts[0]) if len(counts) == 1 else "-".join(map(str, (counts[0], counts[-1])))
     unit = "matches" if cfg.game == "put" else "hands"
     print(f"final evaluation, seed {eval_seed} ({n} {unit} per opponent):")
     Console(soft_wrap=False).print(final_table(results, cfg.game))
+    plot_runs([run_dir], run_dir / "curves.png")
     print(f"learning curves: {run_dir / 'curves.png'}")
 
 
