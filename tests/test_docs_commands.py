@@ -26,7 +26,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-LANGUAGES = {"sh", "python", "text"}
+LANGUAGES = {"sh", "python", "text", "yaml"}
 FENCE = re.compile(r"^```(\S*)\s*$")
 
 # A few hundred steps instead of hundreds of thousands (appended: the last --set of a key wins).
@@ -101,7 +101,7 @@ def fresh_copy(destination: Path) -> Path:
 def test_every_code_block_is_marked_with_its_kind():
     for page in PAGES:
         for block in blocks(page):
-            assert block.language in LANGUAGES, f"{block.where}: mark the block sh, python or text"
+            assert block.language in LANGUAGES, f"{block.where}: mark the block sh, python, yaml or text"
 
 
 def test_readme_install_and_test_commands_are_the_ones_ci_runs():

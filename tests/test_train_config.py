@@ -152,3 +152,78 @@ def test_iterations_round_up_to_whole_rollouts():
     cfg = TrainConfig(total_timesteps=1000, n_envs=4)
     cfg.ppo.n_steps = 128
     assert cfg.rollout_steps == 512 and cfg.num_iterations == 2
+
+
+def test_docs_list_every_key_with_its_bounds_and_default():
+    """docs/training.md carries the schema's table (``python -m brag_env.training.config``)."""
+    from brag_env.training.config import schema_table
+
+    docs = (ROOT / "docs" / "training.md").read_text(encoding="utf-8")
+    for row in schema_table().splitlines():
+        assert row in docs, f"docs/training.md lacks the row: {row}"
+
+
+@pytest.mark.parametrize(
+    "value, match",
+    [
+        ({"schedule": "cosine", "start": 1, "end": 2}, "ppo.learning_rate.schedule must be one of"),
+        ({"schedule": "linear", "start": 0, "end": 2}, r"ppo.learning_rate.start must be > 0"),
+        ({"schedule": "linear", "start": 1}, "ppo.learning_rate.end is required"),
+        ({"schedule": "linear", "start": 1, "end": 1, "steps": 3}, "ppo.learning_rate.steps"),
+        ("fast", r"ppo.learning_rate must be a number > 0 or a schedule mapping"),
+        (-1.0, "ppo.learning_rate must be > 0, got -1.0"),
+    ],
+)
+def test_bad_schedules_name_the_key(value, match):
+    with pytest.raises(ValueError, match=match):
+        config_from_dict({"ppo": {"learning_rate": value}})
+
+
+def test_schedules_interpolate_and_round_trip(tmp_path):
+    cfg = load_config(
+        None,
+        [
+            "ppo.learning_rate={schedule: linear, start: 1.0e-3, end: 1.0e-5}",
+            "ppo.clip_range={schedule: exponential, start: 0.4, end: 0.1}",
+        ],
+    )
+    lr, clip = cfg.ppo.learning_rate, cfg.ppo.clip_range
+    assert [lr(p) for p in (1.0, 0.5, 0.0)] == pytest.approx([1e-3, 5.05e-4, 1e-5])
+    assert [clip(p) for p in (1.0, 0.5, 0.0)] == pytest.approx([0.4, 0.2, 0.1])
+    path = tmp_path / "c.yaml"
+    path.write_text(dump_config(cfg))
+    assert load_config(path) == cfg
+    assert "schedule: linear" in path.read_text()
+
+
+@pytest.mark.parametrize(
+    "raw, match",
+    [
+        ({"seed": -1}, "seed must be between 0 and 2147483647, got -1"),
+        ({"env": {"bogus": 1}}, r"env: unknown Put option\(s\): bogus"),
+        ({"game": "brag", "env": {"min_stake": 3}}, "env.min_stake must be even"),
+        ({"env": {"num_players": None}}, "env.num_players must be an integer"),
+        ({"env": {1: 2}}, "env keys must be strings"),
+        ({"ppo": {"n_steps": "x"}}, r"ppo.n_steps must be an integer >= 1, got 'x'"),
+        ({"ppo": {"net_arch": [0]}}, r"ppo.net_arch\[0\] must be >= 1, got 0"),
+        ({"ppo": {"gamma": "nan"}}, "ppo.gamma must be between 0 and 1"),
+        ({"reward_scale": "inf"}, "reward_scale must be a number > 0"),
+    ],
+)
+def test_more_bad_configs_name_the_key(raw, match):
+    with pytest.raises(ValueError, match=match):
+        config_from_dict(raw)
+
+
+def test_empty_directory_and_broken_yaml_are_one_line_errors(tmp_path):
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("\n# only a comment\n")
+    with pytest.raises(ValueError, match="is empty"):
+        load_config(empty)
+    with pytest.raises(ValueError, match="is a directory"):
+        load_config(tmp_path)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("ppo:\n  n_steps: 1\n bad: 2\n")
+    with pytest.raises(ValueError) as info:
+        load_config(bad)
+    assert str(info.value).startswith(f"{bad}:3:") and "\n" not in str(info.value)

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import evaluate  # noqa: E402
-import train  # noqa: E402
+from brag_env.training import cli as train  # noqa: E402  (what train.py runs)
 
 SMOKE = {
     "put_ppo_smoke": ["random"],

@@ -1,4 +1,9 @@
-"""Matplotlib figures (Agg backend, files only): payoff heatmaps and per-decile action charts."""
+"""Matplotlib figures (Agg backend, files only): payoff heatmaps and per-decile action charts.
+
+Every payoff cell carries its uncertainty: the mean, the 95% CI half-width and the number of
+samples it rests on (``cell_text``); in the round-robin matrix a ``*`` marks a mean whose CI
+excludes 0, the same mark as the text table (``report.significance_mark``).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,9 @@ from typing import Any
 
 import numpy as np
 
+from brag_env.evaluation.report import significance_mark
 from brag_env.evaluation.runner import RoundRobinResult, TournamentResult
+from brag_env.evaluation.stats import Estimate
 from brag_env.io import write_output
 
 
@@ -32,16 +39,26 @@ def _save(fig: Any, path: Path) -> None:
 SPARSE = 30
 
 
+def cell_text(e: Estimate | None, mark: bool = False) -> str:
+    """``+0.42*`` / ``±0.11`` / ``n=480`` (three lines); "" for an empty cell."""
+    if e is None or e.n == 0:
+        return ""
+    head = f"{e.mean:+.2f}" + (significance_mark(e) if mark else "")
+    spread = f"±{e.half_width:.2f}" if e.units >= 2 else "±?"
+    return f"{head}\n{spread}\nn={e.n}"
+
+
 def _heatmap(
     plt: Any,
     matrix: np.ndarray,
+    texts: list[list[str]],
     rows: list[str],
     cols: list[str],
     title: str,
     label: str,
     axis_labels: tuple[str, str] = ("", ""),
 ) -> Any:
-    fig, ax = plt.subplots(figsize=(2.2 + 1.2 * len(cols), 1.6 + 0.6 * len(rows)))
+    fig, ax = plt.subplots(figsize=(2.2 + 1.2 * len(cols), 1.6 + 0.9 * len(rows)))
     finite = matrix[np.isfinite(matrix)]
     bound = float(np.abs(finite).max()) if finite.size else 1.0
     image = ax.imshow(matrix, cmap="RdBu", vmin=-bound or -1, vmax=bound or 1, aspect="auto")
@@ -50,10 +67,12 @@ def _heatmap(
     ax.set_ylabel(axis_labels[0])
     ax.set_xlabel(axis_labels[1])
     for (i, j), value in np.ndenumerate(matrix):
-        if np.isfinite(value):
-            ax.text(j, i, f"{value:+.2f}", ha="center", va="center", fontsize=8)
+        if np.isfinite(value) and texts[i][j]:
+            dark = abs(value) > 0.6 * (bound or 1)  # white text on the darkest cells
+            color = "white" if dark else "black"
+            ax.text(j, i, texts[i][j], ha="center", va="center", fontsize=7, color=color)
     fig.colorbar(image, ax=ax, label=label)
-    ax.set_title(title)
+    ax.set_title(title, fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -144,21 +163,31 @@ def _merge_tables(tables: list[dict[str, Any]]) -> dict[str, Any] | None:
     return {**tables[0], "counts": counts.tolist()}
 
 
+def seat_heatmap(result: TournamentResult) -> Any:
+    """Agent x seat: each cell the agent's mean payoff in that seat, its 95% CI and count."""
+    labels = [f"{a.index}: {a.label}" for a in result.agents]
+    seats = [f"seat {s}" for s in range(len(result.agents))]
+    cells = [a.seat_estimates for a in result.agents]
+    matrix = np.array([[np.nan if e.n == 0 else e.mean for e in row] for row in cells], dtype=float)
+    return _heatmap(
+        _pyplot(),
+        matrix,
+        [[cell_text(e) for e in row] for row in cells],
+        labels,
+        seats,
+        f"{result.game}: mean payoff by seat\n(± 95% CI half-width, n samples)",
+        result.payoff_unit,
+    )
+
+
 def plot_tournament(result: TournamentResult, directory: str | Path) -> list[Path]:
     """``payoff_by_seat.png`` (agent x seat heatmap) and ``actions_by_decile.png``."""
     plt = _pyplot()
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     labels = [f"{a.index}: {a.label}" for a in result.agents]
-    seats = [f"seat {s}" for s in range(len(result.agents))]
-    matrix = np.array(
-        [[np.nan if v is None else v for v in a.seat_payoff] for a in result.agents], dtype=float
-    )
-    written = []
-    fig = _heatmap(
-        plt, matrix, labels, seats, f"{result.game}: mean payoff by seat", result.payoff_unit
-    )
-    written.append(out / "payoff_by_seat.png")
+    written = [out / "payoff_by_seat.png"]
+    fig = seat_heatmap(result)
     _save(fig, written[-1])
     plt.close(fig)
     tables = [
@@ -174,30 +203,38 @@ def plot_tournament(result: TournamentResult, directory: str | Path) -> list[Pat
     return written
 
 
-def plot_round_robin(result: RoundRobinResult, directory: str | Path) -> list[Path]:
-    """``payoff_matrix.png`` and ``actions_by_decile.png`` (each agent over all its tables)."""
-    plt = _pyplot()
-    out = Path(directory)
-    out.mkdir(parents=True, exist_ok=True)
+def round_robin_heatmap(result: RoundRobinResult) -> Any:
+    """The payoff matrix; a cell's ``*`` is the text table's (its 95% CI excludes 0)."""
     matrix = np.array(
         [[np.nan if e is None else e.mean for e in row] for row in result.matrix], dtype=float
     )
     unit = result.matches[0].payoff_unit if result.matches else "payoff"
     names = [f"#{i} {label}" for i, label in enumerate(result.labels)]
     others = result.table_size - 1
-    fig = _heatmap(
-        plt,
+    return _heatmap(
+        _pyplot(),
         matrix,
+        [[cell_text(e, mark=True) for e in row] for row in result.matrix],
         names,
         names,
-        f"{result.game} round robin, tables of {result.table_size}",
+        f"{result.game} round robin, tables of {result.table_size}\n"
+        "(± 95% CI half-width, n samples; * = CI excludes 0)",
         unit,
         (
             "agent (its payoff)",
             f"opponent ({others} cop{'y' if others == 1 else 'ies'} at the table)",
         ),
     )
+
+
+def plot_round_robin(result: RoundRobinResult, directory: str | Path) -> list[Path]:
+    """``payoff_matrix.png`` and ``actions_by_decile.png`` (each agent over all its tables)."""
+    plt = _pyplot()
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    names = [f"#{i} {label}" for i, label in enumerate(result.labels)]
     written = [out / "payoff_matrix.png"]
+    fig = round_robin_heatmap(result)
     _save(fig, written[-1])
     plt.close(fig)
     merged = []

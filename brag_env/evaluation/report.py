@@ -54,6 +54,11 @@ def _ci(e: Estimate, digits: int = 3, percent: bool = False) -> str:
     return f"{e.mean * scale:{sign}.{digits}f}{unit} ± {e.half_width * scale:.{digits}f}"
 
 
+def significance_mark(e: Estimate) -> str:
+    """``*`` when the 95% CI excludes 0 (the text table and the heatmap use the same mark)."""
+    return "*" if e.excludes(0.0) else ""
+
+
 def _interval(e: Estimate, digits: int = 3, percent: bool = False) -> str:
     if e.units < 2:
         return "-"
@@ -144,7 +149,7 @@ def round_robin_table(result: RoundRobinResult) -> Table:
     table.add_column("mean", justify="right", no_wrap=True)
     for i, name in enumerate(names):
         cells = [
-            "—" if e is None else f"{e.mean:+.2f}{'*' if e.excludes(0.0) else ' '}"
+            "—" if e is None else f"{e.mean:+.2f}{significance_mark(e) or ' '}"
             for e in result.matrix[i]
         ]
         mean = result.mean_vs_pool(i)

@@ -76,6 +76,16 @@ class MetricStore:
         sums = np.bincount(s, weights=v, minlength=num_seats)
         return [float(sums[k] / counts[k]) if counts[k] else None for k in range(num_seats)]
 
+    def seat_estimates(self, metric: str, agent: int, num_seats: int) -> list[Estimate]:
+        """Per seat, the mean and 95% CI over the units that put the agent in that seat."""
+        if metric not in self._data:
+            return [ratio_ci([], []) for _ in range(num_seats)]
+        groups, seats, values = self._data[metric][agent]
+        s = np.asarray(seats, dtype=np.int64)
+        g = np.asarray(groups, dtype=np.int64)
+        v = np.asarray(values, dtype=np.float64)
+        return [ratio_ci(*unit_totals(g[s == k], v[s == k])) for k in range(num_seats)]
+
 
 def unit_totals(groups: Sequence[int], values: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
     """Per unit (group id, in sorted order): the sum of its values and their number."""
@@ -197,6 +207,7 @@ class AgentResult:
     payoff: Estimate
     seat_payoff: list[float | None]
     metrics: dict[str, Estimate] = field(default_factory=dict)
+    seat_estimates: list[Estimate] = field(default_factory=list)  # seat_payoff with CI and n
     behaviour: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -377,6 +388,7 @@ def run_tournament(
                 label=spec.label,
                 payoff=metrics.estimate(collector.payoff_metric, i),
                 seat_payoff=metrics.seat_means(collector.payoff_metric, i, n),
+                seat_estimates=metrics.seat_estimates(collector.payoff_metric, i, n),
                 metrics=extra,
                 behaviour=collector.behaviour(i),
             )

@@ -1,88 +1,187 @@
 """The training config: one YAML file holds everything that shapes a run.
 
-The dataclasses below are the schema: every key, its type and its default. A config file may leave
-keys out (the defaults apply and the run's ``config.yaml`` records them), but an unknown key, a
-wrong type or an out-of-range value is a ``ValueError`` naming the key. ``--set key=value``
-overrides one key; nested keys use dots (``--set ppo.learning_rate=1e-4``) and the value is read as
-YAML (``--set pool.opponents=[random]``).
+The pydantic models below are the schema: every key, its type, its bounds, its default and its
+meaning (``description``, which ``docs/training.md`` mirrors). A key is one line; adding one to a
+section is adding that line. A config file may leave keys out (the defaults apply and the run's
+``config.yaml`` records them), but an unknown key, a wrong type or an out-of-range value is a
+one-line ``ValueError`` naming the key (``ppo.n_steps must be an integer >= 1, got 'x'``). The
+``env:`` options are checked by building the game's rules config, and the agent specs by parsing
+them, so a config that loads is a config that runs.
+
+``--set key=value`` overrides one key; nested keys use dots (``--set ppo.learning_rate=1e-4``)
+and the value is read as YAML (``--set pool.opponents=[random]``).
+
+``ppo.learning_rate`` and ``ppo.clip_range`` take a number or a schedule over the run,
+``{schedule: linear, start: 3.0e-4, end: 1.0e-5}`` (or ``exponential``: the same ratio per step).
 """
 
 from __future__ import annotations
 
-import dataclasses
+import math
 import types
 import typing
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Union
+from typing import Annotated, Any, Literal
 
 import yaml
+from pydantic import (
+    AllowInfNan,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Strict,
+    Tag,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic.fields import FieldInfo
 
-GAMES = ("brag", "put")
-VEC_ENVS = ("dummy", "subproc")
-ACTIVATIONS = ("tanh", "relu")
+MAX_SEED = 2**31 - 1  # numpy seeds up to 2**32 - 1; a run adds its steps and env index
 
 
-@dataclass
-class PPOConfig:
+def _number_from_text(value: Any) -> Any:
+    """YAML 1.1 reads ``1e-4`` (no dot) as a string; it is still a number here."""
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    return value
+
+
+# Value types. Strict: "8" is not an integer and true is not a number (YAML makes both easy).
+Int = Annotated[int, Strict()]
+Num = Annotated[float, BeforeValidator(_number_from_text), Strict(), AllowInfNan(False)]
+Bool = Annotated[bool, Strict()]
+Str = Annotated[str, Strict()]
+
+
+class Section(BaseModel):
+    """A mapping of known keys; anything else is an error."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Schedule(Section):
+    """A value that moves from ``start`` to ``end`` over the run.
+
+    SB3 calls it with ``progress_remaining``, 1 at the first update and 0 at the end.
+    ``linear`` interpolates; ``exponential`` multiplies by the same factor per step.
+    """
+
+    schedule: Literal["linear", "exponential"] = Field(description="the shape of the curve")
+    start: Num = Field(gt=0, description="the value at the start of the run")
+    end: Num = Field(gt=0, description="the value at the end of the run")
+
+    def __call__(self, progress_remaining: float) -> float:
+        done = min(max(1.0 - progress_remaining, 0.0), 1.0)
+        if self.schedule == "linear":
+            return self.start + (self.end - self.start) * done
+        return self.start * (self.end / self.start) ** done
+
+
+def _number_or_schedule(value: Any) -> str:
+    return "mapping" if isinstance(value, dict | Schedule) else "number"
+
+
+# A positive number or a Schedule (a mapping): the discriminator picks the branch, so an error
+# names one problem, not one per branch.
+PositiveOrSchedule = Annotated[
+    Annotated[Num, Field(gt=0), Tag("number")] | Annotated[Schedule, Tag("mapping")],
+    Discriminator(_number_or_schedule),
+]
+
+
+class PPOConfig(Section):
     """sb3-contrib ``MaskablePPO`` hyper-parameters (same names as its constructor)."""
 
-    learning_rate: float = 3e-4
-    n_steps: int = 256  # steps per env per rollout; a rollout is n_steps * n_envs steps
-    batch_size: int = 512
-    n_epochs: int = 4
-    gamma: float = 0.99
-    gae_lambda: float = 0.95
-    clip_range: float = 0.2
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
-    target_kl: float | None = None  # stop an update's epochs early past this KL; null = never
-    clip_range_vf: float | None = None  # clip the value function's change; null = no clipping
-    normalize_advantage: bool = True  # per mini-batch, as SB3 does by default
-    net_arch: list[int] = field(default_factory=lambda: [128, 128])  # actor and critic, separate
-    activation: str = "tanh"
+    learning_rate: PositiveOrSchedule = Field(3e-4, description="Adam step size, or a schedule")
+    n_steps: Int = Field(
+        256, ge=1, description="steps per env per rollout (rollout = n_steps * n_envs)"
+    )
+    batch_size: Int = Field(512, ge=1, description="mini-batch size; must divide a rollout")
+    n_epochs: Int = Field(4, ge=1, description="passes over each rollout")
+    gamma: Num = Field(0.99, ge=0, le=1, description="discount factor")
+    gae_lambda: Num = Field(0.95, ge=0, le=1, description="GAE bias/variance trade-off")
+    clip_range: PositiveOrSchedule = Field(0.2, description="PPO ratio clip, or a schedule")
+    ent_coef: Num = Field(0.01, ge=0, description="entropy bonus weight")
+    vf_coef: Num = Field(0.5, ge=0, description="value loss weight")
+    max_grad_norm: Num = Field(0.5, gt=0, description="gradient norm clip")
+    target_kl: Num | None = Field(
+        None, gt=0, description="stop an update's epochs past this KL; null = never"
+    )
+    clip_range_vf: Num | None = Field(
+        None, gt=0, description="clip the value function's change; null = no clipping"
+    )
+    normalize_advantage: Bool = Field(True, description="normalize advantages per mini-batch")
+    net_arch: list[Annotated[Int, Field(ge=1)]] = Field(
+        [128, 128],
+        min_length=1,
+        description="hidden layer sizes, actor and critic (separate networks)",
+    )
+    activation: Literal["tanh", "relu"] = Field("tanh", description="hidden layer activation")
 
 
-@dataclass
-class PoolConfig:
+class PoolConfig(Section):
     """Who sits in the other seats (see ``brag_env.selfplay``)."""
 
-    opponents: list[str] = field(default_factory=lambda: ["random"])  # baseline agent specs
-    snapshot_every: int = 0  # steps between frozen snapshots of the learner; 0 = no snapshots
-    snapshot_prob: float = 0.3  # chance an opponent seat gets a snapshot (once there is one)
-    max_snapshots: int = 5  # the newest ones are kept
+    opponents: list[Str] = Field(["random"], min_length=1, description="baseline agent specs")
+    snapshot_every: Int = Field(
+        0, ge=0, description="steps between frozen snapshots of the learner; 0 = none"
+    )
+    snapshot_prob: Num = Field(
+        0.3, ge=0, le=1, description="chance an opponent seat gets a snapshot (once there is one)"
+    )
+    max_snapshots: Int = Field(5, ge=1, description="how many of the newest snapshots are kept")
 
 
-@dataclass
-class EvalConfig:
+class EvalConfig(Section):
     """Evaluation against baselines: the learner against num_players - 1 copies of each."""
 
-    opponents: list[str] = field(default_factory=lambda: ["random"])
-    every: int = 0  # steps between evaluations during training; 0 = only the final one
-    episodes: int = 1000  # hands (Brag) or matches (Put) per opponent, during training
-    final_episodes: int = 2000  # per opponent, at the end
-    deterministic: bool = False  # the learner plays its most likely action instead of sampling
-    seed: int | None = None  # the evaluator's seed (same deals every evaluation); null = run's seed
+    opponents: list[Str] = Field(
+        ["random"], min_length=1, description="agent specs evaluated against"
+    )
+    every: Int = Field(
+        0, ge=0, description="steps between evaluations during training; 0 = only the final one"
+    )
+    episodes: Int = Field(
+        1000, ge=1, description="hands (Brag) or matches (Put) per opponent, during training"
+    )
+    final_episodes: Int = Field(2000, ge=1, description="per opponent, at the end")
+    deterministic: Bool = Field(False, description="the learner plays its most likely action")
+    seed: Int | None = Field(
+        None,
+        ge=0,
+        le=MAX_SEED,
+        description="evaluator seed (same deals every evaluation); null = the run's seed",
+    )
 
 
-@dataclass
-class TrainConfig:
+class TrainConfig(Section):
     """A whole run."""
 
-    name: str = "run"  # runs/<name>/ unless --out is given
-    game: str = "put"
-    seed: int = 0
-    total_timesteps: int = 100_000  # learner decisions; rounded up to whole rollouts
-    env: dict[str, Any] = field(default_factory=dict)  # options of brag_v0 / put_v0
-    reward_scale: float = 1.0  # the learner's reward = env reward (chips, points) * reward_scale
-    n_envs: int = 8
-    vec_env: str = "dummy"
-    torch_threads: int = 1
-    checkpoint_every: int = 50_000  # steps between checkpoints (for --resume)
-    ppo: PPOConfig = field(default_factory=PPOConfig)
-    pool: PoolConfig = field(default_factory=PoolConfig)
-    eval: EvalConfig = field(default_factory=EvalConfig)
+    name: Str = Field("run", description="the run directory runs/<name>/ unless --out is given")
+    game: Literal["brag", "put"] = Field("put", description="which game")
+    seed: Int = Field(0, ge=0, le=MAX_SEED, description="seeds the envs, the network and PPO")
+    total_timesteps: Int = Field(
+        100_000, ge=1, description="learner decisions, rounded up to whole rollouts"
+    )
+    env: dict[Str, Any] = Field({}, description="options of brag_v0 / put_v0 (docs/rules.md)")
+    reward_scale: Num = Field(1.0, gt=0, description="learner reward = env reward * reward_scale")
+    n_envs: Int = Field(8, ge=1, description="parallel self-play envs")
+    vec_env: Literal["dummy", "subproc"] = Field(
+        "dummy", description="dummy: one process; subproc: one per env"
+    )
+    torch_threads: Int = Field(1, ge=1, description="torch CPU threads")
+    checkpoint_every: Int = Field(
+        50_000, ge=1, description="steps between checkpoints (for --resume)"
+    )
+    ppo: PPOConfig = Field(default_factory=PPOConfig)
+    pool: PoolConfig = Field(default_factory=PoolConfig)
+    eval: EvalConfig = Field(default_factory=EvalConfig)
 
     @property
     def rollout_steps(self) -> int:
@@ -92,80 +191,110 @@ class TrainConfig:
     def num_iterations(self) -> int:
         return -(-self.total_timesteps // self.rollout_steps)
 
-    def validate(self) -> None:
-        """Value checks beyond the types; ``ValueError`` naming the key."""
-        _choice("game", self.game, GAMES)
-        _choice("vec_env", self.vec_env, VEC_ENVS)
-        _choice("ppo.activation", self.ppo.activation, ACTIVATIONS)
-        if not self.name or "/" in self.name or self.name.startswith("."):
-            raise ValueError(f"name must be a plain directory name, got {self.name!r}")
-        for key in (
-            "total_timesteps",
-            "n_envs",
-            "torch_threads",
-            "checkpoint_every",
-            "ppo.n_steps",
-            "ppo.batch_size",
-            "ppo.n_epochs",
-            "pool.max_snapshots",
-            "eval.episodes",
-            "eval.final_episodes",
-        ):
-            _at_least(key, _get(self, key), 1)
-        for key in ("pool.snapshot_every", "eval.every"):
-            _at_least(key, _get(self, key), 0)
-        for key in ("reward_scale", "ppo.learning_rate", "ppo.clip_range", "ppo.max_grad_norm"):
-            if not _get(self, key) > 0:
-                raise ValueError(f"{key} must be > 0, got {_get(self, key)}")
-        for key in ("ppo.gamma", "ppo.gae_lambda", "pool.snapshot_prob"):
-            if not 0 <= _get(self, key) <= 1:
-                raise ValueError(f"{key} must be between 0 and 1, got {_get(self, key)}")
-        for key in ("ppo.ent_coef", "ppo.vf_coef"):
-            _at_least(key, _get(self, key), 0)
-        if self.ppo.batch_size > self.rollout_steps:
+    @field_validator("name")
+    @classmethod
+    def _plain_name(cls, name: str) -> str:
+        if not name or "/" in name or "\\" in name or name.startswith("."):
+            raise ValueError("must be a plain directory name")
+        return name
+
+    @model_validator(mode="after")
+    def _consistent(self) -> TrainConfig:
+        """Checks across keys: the mini-batches, the table options, the agent specs."""
+        rollout = self.rollout_steps
+        if self.ppo.batch_size > rollout:
             raise ValueError(
                 f"ppo.batch_size ({self.ppo.batch_size}) exceeds a rollout "
-                f"(ppo.n_steps * n_envs = {self.rollout_steps})"
+                f"(ppo.n_steps * n_envs = {rollout})"
             )
         # SB3 would train on a truncated last mini-batch each epoch (and only warn about it).
-        if self.rollout_steps % self.ppo.batch_size:
+        if rollout % self.ppo.batch_size:
             raise ValueError(
                 f"ppo.batch_size ({self.ppo.batch_size}) must divide a rollout "
-                f"(ppo.n_steps * n_envs = {self.rollout_steps})"
+                f"(ppo.n_steps * n_envs = {rollout})"
             )
-        for key in ("ppo.target_kl", "ppo.clip_range_vf"):
-            value = _get(self, key)
-            if value is not None and not value > 0:
-                raise ValueError(f"{key} must be > 0 or null, got {value}")
-        if not self.ppo.net_arch or min(self.ppo.net_arch) < 1:
-            raise ValueError(f"ppo.net_arch must list layer sizes >= 1, got {self.ppo.net_arch}")
-        if not self.pool.opponents:
-            raise ValueError("pool.opponents must name at least one agent spec")
-        if not self.eval.opponents:  # the run's result is its evaluation: it needs an opponent
-            raise ValueError("eval.opponents must name at least one agent spec")
-        if "num_players" in self.env and self.env["num_players"] is None:
-            raise ValueError("env.num_players must be an integer")
+        check_env_options(self.game, self.env)
+        check_agent_specs(self)
+        return self
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        return self.model_dump()
 
 
-def load_config(path: str | Path | None, overrides: list[str] = ()) -> TrainConfig:
+def check_env_options(game: str, env: dict[str, Any]) -> None:
+    """The game's own rules config checks the table options (``env.min_stake must be even``)."""
+    if game == "brag":
+        from brag_env.brag.rules import BragConfig as rules
+    else:
+        from brag_env.put.rules import PutConfig as rules  # type: ignore[assignment]
+    try:
+        rules.from_dict(env)
+    except (ValueError, TypeError) as e:
+        message = str(e)
+        first = message.split(" ", 1)[0]
+        raise ValueError(f"env.{message}" if first in env else f"env: {message}") from None
+
+
+def check_agent_specs(cfg: TrainConfig) -> None:
+    """Bad opponent specs fail now, not at the first evaluation minutes into the run."""
+    from agents import parse_spec  # deferred: agents imports the envs
+
+    for key, specs in (
+        ("pool.opponents", cfg.pool.opponents),
+        ("eval.opponents", cfg.eval.opponents),
+    ):
+        for spec in specs:
+            try:
+                parse_spec(spec, cfg.game)
+            except ValueError as e:
+                raise ValueError(f"{key}: {e}") from None
+
+
+# --- reading a config ---------------------------------------------------------------------------
+
+
+def load_config(path: str | Path | None, overrides: typing.Sequence[str] = ()) -> TrainConfig:
     """Read a YAML config (``None``: the defaults), apply ``--set`` overrides, validate."""
     raw: dict[str, Any] = {}
     if path is not None:
-        path = Path(path)
-        if not path.is_file():
-            raise ValueError(f"config file {str(path)!r} does not exist")
-        try:
-            raw = yaml.safe_load(path.read_text()) or {}
-        except yaml.YAMLError as e:
-            raise ValueError(f"config file {path} is not valid YAML: {e}") from None
-        if not isinstance(raw, dict):
-            raise ValueError(f"config file {path} must hold a mapping of keys, not {type(raw)}")
+        raw = read_yaml_mapping(Path(path))
     for item in overrides:
         apply_override(raw, item)
     return config_from_dict(raw)
+
+
+def read_yaml_mapping(path: Path) -> dict[str, Any]:
+    """The top-level mapping of a YAML file; every problem a one-line ``ValueError``."""
+    if path.is_dir():
+        raise ValueError(f"config {str(path)!r} is a directory, not a YAML file")
+    if not path.is_file():
+        raise ValueError(f"config file {str(path)!r} does not exist")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ValueError(f"config file {str(path)!r} cannot be read: {_reason(e)}") from None
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+        problem = e.problem or e.context or "syntax error"
+        raise ValueError(f"{where}: not valid YAML: {problem}") from None
+    except yaml.YAMLError as e:
+        raise ValueError(f"{path}: not valid YAML: {' '.join(str(e).split())}") from None
+    except RecursionError:
+        raise ValueError(f"{path}: not valid YAML: nested too deeply") from None
+    if raw is None:
+        raise ValueError(f"config file {path} is empty; an empty file is not a config")
+    if not isinstance(raw, dict):
+        raise ValueError(
+            f"config file {path} must hold a mapping of keys, not a {type(raw).__name__}"
+        )
+    return raw
+
+
+def _reason(e: BaseException) -> str:
+    return getattr(e, "strerror", None) or str(e)
 
 
 def apply_override(raw: dict[str, Any], item: str) -> None:
@@ -177,7 +306,8 @@ def apply_override(raw: dict[str, Any], item: str) -> None:
     try:
         value = yaml.safe_load(text) if text.strip() else ""
     except yaml.YAMLError as e:
-        raise ValueError(f"--set {key}: value {text!r} is not valid YAML ({e})") from None
+        problem = getattr(e, "problem", None) or "syntax error"
+        raise ValueError(f"--set {key}: value {text!r} is not valid YAML ({problem})") from None
     parts = key.split(".")
     node = raw
     for i, part in enumerate(parts[:-1]):
@@ -188,92 +318,192 @@ def apply_override(raw: dict[str, Any], item: str) -> None:
     node[parts[-1]] = value
 
 
-def config_from_dict(raw: dict[str, Any]) -> TrainConfig:
-    cfg = _build(TrainConfig, raw, "")
-    cfg.validate()
-    return cfg
+def config_from_dict(raw: Any) -> TrainConfig:
+    """Validate a raw config; ``ValueError`` with one line naming the first bad key."""
+    if not isinstance(raw, dict):
+        raise ValueError(f"config must be a mapping of keys, got {raw!r}")
+    try:
+        return TrainConfig.model_validate(raw)
+    except ValidationError as e:
+        raise ValueError(explain(e)) from None
+    except RecursionError:
+        raise ValueError("config is nested too deeply") from None
 
 
 def dump_config(cfg: TrainConfig) -> str:
     return yaml.safe_dump(cfg.to_dict(), sort_keys=False)
 
 
-def _build(cls: type, raw: Any, prefix: str) -> Any:
-    if not isinstance(raw, dict):
-        raise ValueError(f"{prefix.rstrip('.') or 'config'} must be a mapping, got {raw!r}")
-    hints = typing.get_type_hints(cls)
-    names = [f.name for f in dataclasses.fields(cls)]
-    unknown = sorted(set(raw) - set(names))
+# --- pydantic's errors as one line in the schema's words ----------------------------------------
+
+_TYPE_ERRORS = {
+    "int_type", "int_parsing", "int_from_float", "float_type", "float_parsing", "bool_type",
+    "bool_parsing", "string_type", "list_type", "dict_type", "model_type",
+    "model_attributes_type", "literal_error", "union_tag_invalid", "finite_number",
+}  # fmt: skip
+_BOUND_ERRORS = {"greater_than", "greater_than_equal", "less_than", "less_than_equal"}
+
+
+def explain(error: ValidationError) -> str:
+    """The first problem of a ``ValidationError``; unknown keys are reported together."""
+    errors = error.errors()
+    unknown = [e for e in errors if e["type"] == "extra_forbidden"]
     if unknown:
-        raise ValueError(
-            f"unknown config key(s): {', '.join(prefix + str(k) for k in unknown)}; "
-            f"known keys{' in ' + prefix.rstrip('.') if prefix else ''}: {', '.join(names)}"
+        keys = [_resolve(e["loc"])[0] for e in unknown]
+        section_key, _, _ = keys[0].rpartition(".")
+        section = _resolve(unknown[0]["loc"][:-1])[1] if section_key else TrainConfig
+        known = ", ".join(section.model_fields) if _is_model(section) else ""
+        return (
+            f"unknown config key(s): {', '.join(keys)}; "
+            f"known keys{' in ' + section_key if section_key else ''}: {known}"
         )
-    values = {}
-    for name in names:
-        if name not in raw:
-            continue
-        hint = hints[name]
-        if dataclasses.is_dataclass(hint):
-            values[name] = _build(hint, raw[name], f"{prefix}{name}.")
+    e = errors[0]
+    if e["loc"] and e["loc"][-1] == "[key]":  # a mapping key of the wrong type (env: {1: 2})
+        key = _resolve(e["loc"][:-2])[0]
+        return f"{key} keys must be strings, got {e.get('input')!r}"
+    key, _, meta, field = _resolve(e["loc"])
+    kind = e["type"]
+    got = e.get("input")
+    if kind == "value_error":
+        message = str(e["ctx"]["error"]) if "ctx" in e else e["msg"]
+        return f"{key} {message}, got {got!r}" if key else message
+    if kind in _TYPE_ERRORS:
+        return f"{key or 'config'} must be {_describe(*field)}, got {got!r}"
+    if kind in _BOUND_ERRORS:
+        null = " or null" if _optional(field[0]) else ""
+        return f"{key} must be {_bounds(meta)}{null}, got {got!r}"
+    if kind == "too_short":
+        n = e["ctx"]["min_length"]
+        entries = "one entry" if n == 1 else f"{n} entries"
+        return f"{key} must name at least {entries}, got {got!r}"
+    if kind == "missing":
+        return f"{key} is required"
+    return f"{key}: {e['msg']}"
+
+
+Node = tuple[Any, list[Any]]  # an annotation and its constraints (Ge, Gt, Strict ...)
+
+
+def _resolve(loc: tuple[Any, ...]) -> tuple[str, Any, list[Any], Node]:
+    """Walk an error location through the schema: the dotted key (``pool.opponents[1]``), the
+    annotation and constraints there, and those of the enclosing key (for a union's member)."""
+    key = ""
+    node: Node = (TrainConfig, [])
+    field: Node = node
+    for part in loc:
+        ann, meta = _unwrap(*node)
+        if _is_model(ann) and part in ann.model_fields:
+            info = ann.model_fields[part]
+            key = f"{key}.{part}" if key else str(part)
+            node = field = (info.annotation, list(info.metadata))
+        elif typing.get_origin(ann) is list and isinstance(part, int):
+            key = f"{key}[{part}]"
+            node = field = (typing.get_args(ann)[0], [])
+        elif _is_union(ann) and isinstance(part, str):  # a tagged branch: descend, same key
+            branches = [a for a in typing.get_args(ann) if _tag(a) == part]
+            node = (branches[0], []) if branches else (Any, [])
         else:
-            values[name] = _check_type(f"{prefix}{name}", raw[name], hint)
-    return cls(**values)
+            key = f"{key}.{part}" if key else str(part)
+            node = field = (Any, [])
+    ann, meta = _unwrap(*node)
+    return key, ann, meta, field
 
 
-def _check_type(key: str, value: Any, hint: Any) -> Any:
-    origin = typing.get_origin(hint)
-    if origin in (Union, types.UnionType):
-        args = typing.get_args(hint)
-        if value is None and type(None) in args:
-            return None
-        (inner,) = [a for a in args if a is not type(None)]
-        return _check_type(key, value, inner)
+def _unwrap(ann: Any, meta: list[Any]) -> Node:
+    """Strip ``Annotated`` layers, collecting their constraints; an Optional keeps its None."""
+    meta = list(meta)
+    while typing.get_origin(ann) is Annotated:
+        ann, *extra = typing.get_args(ann)
+        for m in extra:
+            meta.extend(m.metadata if isinstance(m, FieldInfo) else [m])
+    if _is_union(ann):
+        args = [a for a in typing.get_args(ann) if a is not type(None)]
+        if len(args) == 1:  # X | None: the constraints are X's
+            return _unwrap(args[0], meta)
+    return ann, meta
+
+
+def _tag(ann: Any) -> str | None:
+    if typing.get_origin(ann) is Annotated:
+        for m in typing.get_args(ann)[1:]:
+            if isinstance(m, Tag):
+                return m.tag
+    return None
+
+
+def _is_union(ann: Any) -> bool:
+    return typing.get_origin(ann) in (typing.Union, types.UnionType)
+
+
+def _is_model(ann: Any) -> bool:
+    return isinstance(ann, type) and issubclass(ann, BaseModel)
+
+
+def _optional(ann: Any) -> bool:
+    return _is_union(ann) and type(None) in typing.get_args(ann)
+
+
+def _describe(ann: Any, meta: list[Any]) -> str:
+    """What a key accepts, in words: ``an integer >= 1``, ``one of tanh, relu``."""
+    if _optional(ann):
+        return f"{_describe(*_unwrap(ann, meta))} or null"
+    ann, meta = _unwrap(ann, meta)
+    if _is_union(ann):
+        return " or ".join(_describe(*_unwrap(a, [])) for a in typing.get_args(ann))
+    origin = typing.get_origin(ann)
+    bounds = _bounds(meta)
+    if origin is Literal:
+        return "one of " + ", ".join(str(a) for a in typing.get_args(ann))
     if origin is list:
-        (item,) = typing.get_args(hint)
-        if not isinstance(value, list):
-            raise ValueError(f"{key} must be a list, got {value!r}")
-        return [_check_type(f"{key}[{i}]", v, item) for i, v in enumerate(value)]
-    if origin is dict:
-        if not isinstance(value, dict):
-            raise ValueError(f"{key} must be a mapping, got {value!r}")
-        return dict(value)
-    if hint is bool:
-        if not isinstance(value, bool):
-            raise ValueError(f"{key} must be true or false, got {value!r}")
-        return value
-    if hint is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"{key} must be an integer, got {value!r}")
-        return value
-    if hint is float:
-        if isinstance(value, str):  # YAML 1.1 reads "1e-4" (no dot) as a string
-            try:
-                value = float(value)
-            except ValueError:
-                raise ValueError(f"{key} must be a number, got {value!r}") from None
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ValueError(f"{key} must be a number, got {value!r}")
-        return float(value)
-    if hint is str:
-        if not isinstance(value, str):
-            raise ValueError(f"{key} must be a string, got {value!r}")
-        return value
-    raise TypeError(f"config schema: unsupported type {hint} for {key}")  # a bug in this module
+        return f"a list ({_describe(typing.get_args(ann)[0], [])} each)"
+    if ann is Schedule:
+        return "a schedule mapping {schedule: linear or exponential, start: x, end: y}"
+    if origin is dict or _is_model(ann):
+        return "a mapping"
+    if ann is bool:
+        return "true or false"
+    if ann is str:
+        return "a string"
+    noun = {int: "an integer", float: "a number"}.get(ann, "a value")
+    return f"{noun} {bounds}" if bounds else noun
 
 
-def _get(cfg: TrainConfig, key: str) -> Any:
-    node: Any = cfg
-    for part in key.split("."):
-        node = getattr(node, part)
-    return node
+def _bounds(meta: list[Any]) -> str:
+    lo = next(((">=", m.ge) for m in meta if getattr(m, "ge", None) is not None), None)
+    lo = lo or next(((">", m.gt) for m in meta if getattr(m, "gt", None) is not None), None)
+    hi = next((m.le for m in meta if getattr(m, "le", None) is not None), None)
+    if lo and hi is not None and lo[0] == ">=":
+        return f"between {_num(lo[1])} and {_num(hi)}"
+    parts = [f"{lo[0]} {_num(lo[1])}"] if lo else []
+    parts += [f"<= {_num(hi)}"] if hi is not None else []
+    return " and ".join(parts)
 
 
-def _at_least(key: str, value: float, lo: float) -> None:
-    if value < lo:
-        raise ValueError(f"{key} must be >= {lo}, got {value}")
+def _num(x: float) -> str:
+    return str(int(x)) if isinstance(x, int) or (math.isfinite(x) and x == int(x)) else str(x)
 
 
-def _choice(key: str, value: str, choices: tuple[str, ...]) -> None:
-    if value not in choices:
-        raise ValueError(f"{key} must be one of {', '.join(choices)}, got {value!r}")
+def schema_rows(model: type[BaseModel] = TrainConfig, prefix: str = "") -> list[tuple[str, ...]]:
+    """(key, what it accepts, default, meaning) for every key: the table in docs/training.md."""
+    rows: list[tuple[str, ...]] = []
+    for name, info in model.model_fields.items():
+        ann, _ = _unwrap(info.annotation, list(info.metadata))
+        if _is_model(ann) and ann is not Schedule:
+            rows += schema_rows(ann, f"{prefix}{name}.")
+            continue
+        default = info.get_default(call_default_factory=True)
+        text = yaml.safe_dump(default, default_flow_style=True).removesuffix("...\n").strip()
+        accepts = _describe(info.annotation, list(info.metadata))
+        rows.append((prefix + name, accepts, text, info.description or ""))
+    return rows
+
+
+def schema_table() -> str:
+    """The Markdown table of every key (``python -m brag_env.training.config`` prints it)."""
+    lines = ["| key | accepts | default | meaning |", "|---|---|---|---|"]
+    lines += [f"| `{k}` | {a} | `{d}` | {m} |" for k, a, d, m in schema_rows()]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(schema_table())

@@ -13,6 +13,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from rich import box
+from rich.markup import escape
+from rich.table import Table
+
 from brag_env.evaluation import run_headsup
 
 
@@ -54,17 +58,23 @@ def format_short(results: Sequence[dict[str, Any]], game: str) -> str:
     )
 
 
-def format_table(results: Sequence[dict[str, Any]], game: str, title: str) -> str:
-    """A small fixed-width table, one row per opponent."""
-    unit = "match win rate" if game == "put" else "payoff, antes/hand"
-    lines = [title, f"  {'opponent':<20} {unit:>20}   95% CI                 n  beats"]
+def final_table(results: Sequence[dict[str, Any]], game: str) -> Table:
+    """A rich table, one row per opponent, aligned like ``evaluate.py``'s report."""
+    put = game == "put"
+    table = Table(box=box.SIMPLE_HEAD, caption="beats = the whole 95% CI on the winning side")
+    table.add_column("opponent", style="bold", no_wrap=True)
+    table.add_column("match win rate" if put else "payoff, antes/hand", justify="right")
+    table.add_column("95% CI", justify="right", no_wrap=True)
+    table.add_column("n", justify="right")
+    table.add_column("beats", justify="center")
     for r in results:
-        if game == "put":
+        if put:
             mean = f"{100 * r['mean']:.1f}%"
             ci = f"[{100 * r['ci_low']:.1f}%, {100 * r['ci_high']:.1f}%]"
         else:
             mean = f"{r['mean']:+.3f}"
             ci = f"[{r['ci_low']:+.3f}, {r['ci_high']:+.3f}]"
-        mark = "yes" if beats(r, game) else "no"
-        lines.append(f"  {r['opponent']:<20} {mean:>20}   {ci:<20} {r['n']:>6}  {mark}")
-    return "\n".join(lines)
+        table.add_row(
+            escape(str(r["opponent"])), mean, ci, str(r["n"]), "yes" if beats(r, game) else "no"
+        )
+    return table

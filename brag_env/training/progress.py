@@ -10,7 +10,7 @@ from tqdm import tqdm
 
 
 class ProgressBar(BaseCallback):
-    """Counts learner steps across repeated ``model.learn`` calls (one per rollout).
+    """Counts learner steps (an SB3 callback of the run's ``model.learn`` call).
 
     Create it once for the run; ``set_eval`` updates the text after each evaluation and ``write``
     prints a line without breaking the bar. The bar hides itself when stderr is not a terminal

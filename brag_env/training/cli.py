@@ -1,0 +1,383 @@
+"""Train a Brag or Put agent by self-play with MaskablePPO (sb3-contrib), on the CPU.
+
+    python train.py                                          # the default: configs/put_ppo.yaml
+    python train.py --config configs/brag_headsup_ppo.yaml
+    python train.py --config configs/brag_ppo.yaml --seed 3 --set total_timesteps=500000
+    python train.py --config configs/brag_ppo.yaml --resume  # continue an interrupted run
+
+Self-play, the safe way (``brag_env/selfplay.py``): the learner holds one seat of the PettingZoo
+game and the env plays every other seat with an opponent drawn from a pool: the rule-based
+baselines of ``pool.opponents`` plus frozen snapshots of the learner, one every
+``pool.snapshot_every`` steps. The learner is paid its own result of every hand, seats rotate,
+illegal actions are masked.
+
+Everything that shapes a run is in the YAML config (``brag_env/training/config.py`` is its schema,
+``docs/training.md`` lists every key); ``--set key=value`` overrides one key. The whole config,
+table options and agent specs included, is checked before anything is written. A run writes to
+``runs/<name>/`` (or ``--out DIR``):
+
+    config.yaml      the config as used (defaults filled in, --seed and --set applied)
+    tb/              TensorBoard: PPO losses, rollout/ep_rew_mean, eval/<opponent>/mean ...
+    evals.jsonl      every evaluation against the baselines, one JSON line each
+    snapshots/       the learner's frozen snapshots (opponent pool)
+    checkpoint.zip   the latest checkpoint, written atomically: --resume continues from it
+    model.zip        the final model, an agent spec for evaluate.py (--agents runs/<name>/model.zip)
+    final_eval.json  the final evaluation, also printed at the end
+    curves.png       the learning curves from evals.jsonl (python -m brag_env.training.curves)
+
+Exit status: 0 done, 2 a usage error (bad config, run directory or checkpoint), 1 a run file
+that could not be written (disk full, permissions), 130 interrupted (then --resume continues).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import json
+import shutil
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import torch
+from rich.console import Console
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.logger import configure
+
+from brag_env.training.callbacks import EverySteps
+from brag_env.training.checkpoint import load_parameters, read_training_state, save_model
+from brag_env.training.config import TrainConfig, dump_config, load_config
+from brag_env.training.curves import plot_runs
+from brag_env.training.envs import close_quietly, make_vec_env
+from brag_env.training.evaluation import evaluate_model, final_table, format_short
+from brag_env.training.files import (
+    DISK_ERRORS,
+    RunFileError,
+    append_line,
+    write_file,
+    writing,
+)
+from brag_env.training.progress import ProgressBar
+
+# The repository's default config. An installed package (brag-train) has no configs/ of its own:
+# it uses ./configs/put_ppo.yaml when run in a clone, and otherwise needs --config.
+DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "put_ppo.yaml"
+
+
+def default_config() -> Path:
+    for path in (DEFAULT_CONFIG, Path("configs") / DEFAULT_CONFIG.name):
+        if path.is_file():
+            return path
+    raise ValueError(f"no default config here (configs/{DEFAULT_CONFIG.name}); pass --config FILE")
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        prog="train.py",
+        description="Self-play MaskablePPO training for Brag and Put.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__.split("\n\n")[1],
+    )
+    p.add_argument("--config", help=f"YAML config (default: {DEFAULT_CONFIG.name})")
+    p.add_argument("--out", help="run directory (default: runs/<name>)")
+    p.add_argument("--seed", type=int, help="override the config's seed")
+    p.add_argument("--resume", action="store_true", help="continue the run in the run directory")
+    p.add_argument(
+        "--overwrite", action="store_true", help="start over in an existing run directory"
+    )
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        dest="overrides",
+        help="override one config key, e.g. --set ppo.learning_rate=1e-4 (repeatable)",
+    )
+    p.add_argument(
+        "--progress",
+        choices=["auto", "on", "off"],
+        default="auto",
+        help="progress bar: auto shows it when stderr is a terminal",
+    )
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        train(args)
+    except ValueError as e:  # a bad config, run directory or checkpoint: one line, no traceback
+        print(f"train.py: error: {e}", file=sys.stderr)
+        return 2
+    except RunFileError as e:  # disk full, permission denied: the last checkpoint is intact
+        print(f"train.py: error: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:  # any other file the run could not use, still one line
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"train.py: error: {where}{e.strerror or e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(
+            "\ntrain.py: interrupted; continue with the same command plus --resume", file=sys.stderr
+        )
+        return 130
+    return 0
+
+
+def resolve_config(args: argparse.Namespace) -> tuple[TrainConfig, Path]:
+    """The config (file, then --seed, then --set) and the run directory."""
+    config_path = args.config or default_config()
+    overrides = list(args.overrides) + ([f"seed={args.seed}"] if args.seed is not None else [])
+    cfg = load_config(config_path, overrides)
+    run_dir = Path(args.out) if args.out else Path("runs") / cfg.name
+    if run_dir.exists() and not run_dir.is_dir():
+        raise ValueError(f"run directory {run_dir} is a file")
+    if args.resume:
+        saved_path = run_dir / "config.yaml"
+        if not saved_path.is_file():
+            raise ValueError(f"--resume: no run to resume in {run_dir} (no config.yaml)")
+        saved = load_config(saved_path)
+        if (args.config or overrides) and saved.to_dict() != cfg.to_dict():
+            raise ValueError(
+                f"--resume: the config differs from the run's {saved_path}; resume with the same "
+                "--config/--set/--seed (or none of them)"
+            )
+        return saved, run_dir
+    if ((run_dir / "checkpoint.zip").exists() or (run_dir / "model.zip").exists()) and (
+        not args.overwrite
+    ):
+        raise ValueError(
+            f"{run_dir} already holds a run: add --resume to continue it, --overwrite to start "
+            "over, or --out DIR for a new directory"
+        )
+    return cfg, run_dir
+
+
+# What a run writes besides config.yaml and evals.jsonl (both rewritten at the start of a run).
+RUN_ARTEFACTS = ("checkpoint.zip", "model.zip", "final_eval.json", "eval_model.zip", "curves.png")
+RUN_ARTEFACT_DIRS = ("snapshots", "tb")
+
+
+def clear_run_dir(run_dir: Path) -> None:
+    """--overwrite: remove the old run's files, so nothing of it can be resumed or mistaken for
+    the new run's output. Only the files train.py writes are touched."""
+    for name in RUN_ARTEFACTS:
+        (run_dir / name).unlink(missing_ok=True)
+    for name in RUN_ARTEFACT_DIRS:
+        shutil.rmtree(run_dir / name, ignore_errors=True)
+
+
+def config_hash(cfg: TrainConfig) -> str:
+    """A fingerprint of the config, stored in checkpoints: --resume refuses a config.yaml that
+    was edited (or replaced by another run's) since the checkpoint was written."""
+    return hashlib.sha256(dump_config(cfg).encode()).hexdigest()
+
+
+@contextlib.contextmanager
+def closing_quietly(venv: Any) -> Iterator[Any]:
+    try:
+        yield venv
+    finally:
+        close_quietly(venv)
+
+
+def truncate_evals(path: Path, step: int) -> None:
+    """On --resume: keep only the evaluations up to the checkpoint's step. Those made after it
+    (before the crash) are made again by the resumed run, and a "final" one is redone."""
+    if not path.is_file():
+        return
+    kept = []
+    for line in path.read_text().splitlines():
+        with contextlib.suppress(json.JSONDecodeError, TypeError, AttributeError):
+            entry = json.loads(line)
+            if entry.get("label") != "final" and int(entry["step"]) <= step:
+                kept.append(line + "\n")
+    write_file(path, "".join(kept))
+
+
+def build_model(cfg: TrainConfig, venv: Any, seed: int) -> MaskablePPO:
+    """MaskablePPO with every hyper-parameter from the config. A schedule (``learning_rate``,
+    ``clip_range``) is a callable of SB3's ``progress_remaining``; a number stays a number."""
+    activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.ppo.activation]
+    return MaskablePPO(
+        "MlpPolicy",
+        venv,
+        learning_rate=cfg.ppo.learning_rate,
+        n_steps=cfg.ppo.n_steps,
+        batch_size=cfg.ppo.batch_size,
+        n_epochs=cfg.ppo.n_epochs,
+        gamma=cfg.ppo.gamma,
+        gae_lambda=cfg.ppo.gae_lambda,
+        clip_range=cfg.ppo.clip_range,
+        ent_coef=cfg.ppo.ent_coef,
+        vf_coef=cfg.ppo.vf_coef,
+        max_grad_norm=cfg.ppo.max_grad_norm,
+        target_kl=cfg.ppo.target_kl,
+        clip_range_vf=cfg.ppo.clip_range_vf,
+        normalize_advantage=cfg.ppo.normalize_advantage,
+        policy_kwargs={
+            "net_arch": {"pi": list(cfg.ppo.net_arch), "vf": list(cfg.ppo.net_arch)},
+            "activation_fn": activation,
+        },
+        seed=seed,
+        device="cpu",
+        verbose=0,
+    )
+
+
+def save_checkpoint(
+    model: MaskablePPO, cfg: TrainConfig, path: Path, state: dict[str, Any]
+) -> None:
+    """The model plus what --resume needs (steps, pool, evaluations), in one atomic file."""
+    with writing(path):
+        save_model(model, path, cfg.game, cfg.env, training_state=state)
+
+
+def train(args: argparse.Namespace) -> None:
+    # --- 1. config and run directory: everything is checked before anything is written ---------
+    cfg, run_dir = resolve_config(args)
+    checkpoint_path = run_dir / "checkpoint.zip"
+    evals_path = run_dir / "evals.jsonl"
+    state: dict[str, Any] = {
+        "num_timesteps": 0,
+        "n_updates": 0,
+        "snapshots": [],
+        "evals": [],
+        "config_hash": config_hash(cfg),
+    }
+    if args.resume:
+        state = read_training_state(checkpoint_path, cfg.game, cfg.env)
+        expected = config_hash(cfg)
+        # Checkpoints written before the hash existed carry none: nothing to compare.
+        if state.get("config_hash", expected) != expected:
+            raise ValueError(
+                f"--resume: {run_dir / 'config.yaml'} does not match the config {checkpoint_path} "
+                "was trained with (edited, or left by another run); start over with --overwrite"
+            )
+        state["config_hash"] = expected
+    else:
+        if args.overwrite:
+            clear_run_dir(run_dir)
+        with writing(run_dir):
+            run_dir.mkdir(parents=True, exist_ok=True)
+        write_file(run_dir / "config.yaml", dump_config(cfg))
+        write_file(evals_path, "")
+    torch.set_num_threads(cfg.torch_threads)
+    done = int(state["num_timesteps"])
+    # Whole rollouts, so a resumed run ends at the same step as an uninterrupted one.
+    total = cfg.num_iterations * cfg.rollout_steps
+    if args.resume:
+        if done >= total and (run_dir / "final_eval.json").is_file():
+            # Exit 0: the run the user asked for exists; a second "final" would only repeat it.
+            print(
+                f"train.py: the run in {run_dir} already finished at step {done:,} "
+                f"({run_dir / 'model.zip'}, {run_dir / 'final_eval.json'}); nothing to resume"
+            )
+            return
+        truncate_evals(evals_path, done)
+    print(
+        f"train.py: {cfg.game}, {cfg.env.get('num_players', 'default')} players, {total:,} steps "
+        f"({cfg.n_envs} {cfg.vec_env} envs), run directory {run_dir}"
+        + (f", resuming at step {done:,}" if done else ""),
+        flush=True,
+    )
+
+    # --- 2. the self-play envs and the learner ---------------------------------------------------
+    # A resumed run gets fresh deals (seed + steps done) rather than replaying the start of the run.
+    snapshots = [str(run_dir / name) for name in state["snapshots"]]
+    venv = make_vec_env(cfg, seed=cfg.seed + done, snapshots=snapshots)
+    try:
+        model = build_model(cfg, venv, seed=cfg.seed + done)
+        if args.resume:
+            load_parameters(model, checkpoint_path)  # weights + optimizer; safe (weights_only)
+            model.num_timesteps = done
+            model._n_updates = int(state["n_updates"])
+        with writing(run_dir / "tb"):
+            model.set_logger(configure(str(run_dir / "tb"), ["tensorboard"]))
+    except BaseException:
+        close_quietly(venv)  # no subprocess envs left behind by a bad checkpoint
+        raise
+    eval_seed = cfg.seed if cfg.eval.seed is None else cfg.eval.seed
+
+    def evaluate(path: Path, episodes: int, label: str) -> list[dict[str, Any]]:
+        """The model file against every eval opponent: TensorBoard and a line of evals.jsonl."""
+        results = evaluate_model(
+            cfg.game, path, cfg.eval.opponents, episodes, eval_seed, cfg.env, cfg.eval.deterministic
+        )
+        for r in results:
+            for key in ("mean", "ci_low", "ci_high"):
+                model.logger.record(f"{label}/{r['opponent']}/{key}", r[key])
+        with writing(run_dir / "tb", only=DISK_ERRORS):
+            model.logger.dump(model.num_timesteps)
+        entry = {"step": model.num_timesteps, "label": label, "results": results}
+        append_line(evals_path, json.dumps(entry))
+        return results
+
+    # --- 3. what happens between PPO updates (SB3 callbacks, brag_env/training/callbacks.py) ----
+    def take_snapshot(step: int) -> None:
+        name = f"snapshots/step_{step:09d}.zip"
+        with writing(run_dir / name):
+            save_model(model, run_dir / name, cfg.game, cfg.env)
+        venv.env_method("add_snapshot", str(run_dir / name))
+        state["snapshots"] = (state["snapshots"] + [name])[-cfg.pool.max_snapshots :]
+
+    def evaluate_periodically(step: int) -> None:
+        eval_path = run_dir / "eval_model.zip"
+        with writing(eval_path):
+            save_model(model, eval_path, cfg.game, cfg.env)
+        try:
+            results = evaluate(eval_path, cfg.eval.episodes, "eval")
+        finally:
+            eval_path.unlink(missing_ok=True)
+        state["evals"].append(format_short(results, cfg.game))
+        bar.set_eval(state["evals"][-1])
+        bar.write(f"[{step:>11,} steps] eval: {state['evals'][-1]}")
+
+    def checkpoint(step: int) -> None:
+        state.update(num_timesteps=step, n_updates=model._n_updates)
+        save_checkpoint(model, cfg, checkpoint_path, state)
+
+    # --- 4. the run: ONE learn() call, so progress_remaining (and every schedule) is right -------
+    progress = {"auto": None, "on": True, "off": False}[args.progress]
+    start = time.perf_counter()
+    # The envs are closed at the end, after Ctrl-C too: subprocess envs must not outlive the run.
+    with ProgressBar(total, initial=done, enabled=progress) as bar, closing_quietly(venv):
+        if state["evals"]:
+            bar.set_eval(state["evals"][-1])
+        callbacks = [
+            bar,  # the order matters: a checkpoint records the snapshots and evaluations before it
+            EverySteps(cfg.pool.snapshot_every, total, take_snapshot),
+            EverySteps(cfg.eval.every, total, evaluate_periodically),
+            EverySteps(cfg.checkpoint_every, total, checkpoint, at_end=True),
+        ]
+        # The run files are written through writing(); a disk error left is TensorBoard's.
+        with writing(run_dir / "tb", only=DISK_ERRORS):
+            model.learn(total - done, callback=callbacks, reset_num_timesteps=False)
+    seconds = time.perf_counter() - start
+
+    # --- 5. the final model, its evaluation against every baseline, the learning curves ---------
+    with writing(run_dir / "model.zip"):
+        save_model(model, run_dir / "model.zip", cfg.game, cfg.env)
+    steps = model.num_timesteps - done
+    print(
+        f"train.py: {steps:,} steps in {seconds / 60:.1f} min ({steps / seconds:,.0f} steps/s) "
+        f"this session, {model.num_timesteps:,} in all; model saved to {run_dir / 'model.zip'}"
+    )
+    (run_dir / "eval_model.zip").unlink(missing_ok=True)  # left by a run killed mid-evaluation
+    results = evaluate(run_dir / "model.zip", cfg.eval.final_episodes, "final")
+    write_file(run_dir / "final_eval.json", json.dumps(results, indent=1))
+    # The evaluator plays whole seat rotations, so n may exceed eval.final_episodes.
+    counts = sorted({int(r["n"]) for r in results})
+    n = str(counts[0]) if len(counts) == 1 else "-".join(map(str, (counts[0], counts[-1])))
+    unit = "matches" if cfg.game == "put" else "hands"
+    print(f"final evaluation, seed {eval_seed} ({n} {unit} per opponent):")
+    Console(soft_wrap=False).print(final_table(results, cfg.game))
+    plot_runs([run_dir], run_dir / "curves.png")
+    print(f"learning curves: {run_dir / 'curves.png'}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
