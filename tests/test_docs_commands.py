@@ -27,6 +27,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 LANGUAGES = {"sh", "python", "text", "yaml"}
+#: ``python -m`` commands cheap enough to run for real in the slow pass.
+RUN_IN_SLOW_PASS = {"brag_env.training.curves"}
 FENCE = re.compile(r"^```(\S*)\s*$")
 
 # A few hundred steps instead of hundreds of thousands (appended: the last --set of a key wins).
@@ -218,6 +220,14 @@ def run_command(copy: Path, words: list[str], slow: bool) -> str:
     if words[:2] == ["python", "-m"] and words[2] in ("brag_env.play", "brag_env.replay"):
         _play_or_replay(words[2], words[3:])
         return "ran"
+    if words[:2] == ["python", "-m"] and words[2].startswith("brag_env."):
+        # Other package commands: their command line must parse (--help); the learning-curve
+        # plot, cheap once the page's training runs exist, runs for real in the slow pass.
+        if slow and words[2] in RUN_IN_SLOW_PASS:
+            _subprocess(copy, words[1:])
+            return "ran"
+        _subprocess(copy, [*words[1:3], "--help"])
+        return "parsed (--help)"
     if words[0] == "python" and words[1].startswith("bench/"):
         _bench(words[1], words[2:])
         return "ran with a tiny budget"
