@@ -55,7 +55,7 @@ _PLAIN_POLICY_KWARGS = {
 
 
 #: The JSON entry, inside a model .zip, naming the game and table options it was trained with:
-#: ``{"game": "brag", "env_config": {...}}`` (``env_config`` as given to ``brag_v0.env``).
+#: ``{"game": "brag", "env_config": {...}}`` (``env_config`` as given to ``brag_v1.env``).
 MODEL_ENTRY = "brag_env_model.json"
 #: Table options that change what the observation's numbers or the action ids mean, per game.
 OBSERVATION_OPTIONS: dict[str, tuple[str, ...]] = {
@@ -67,6 +67,7 @@ OBSERVATION_OPTIONS: dict[str, tuple[str, ...]] = {
         "raise_sizes",  # the raise actions
         "hands_per_session",  # the hand number is divided by it
         "lowball",  # the hand-strength order (B21)
+        "cover_pot",  # the cover action and the cover block (B16): off for brag_v0 models
     ),
     "put": ("num_players", "target_points"),  # seats and sides; scores are / target_points
 }
@@ -206,8 +207,14 @@ def check_table(info: SavedModelInfo, table: TableInfo) -> None:
         )
     if table.config is None or not hasattr(table.config, "to_dict"):
         return
+    options = dict(trained.options)
     try:
-        config = type(table.config).from_dict(trained.options).to_dict()
+        if table.game == "brag" and "cover_pot" not in options:
+            # Records written before brag_v1 (and runs on its defaults) do not name cover_pot:
+            # the model's action count tells whether it had the B16 cover action.
+            with_cover = type(table.config).from_dict({**options, "cover_pot": True})
+            options["cover_pot"] = info.num_actions == with_cover.num_actions
+        config = type(table.config).from_dict(options).to_dict()
     except (TypeError, ValueError) as e:
         raise ValueError(f"{where}: bad table options in {trained.source}: {e}") from None
     now = table.config.to_dict()

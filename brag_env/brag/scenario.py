@@ -19,7 +19,8 @@ and the evaluation tools read the same files. A file is one JSON object:
     ``deltas``: each seat's chip change summed over the hands the actions finish; optional
     ``hands``: per finished hand, any keys of ``HandResult.to_dict()``: ``hand_number``,
     ``dealer``, ``winner``, ``by_see``, ``deltas``, ``pot``, ``chips``, ``shown`` (seat number as
-    text -> card text), ``seer``, ``seen``, ``bonus``, ``keep_offer``; optional ``session_over``.
+    text -> card text), ``seer``, ``seen``, ``bonus``, ``keep_offer``, ``covers``, ``pots``
+    (B16), ``carried_in``, ``carried``, ``keeper`` (B15, B19); optional ``session_over``.
 """
 
 from __future__ import annotations

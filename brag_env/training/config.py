@@ -169,7 +169,7 @@ class TrainConfig(Section):
     total_timesteps: Int = Field(
         100_000, ge=1, description="learner decisions, rounded up to whole rollouts"
     )
-    env: dict[Str, Any] = Field({}, description="options of brag_v0 / put_v0 (docs/rules.md)")
+    env: dict[Str, Any] = Field({}, description="options of brag_v1 / put_v1 (docs/rules.md)")
     reward_scale: Num = Field(1.0, gt=0, description="learner reward = env reward * reward_scale")
     n_envs: Int = Field(8, ge=1, description="parallel self-play envs")
     vec_env: Literal["dummy", "subproc"] = Field(
