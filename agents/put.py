@@ -86,7 +86,9 @@ class PutView:
         self.partnerships = n == 4
         offsets: dict[str, tuple[int, tuple[int, ...]]] = {}
         pos = 0
-        for name, shape in observation_layout(n):
+        for name, shape in observation_layout(
+            n, table.config is not None and table.config.optional_pass
+        ):
             offsets[name] = (pos, shape)
             pos += int(np.prod(shape))
         self._offsets = offsets

@@ -18,7 +18,9 @@ import pytest
 from brag_env import put_v0
 
 FIXTURE = Path(__file__).parent / "fixtures" / "put_v0_golden.json"
-CASES = [(n, reward, seed) for n in (2, 3, 4) for reward in ("match", "points") for seed in range(4)]
+CASES = [
+    (n, reward, seed) for n in (2, 3, 4) for reward in ("match", "points") for seed in range(4)
+]
 
 
 def trajectory(num_players: int, reward: str, seed: int) -> dict:
