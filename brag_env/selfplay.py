@@ -11,7 +11,7 @@ obs, reward, terminated, truncated, info = env.step(env.unwrapped.action_masks()
 | | |
 |-------------|------------------------------------------------------------------------------|
 | ids         | `brag_env/BragVsPool-v0`, `brag_env/PutVsPool-v0` (`import brag_env`)         |
-| observation | the learner's `"observation"` vector of the PettingZoo env (brag_v0, put_v0) |
+| observation | the learner's `"observation"` vector of the PettingZoo env (brag_v0, put_v1) |
 | action      | `Discrete(n)`, the PettingZoo env's actions; `action_masks()`: legal ones    |
 | reward      | the learner's OWN rewards since its last decision, times `reward_scale`      |
 | episode     | one PettingZoo episode (Brag: a session, default one hand; Put: a match)     |
@@ -111,7 +111,7 @@ def make_aec_env(game: str, env_config: Mapping[str, Any] | None = None) -> Any:
     if game == "brag":
         from brag_env import brag_v0 as module
     elif game == "put":
-        from brag_env import put_v0 as module
+        from brag_env import put_v1 as module
     else:
         raise ValueError(f"game must be one of {', '.join(GAMES)}, got {game!r}")
     return module.raw_env(**dict(env_config or {}))
@@ -308,7 +308,7 @@ class BragVsPoolEnv(VsPoolEnv):
 
 
 class PutVsPoolEnv(VsPoolEnv):
-    """:class:`VsPoolEnv` for Put (``put_v0``)."""
+    """:class:`VsPoolEnv` for Put (``put_v1``)."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(game="put", **kwargs)
