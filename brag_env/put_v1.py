@@ -8,8 +8,8 @@
 | Manual Control     | No                                                                 |
 | Agents             | `agents= ['player_0', 'player_1']` (default)                       |
 | Agents             | 2, 3 or 4 (`num_players`; 4 = two partnerships)                    |
-| Action Shape       | Discrete(30) (Discrete(29) with `partner_exchange="always"`)       |
-| Action Values      | Discrete(30) (Discrete(29) with `partner_exchange="always"`)       |
+| Action Shape       | Discrete(29); Discrete(30) for 4 players with an optional pass     |
+| Action Values      | Discrete(29); Discrete(30) for 4 players with an optional pass     |
 | Observation Shape  | (220,) for 2 players, (316,) for 3, (440,) for 4; float32          |
 | Observation Values | [0, max(3, (target_points - 1 + seen_put_points) / target_points)] |
 
@@ -34,7 +34,7 @@ pass start at the dealer's left, and the deal passes to the left after every han
 | 14        | `see`                | accept a Put: play on for `seen_put_points` (P4)             |
 | 15        | `fold`               | refuse a Put: the caller scores 1 and the hand ends (P4)     |
 | 16 .. 28  | `pass_3` .. `pass_4` | four players: pass a card of that rank to one's partner (P8) |
-| 29        | `pass_none`          | four players: pass nothing (P8; absent when "always")        |
+| 29        | `pass_none`          | four players: pass nothing (P8; only if "optional")          |
 
 `env.unwrapped.action_names` lists the names by id. A card is named by rank only: with two
 cards of one rank, which of them leaves the hand does not matter in play.
@@ -142,7 +142,7 @@ Importing this module registers the env with PettingZoo's registry (`brag_env.re
 * v1: the seed's variants as defaults. Three players: both opponents answer a Put without
   knowing the other's answer (`put_answers="simultaneous"`, P7). Four players: a player may
   pass nothing, and partners swap only when both chose a card (`partner_exchange="optional"`,
-  P8): a 30th action `pass_none` and, with four players, the 2-value `exchanged` view (440
+  P8): with four players a 30th action `pass_none` and the 2-value `exchanged` view (440
   values). A non-card `deck` reset option is a `ValueError` (was a `TypeError`). Two-player
   play is unchanged from v0.
 * v0: initial release (still unreleased: the observation gained the `last_*` block, so its

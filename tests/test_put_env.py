@@ -74,8 +74,10 @@ def test_classic_wrappers_and_metadata():
     assert isinstance(raw, put_v1.raw_env)
     assert raw.metadata["name"] == "put_v1" and str(env) == "put_v1"
     assert set(raw.metadata["render_modes"]) == {"human", "ansi"}
-    assert raw.action_names[0] == "play_3" and raw.action_names[-1] == "pass_none"
-    assert len(raw.action_names) == env.action_space("player_0").n == 30
+    assert raw.action_names[0] == "play_3" and raw.action_names[-1] == "pass_4"
+    assert len(raw.action_names) == env.action_space("player_0").n == 29
+    four = put_v1.raw_env(num_players=4)  # P8 optional exchange: pass_none
+    assert four.action_names[-1] == "pass_none" and four.action_space("player_0").n == 30
 
 
 def test_registered_with_pettingzoo():
@@ -223,7 +225,7 @@ def test_env_out_of_bounds_action_is_asserted():
     env.reset(seed=0)
     env.last()
     with pytest.raises(AssertionError, match="action space"):
-        env.step(30)
+        env.step(29)
 
 
 def test_stepping_a_finished_match_is_a_clear_error():

@@ -114,8 +114,9 @@ def test_action_names_fixed_layout():
     assert ACTION_NAMES[29:] == ("pass_none",)
     assert NUM_ACTIONS == 30 and action_id("pass_4") == 28 and action_id("pass_none") == 29
     # P8: the original rules have no "pass nothing", so their action list stops at pass_4
-    assert PutConfig(partner_exchange="always").num_actions == 29
-    assert PutConfig().num_actions == 30
+    assert PutConfig(num_players=4, partner_exchange="always").num_actions == 29
+    assert PutConfig(num_players=4).num_actions == 30
+    assert PutConfig(num_players=2).num_actions == PutConfig(num_players=3).num_actions == 29
     with pytest.raises(ValueError, match="play_1"):
         action_id("play_1")
 

@@ -42,8 +42,8 @@ PUT = 13
 SEE = 14
 FOLD = 15
 PASS = 16  # pass_3 .. pass_4 = 16 .. 28 (P8 only)
-PASS_NONE = PASS + NUM_RANKS  # 29: pass nothing (P8, partner_exchange="optional" only)
-NUM_ACTIONS = PASS_NONE + 1  # the full list; with partner_exchange="always" the last is absent
+PASS_NONE = PASS + NUM_RANKS  # 29: pass nothing (P8: four players, partner_exchange="optional")
+NUM_ACTIONS = PASS_NONE + 1  # the full list; tables without an optional pass stop at pass_4
 
 ACTION_NAMES: tuple[str, ...] = (
     *(f"play_{r}" for r in RANK_NAMES),
@@ -90,7 +90,7 @@ class PutConfig:
     # rules) in turn, the second asked only after the first folded.
     put_answers: PutAnswers = "simultaneous"
     # P8, four players: a player may pass nothing ("optional"), or must pass a card ("always",
-    # the original rules). Also fixes the action list: "pass_none" exists only when optional.
+    # the original rules). "pass_none" is in the action list only with four players, optional.
     partner_exchange: PartnerExchange = "optional"
 
     def __post_init__(self) -> None:
@@ -138,8 +138,9 @@ class PutConfig:
 
     @property
     def num_actions(self) -> int:
-        """Size of the action list: ``pass_none`` (the last id) only with an optional pass."""
-        return NUM_ACTIONS if self.partner_exchange == "optional" else PASS_NONE
+        """Size of the action list: ``pass_none`` (the last id) only with an optional pass, so
+        two and three players keep the 29 actions of the original rules."""
+        return NUM_ACTIONS if self.optional_pass else PASS_NONE
 
     @property
     def simultaneous_answers(self) -> bool:
