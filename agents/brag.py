@@ -38,6 +38,16 @@ Styles (parameters and defaults in ``DEFAULTS``):
   aggressive or have bluffed (and calling them more readily), and choosing to see an apparent
   bluffer rather than a cautious player; reading strong early bets is limited to the raises of
   the current hand (``fear_raises``).
+- ``never_look`` (the exploit probe of issue 11): never looks at its cards, stays blind every
+  turn, raising blind with probability ``raise`` (``brag:never_look:raise=0.3``), never sees, and
+  covers the pot when it cannot pay to stay. Under the original B16 ruling (``cover_pot=False``)
+  it cannot be beaten by players who must look to see it; covering the pot is what makes
+  blindness a risk again.
+
+Covering the pot (B16): when ``cover`` is legal the player cannot afford to stay. Every style
+then covers with the hands it would stay, raise or see with, and folds the others (a blind
+style that would look first still looks). Players who covered count as opponents in the equity
+estimate: the side pot's winner must also beat each coverer's hand to take its pot.
 """
 
 from __future__ import annotations
@@ -78,6 +88,10 @@ class BragView:
         self._status = slice(off("seat_status"), off("seat_status") + 4 * n)
         self._chips = off("seat_chips")
         self._chips_in = off("seat_chips_in")
+        # B16: rows of the seats that covered (the block exists only with cover_pot).
+        self._covered = (
+            slice(off("seat_covered"), off("seat_covered") + n) if config.cover_pot else None
+        )
         self._stake = off("stake")
         self._pot = off("pot")
         self._hand = off("hand_number")
@@ -101,6 +115,8 @@ class BragView:
         live = status[1:, _BLIND:].sum(axis=0)  # opponents still in: blind, open
         self.opponents_blind = int(live[0])
         self.opponents = int(live[0] + live[1])
+        covered = self._covered
+        self.coverers = int(obs[covered].sum()) if covered is not None else 0
         self.stake = round(float(obs[self._stake]) * self.max_stake)
         self.pot = round(float(obs[self._pot]) * self.chips_scale)
         self.chips = round(float(obs[self._chips]) * self.chips_scale)
@@ -129,8 +145,9 @@ class BragView:
         return self._raises
 
     def equity(self) -> float:
-        """Chance the hand beats every opponent still in, as if their hands were random."""
-        return self.strength ** max(self.opponents, 1)
+        """Chance the hand beats every opponent still in and every coverer (B16), as if their
+        hands were random."""
+        return self.strength ** max(self.opponents + self.coverers, 1)
 
     @property
     def stay_cost(self) -> int:
@@ -160,6 +177,7 @@ class BragBaseline(StyleAgent):
         self.view = BragView(table)
         self.keep_id = table.config.keep_old_hand_action
         self.take_id = table.config.take_new_hand_action
+        self.cover_id = table.config.cover_action  # -1 without cover_pot
         self.reset()
 
     def reset(self) -> None:
@@ -180,7 +198,14 @@ class BragBaseline(StyleAgent):
         if last is None or v.hand_number != last[0] or v.chips_in < last[1]:
             self.new_hand()
         self._hand = (v.hand_number, v.chips_in)
-        choice = _first_legal(mask, self.preferences(v, mask))
+        preferences = self.preferences(v, mask)
+        if self.cover_id >= 0 and mask[self.cover_id]:
+            # B16: short of the stay; a hand worth a stay, raise or see is worth covering with.
+            preferences = [
+                self.cover_id if v.is_bet[a] or a == SEE or a == self.cover_id else a
+                for a in preferences
+            ]
+        choice = _first_legal(mask, preferences)
         if choice is None:  # e.g. B16 leaves only fold
             legal = legal_actions(mask)
             return int(FOLD if mask[FOLD] else legal[0])
@@ -354,3 +379,16 @@ class SeedTips(BragBaseline):
             return [FOLD] if scared or too_dear else [STAY]
         # A high card only: fold; heads-up, play one better than the median hand.
         return [STAY] if heads_up and p >= 0.5 else [FOLD]
+
+
+@register("brag", "never_look")
+class NeverLook(BragBaseline):
+    """Never looks; stays blind (raising with probability ``raise``) and covers when short."""
+
+    DEFAULTS: ClassVar[dict[str, Any]] = {"raise": 0.0}
+
+    def preferences(self, v: BragView, mask: np.ndarray) -> list[int]:
+        chance = self.params["raise"]  # a Python keyword: no attribute access
+        if chance > 0 and self.rng.random() < chance:
+            return [*self.smallest_raise(mask), STAY]
+        return [STAY]

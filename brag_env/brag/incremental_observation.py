@@ -20,7 +20,7 @@ vectors (``tests/test_fastpaths_brag.py`` compares them on many random states) f
   including the previous-hand block (``BragObserver.write_previous_hand``), which is constant
   during a hand.
 
-The game must change only through ``BragGame.apply`` / ``new_session`` (as inside ``brag_v0``):
+The game must change only through ``BragGame.apply`` / ``new_session`` (as inside ``brag_v1``):
 state written into the game's attributes by hand is not noticed. Use ``BragObserver.fill``
 for such games.
 """

@@ -1,6 +1,6 @@
 """Rich views of a Brag table: one seat's knowledge, and the public end of a hand.
 
-The table view is drawn from a DECODED OBSERVATION (``brag_v0.decode_observation``) of one seat,
+The table view is drawn from a DECODED OBSERVATION (``brag_v1.decode_observation``) of one seat,
 so it can only show what that seat knows: its own cards once it has looked (B10), every seat's
 status, chips and bets, the stake and pot, the public betting and the cards shown at sees since
 the last shuffle (B18). Seats in an observation are relative to the observer; ``names`` are
