@@ -103,4 +103,5 @@ def test_variant_invariants_100k_hands(options):
     if options["num_players"] == 3:
         assert seen["held_answers"] > 10_000 and seen["folded_then_seen"] > 1_000
     else:
-        assert seen["passes"] >= 4 * HANDS and seen["pass_none"] > 10_000
+        # passes 1-3 of every hand (the 4th ends the pass and is checked by content)
+        assert seen["passes"] >= 3 * HANDS and seen["pass_none"] > 10_000
