@@ -27,10 +27,12 @@ Styles (parameters and defaults in ``DEFAULTS``):
   who cannot see a blind player (B14), staying blind costs it half what the opponent pays.
 - ``tips`` (the seed documents' advice as a whole): plays blind at the start of a session (its
   first ``blind_hands`` hands, by the observation's hand number; later hands it looks at once),
-  and stays blind only while the stake is low (``look_stake``), raising blind now and then
-  (``blind_raise``) for pressure; open, it folds a mere high card (heads-up it keeps one better
-  than the median hand), plays pairs but folds them facing ``fear_raises`` raises since its last
-  move or when a stay would cost more than ``max_share`` of its stack, raises rather than
+  and stays blind only while the stake is low (``look_stake``) and the pot small (``look_pot``
+  minimum stakes), raising blind now and then (``blind_raise``) for pressure; open, it folds a
+  mere high card (heads-up it keeps one better than the median hand), plays pairs but folds them
+  facing ``fear_raises`` raises since its last move or when a stay would cost more than
+  ``max_share`` of its stack (unless the hand already took more of its chips than it has left:
+  the pot is then committed, and it stays or covers, B16), raises rather than
   min-bets with a flush or better, slow-plays prials (stays until the pot holds ``slowplay_pot``
   minimum stakes, then raises, and sees heads-up once it cannot raise) and otherwise sees
   heads-up when it thinks it is ahead (percentile >= ``see_at``). Not modelled, because the
@@ -371,6 +373,7 @@ class SeedTips(BragBaseline):
     DEFAULTS: ClassVar[dict[str, Any]] = {
         "blind_hands": 1,
         "look_stake": 4,
+        "look_pot": 8,
         "blind_raise": 0.2,
         "fear_raises": 2,
         "max_share": 0.25,
@@ -381,8 +384,13 @@ class SeedTips(BragBaseline):
     def preferences(self, v: BragView, mask: np.ndarray) -> list[int]:
         if v.blind:
             # Blind play is cheap and unsettles the others: early in a session, and only while
-            # the stake is low.
-            if v.hand_number >= self.blind_hands or v.stake >= self.look_stake * v.min_stake:
+            # the stake is low and the pot small ("stay blind only while the pot justifies the
+            # risk"): with covering the pot (B16) a blind stack can be called down to the end.
+            if (
+                v.hand_number >= self.blind_hands
+                or v.stake >= self.look_stake * v.min_stake
+                or v.pot >= self.look_pot * v.min_stake
+            ):
                 return [LOOK, STAY]
             if self.rng.random() < self.blind_raise:
                 return [*self.smallest_raise(mask), STAY]
@@ -399,9 +407,12 @@ class SeedTips(BragBaseline):
         if p >= FLUSH_PERCENTILE:
             return [*self.smallest_raise(mask), STAY]  # do not sit at the table minimum
         if p >= PAIR_PERCENTILE:
-            # Pairs are decent with many players, but not worth the stack, nor strong early bets.
+            # Pairs are decent with many players, but not worth the stack, nor strong early bets;
+            # once more is in the pot from this hand than is left in the stack, the pot is
+            # committed: stay (and, short, cover the pot, B16) rather than give it all up.
             scared = v.raises_since_mine >= self.fear_raises
-            too_dear = v.stay_cost > self.max_share * max(v.chips, 1)
+            committed = v.chips_in >= v.chips
+            too_dear = v.stay_cost > self.max_share * max(v.chips, 1) and not committed
             return [FOLD] if scared or too_dear else [STAY]
         # A high card only: fold; heads-up, play one better than the median hand.
         return [STAY] if heads_up and p >= 0.5 else [FOLD]

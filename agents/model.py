@@ -190,8 +190,14 @@ def check_table(info: SavedModelInfo, table: TableInfo) -> None:
         )
     if table.config is None or not hasattr(table.config, "to_dict"):
         return
+    options = dict(trained.options)
     try:
-        config = type(table.config).from_dict(trained.options).to_dict()
+        if table.game == "brag" and "cover_pot" not in options:
+            # Records written before brag_v1 (and runs on its defaults) do not name cover_pot:
+            # the model's action count tells whether it had the B16 cover action.
+            with_cover = type(table.config).from_dict({**options, "cover_pot": True})
+            options["cover_pot"] = info.num_actions == with_cover.num_actions
+        config = type(table.config).from_dict(options).to_dict()
     except (TypeError, ValueError) as e:
         raise ValueError(f"{where}: bad table options in {trained.source}: {e}") from None
     now = table.config.to_dict()

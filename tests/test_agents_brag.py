@@ -353,3 +353,23 @@ def test_B16_coverers_count_in_the_equity(config):
     obs[layout.offset("seat_covered") + 2] = 1.0
     view.load(obs)
     assert view.coverers == 1 and view.equity() == pytest.approx(alone**2)
+
+
+def test_tips_looks_once_the_pot_is_large(config):
+    """"Stay blind only while the pot justifies the risk": a low stake but a pot of 8 minimum
+    stakes (16 chips) makes it look."""
+    tips = agent("brag:tips:blind_raise=0")
+    assert tips.act(craft(config, None, pot=14), BLIND_MASK) == STAY
+    assert agent("brag:tips:blind_raise=0").act(craft(config, None, pot=16), BLIND_MASK) == LOOK
+
+
+def test_tips_does_not_fold_a_committed_pair(config):
+    """A pair folds when a stay costs more than max_share of the stack, unless the hand took
+    more of its chips than it has left (the pot is committed): then it stays, or covers."""
+    layout = observation_layout(config)
+    obs = craft(config, PAIR, others=HEADS_UP, stake=8, pot=60, chips=20)
+    assert agent("brag:tips").act(obs, OPEN_MASK) == FOLD
+    obs[layout.offset("seat_chips_in")] = 30 / config.starting_chips
+    assert agent("brag:tips").act(obs, OPEN_MASK) == STAY
+    obs[layout.offset("seat_chips")] = 5 / config.starting_chips
+    assert agent("brag:tips").act(obs, SHORT_OPEN) == COVER

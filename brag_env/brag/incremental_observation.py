@@ -298,8 +298,8 @@ class IncrementalObserver:
         mv[o_stake] = game.stake * inv_stake
         mv[o_pot] = game.pot * inv
         mv[o_choice] = 1.0 if game.choosing else 0.0
-        if self._o_cover is not None:
-            mv[self._o_cover[2]] = side_pot(game) * inv
+        if game.covers:  # B16 (a new hand rebuilds, so without a cover the field stays 0)
+            mv[self._o_cover[2]] = side_pot(game) * inv  # type: ignore[index]
         player = game.current_player
         at = o_to_act + player if player >= 0 else -1
         old = self._to_act_at
