@@ -61,8 +61,9 @@ import numpy as np
 
 from agents.base import RandomAgent, StyleAgent, TableInfo, legal_actions
 from agents.registry import register
+from brag_env.brag.hands import hand_strength
 from brag_env.brag.observation import HISTORY_LEN, observation_layout
-from brag_env.brag.rules import FIRST_RAISE, FOLD, LOOK, SEE, STAY
+from brag_env.brag.rules import FIRST_RAISE, FOLD, LOOK, SEE, STAY, discard_choices
 
 # Seat status columns of the observation (brag_env.brag.observation.STATUS_NAMES).
 _FOLDED, _BLIND, _OPEN = 1, 2, 3
@@ -177,9 +178,16 @@ class BragBaseline(StyleAgent):
     def bind(self, table: TableInfo) -> None:
         super().bind(table)
         self.view = BragView(table)
-        self.keep_id = table.config.keep_old_hand_action
-        self.take_id = table.config.take_new_hand_action
-        self.cover_id = table.config.cover_action  # -1 without cover_pot
+        config = table.config
+        self.keep_id = config.keep_old_hand_action
+        self.take_id = config.take_new_hand_action
+        # B22: the discard actions (none in Three-card Brag) and where the own cards are.
+        self.discard_choices = discard_choices(config.cards_dealt)
+        self.discard_first = config.first_discard_action
+        self._lowball = config.lowball
+        start = observation_layout(config).offset("own_cards")
+        self._own_cards = slice(start, start + 52)
+        self.cover_id = config.cover_action  # -1 without cover_pot
         self.reset()
 
     def reset(self) -> None:
@@ -194,6 +202,8 @@ class BragBaseline(StyleAgent):
         mask = np.asarray(action_mask).astype(bool)
         if mask[self.take_id] or mask[self.keep_id]:  # B19: both hands unseen, nothing to go on
             return self.take_id if mask[self.take_id] else self.keep_id
+        if self.discard_choices and mask[self.discard_first]:  # B22: every discard is legal
+            return self.best_discard(observation)
         v = self.view
         v.load(observation)
         last = self._hand
@@ -213,6 +223,22 @@ class BragBaseline(StyleAgent):
             return int(FOLD if mask[FOLD] else legal[0])
         if v.is_bet[choice]:
             self.bets += 1
+        return choice
+
+    def best_discard(self, observation: np.ndarray) -> int:
+        """B22, every style: keep the best three cards; between equal threes, discard the
+        higher cards (the discards break ties, highest first; lower ones under lowball)."""
+        cards = np.flatnonzero(np.asarray(observation)[self._own_cards] > 0.5).tolist()
+        best, choice = None, self.discard_first
+        for i, positions in enumerate(self.discard_choices):
+            kept = [c for j, c in enumerate(cards) if j not in positions]
+            thrown = sorted((cards[j] >> 2 for j in positions), reverse=True)
+            key = (
+                hand_strength(kept, self._lowball),
+                [-r for r in thrown] if self._lowball else thrown,
+            )
+            if best is None or key > best:
+                best, choice = key, self.discard_first + i
         return choice
 
     @abstractmethod

@@ -24,6 +24,23 @@ Styles (parameters and defaults in ``DEFAULTS``):
 - ``bluffer``: like the caller, and also calls Put with a weaker hand with probability ``bluff``
   (decided once per hand, at its first turn with Put available); sees Puts from the lower
   ``see_at`` (mid hands).
+- ``tips``: the Put seed document's strategy tips, with greedy card play. Modelled:
+
+  1. A 3 makes a hand strong, a 3 with a 2 all but unbeatable: holding both (in play) it always
+     calls Put at its first chance and always sees; holding a 3 counts as strong.
+  2. Put middling hands (live strength >= ``mid_at``) when every opposing side is behind on
+     points: the doubled stake should scare them off.
+  3. No Put at the first trick without a strong hand (a 3, or strength >= ``strong_at``).
+  4. Late in the match a seen Put decides it: it calls with middling hands when winning a seen
+     Put would reach ``target_points``, and it never folds a Put whose single point would give
+     the caller's side the match (folding loses at once; seeing may not).
+  5. Having won trick 1 with a mid-range card (K down to 8, not one of the top three ranks),
+     it calls Put before trick 2 with probability ``after_win``, a bluff the others cannot read.
+
+  Otherwise it calls with strong hands (from trick 2 on), and sees a Put when holding a 3 or
+  with strength >= ``see_at``. Partners pass their best card (the seed's advice for P8).
+  Not modelled: reading the opponents' rhythm (hesitation before a card, a confident lead), as
+  the environment has no timing.
 """
 
 from __future__ import annotations
@@ -86,7 +103,9 @@ class PutView:
         self.partnerships = n == 4
         offsets: dict[str, tuple[int, tuple[int, ...]]] = {}
         pos = 0
-        for name, shape in observation_layout(n):
+        for name, shape in observation_layout(
+            n, table.config is not None and table.config.optional_pass
+        ):
             offsets[name] = (pos, shape)
             pos += int(np.prod(shape))
         self._offsets = offsets
@@ -118,6 +137,21 @@ class PutView:
                 if r < self.best_rank:
                     self.best_rank, self.best_seat = r, s
         self.leading = self.best_seat < 0
+        scores = self._view(obs, "scores")
+        self.scores = [float(x) for x in scores]  # relative seats, score / target_points
+        self.my_score = self.scores[0]
+        self.their_score = max(float(scores[s]) for s in opponents)
+        self.caller = self._seat_of(obs, "put_caller")
+        first_winner = self._seat_of(obs, "trick_winner", 0)
+        self.won_first_with = -1  # put rank of my card if I took trick 1, else -1
+        if first_winner == 0:
+            self.won_first_with = int(np.argmax(self._view(obs, "played")[0][0]))
+
+    def _seat_of(self, obs: np.ndarray, name: str, trick: int | None = None) -> int:
+        """The relative seat marked in a one-hot seat view (a trick's row of it), or -1."""
+        row = self._view(obs, name) if trick is None else self._view(obs, name)[trick]
+        hits = np.flatnonzero(row)
+        return int(hits[0]) if hits.size else -1
 
     def strength(self) -> float:
         return live_strength(self.in_play, self.tricks_ahead)
@@ -211,3 +245,50 @@ class PutBluffer(PutCaller):
         if v.trick == 0 and len(v.ranks) == 3:
             self._bluff_hand = bool(self.rng.random() < self.bluff)
         return v.strength() >= self.put_at or self._bluff_hand
+
+
+@register("put", "tips")
+class PutTips(PutBaseline):
+    """The Put seed's strategy tips (module docstring: which are modelled, which not)."""
+
+    DEFAULTS: ClassVar[dict[str, Any]] = {
+        "mid_at": 0.4,
+        "strong_at": 0.75,
+        "see_at": 0.5,
+        "after_win": 0.5,
+    }
+
+    def bind(self, table: TableInfo) -> None:
+        super().bind(table)
+        config = table.config
+        self.target = config.target_points
+        spp = config.seen_put_points
+        self.seen_points = self.target if spp == "game" else spp
+
+    def call_put(self, v: PutView) -> bool:
+        ranks = v.in_play
+        if 0 in ranks and 1 in ranks:  # tip 1: a 3 and a 2
+            return True
+        p = v.strength()
+        strong = 0 in ranks or p >= self.strong_at
+        if v.trick == 0:  # tip 3
+            return strong
+        if strong:
+            return True
+        middling = p >= self.mid_at
+        ahead = v.my_score > v.their_score  # tip 2
+        decides = v.my_score * self.target + self.seen_points >= self.target  # tip 4
+        if middling and (ahead or decides):
+            return True
+        # tip 5: took trick 1 with a mid-range card, trick 2 not yet started
+        if v.trick == 1 and v.leading and 3 <= v.won_first_with <= 8:
+            return bool(self.rng.random() < self.after_win)
+        return False
+
+    def answer_put(self, v: PutView) -> bool:
+        if 0 in v.in_play:  # tip 1: a 3 is strong
+            return True
+        caller_points = round(v.scores[v.caller] * self.target) if v.caller >= 0 else 0
+        if caller_points + 1 >= self.target:
+            return True  # tip 4: folding would hand the caller's side the match
+        return v.strength() >= self.see_at

@@ -14,7 +14,8 @@ same action ids and the same observation vector as before `brag_v1` existed:
 - `cover_pot=False` (B16, original ruling): a player who cannot afford to stay must fold; there
   is no `cover` action and no cover block in the observation;
 - `blind_alone="wins"` and `unopened_pot="wins"` (B15): a pot never carries;
-- `shuffle` is "after_prial" or "every_hand" (B18).
+- `shuffle` is "after_prial" or "every_hand" (B18);
+- `cards_dealt=3`: Four- and Five-card Brag (B22) are `brag_v1` only.
 
 Asking `brag_v0` for any other value of those options (or passing a `BragConfig` that has one)
 raises `ValueError` naming the field: use `brag_v1`. `tests/test_brag_v0_golden.py` replays 300
@@ -43,7 +44,7 @@ from brag_env.brag.rules import BragConfig
 __all__ = ["BragV0Config", "decode_observation", "env", "raw_env"]
 
 # option -> the only value brag_v0 has (the original rules).
-_ORIGINAL = {"cover_pot": False, "blind_alone": "wins", "unopened_pot": "wins"}
+_ORIGINAL = {"cover_pot": False, "blind_alone": "wins", "unopened_pot": "wins", "cards_dealt": 3}
 
 
 @dataclass(frozen=True)

@@ -38,11 +38,24 @@ seat k is seat k+1 (wrapping), so betting after a dealer k starts at seat k+1.
 | 4 + R     | `keep_old_hand`  | B19: keep the unseen hand that was left alone                  |
 | 5 + R     | `take_new_hand`  | B19: take the newly dealt hand instead                         |
 | 6 + R     | `cover`          | B16, only with `cover_pot`: all chips in, the pot closed       |
+| then      | `discard_i[_j]`  | B22, only with `cards_dealt` 4 or 5: discard those positions   |
 
 `env.unwrapped.action_names` lists the names by id (R = `len(raise_sizes)`). `cover` is legal
 only for a player to act who cannot afford the cheapest way to stay (S open, S/2 blind), even
 with 0 chips; such a player may also fold, and a blind one may look first. A cover that leaves
 one player in ends the betting: the two hands are compared at once.
+
+Four- and Five-card Brag (B22, `cards_dealt=4` or `5`, which need `allow_blind=False`): before
+the betting every player, in turn from the dealer's left, makes ONE discard decision, an action
+per set of cards to put aside: `discard_1` .. `discard_4` (4 cards: discard one) or
+`discard_1_2` .. `discard_4_5` (5 cards: discard two, 10 actions), positions counted in the
+player's dealt cards sorted by card id (rank, then suit: the order of `own_cards`). One joint
+action per combination, rather than one per card, because a discard's worth depends on which
+cards stay together (a pair, a run): two one-card steps would split that choice and leave a
+half-discarded state that nothing needs. Discards are face down: not in the public history.
+The three kept cards are the hand; equal hands are then compared by the discards, highest
+discarded card first (ace high; the lower wins under `lowball`), and if still equal the seen
+player wins (B14; a coverer still loses ties, B16).
 
 ### Observation Space
 
@@ -78,11 +91,15 @@ A = number of actions, K = 16:
 | `seat_covered`     | n     | B16, only with `cover_pot`: the seat covered this hand         |
 | `seat_covered_pot` | n     | ... the pot its cover closed / starting_chips                  |
 | `side_pot`         | 1     | ... chips beyond the last covered pot / starting_chips         |
+| `own_discards`     | 52    | B22, only with `cards_dealt` 4 or 5: the cards one discarded   |
+| `discard_pending`  | 1     | ... 1 while the players are still discarding                   |
 
 Chip amounts are divided by `starting_chips` (1.0 = one starting stack). A blind player's
 vector holds nothing derived from its own cards, and no vector ever holds another player's
-unrevealed cards. The `prev_*` fields keep what the table saw at the end of the previous hand
-(also after a shown prial, whose shuffle empties `shown_cards`); every hand shown there (see or
+unrevealed cards. With B22, `own_cards` holds the whole deal until one discards, then the
+kept three (`own_category` and `own_strength` are zero before: four or five cards are no
+hand). The `prev_*` fields keep what the table saw at the end of the previous hand (also after
+a shown prial, whose shuffle empties `shown_cards`); every hand shown there (see or
 cover comparison) is also in `shown_cards` until the next shuffle. A carried pot (B15) shows as
 a `pot` larger than the sum of `seat_chips_in`. `brag_v1.decode_observation(vector, config)`
 turns a vector into a readable dict; `brag_env.brag.observation` documents the layout.
@@ -123,6 +140,7 @@ earlier when fewer than two players can still play); then all agents are termina
 | `blind_keep_hand`    | True            | B19 (also for a blind player left with a carry)     |
 | `prial_bonus`        | 0               | B20                                                  |
 | `lowball`            | False           | B21                                                  |
+| `cards_dealt`        | 3               | B22: 4 or 5 = Four-/Five-card Brag (no blind play)   |
 | `render_mode`        | None            | "ansi" (returns the table) or "human" (prints it)    |
 | `reveal_cards`       | False           | render every hand, not only the public view          |
 | `keep_histories`     | None            | hands whose history the session keeps: all, 0, or K  |
@@ -156,7 +174,10 @@ recent betting, and the cards shown at a see or a cover comparison; hidden hands
   `seat_covered_pot`, `side_pot` observation fields), carried pots (B15 `blind_alone`,
   `unopened_pot`), `shuffle="after_prial_or_cycle"` (B18), and under `ante_mode="after_prial"` a
   player short of the ante sits out only when an ante is due (B8/B16). With `cover_pot=False`
-  the action ids and the observation layout are those of v0.
+  the action ids and the observation layout are those of v0. Added option (the default,
+  3, changes nothing): `cards_dealt` 4 or 5 for Four- and Five-card Brag (B22: a discard phase,
+  discard actions appended to the action list, `own_discards` and `discard_pending` appended to
+  the observation, ties broken by the discards, histories with `discards`).
 * v0: initial release; kept as `brag_v0`, the original rules with the v0 spaces, so that its
   figures can be reproduced
 """
@@ -186,6 +207,16 @@ def env(**kwargs: Any) -> FastOrderEnforcingWrapper:
     return classic_wrap(raw, illegal_reward=-float(raw.config.starting_chips))
 
 
+class _FillObserver:
+    """``IncrementalObserver``'s interface on ``BragObserver.fill`` (a copy per call)."""
+
+    def __init__(self, observer: BragObserver) -> None:
+        self._observer = observer
+
+    def observation(self, game: BragGame, player: int) -> np.ndarray:
+        return self._observer.fill(game, player).copy()
+
+
 class raw_env(CardTableEnv):
     """Three-Card Brag as a PettingZoo AEC env, without wrappers (see the module docstring).
 
@@ -212,7 +243,11 @@ class raw_env(CardTableEnv):
         self.game = BragGame(config)
         self.observer = BragObserver(config)
         # The same vectors as observer.fill(...).copy(), updated event by event (hot path).
-        self._fast_observer = IncrementalObserver(config)
+        # B22 discards are private events outside ``betting``, which the incremental observer
+        # follows: those tables use the reference fill.
+        self._fast_observer = (
+            IncrementalObserver(config) if config.cards_dealt == 3 else _FillObserver(self.observer)
+        )
         # Masks are shared read-only arrays, one per legal set (the engine's bit set).
         self._masks: dict[int, np.ndarray] = {}
         layout = observation_layout(config)

@@ -99,6 +99,19 @@ def parse_cards(text: str | Iterable[str | int]) -> list[int]:
     return cards
 
 
+def parse_deck(deck: object) -> list[int]:
+    """A ``deck`` reset option (card text, or an iterable of card text / card ints, top card
+    first) as distinct card ids; anything else is a one-line ``ValueError`` naming ``deck``."""
+    if isinstance(deck, (bytes, bytearray, memoryview)) or not (
+        isinstance(deck, str) or hasattr(deck, "__iter__")
+    ):
+        raise ValueError(f"deck must be card text or a list of cards, got {deck!r}")
+    try:
+        return parse_cards(deck if isinstance(deck, str) else list(deck))
+    except ValueError as err:
+        raise ValueError(f"deck: {err}") from None
+
+
 def format_card(card: int, symbols: bool = True) -> str:
     """Render one card: ``"10♥"`` with symbols, ``"Th"`` without."""
     if not 0 <= card < NUM_CARDS:

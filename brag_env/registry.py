@@ -24,6 +24,7 @@ ENVIRONMENTS: dict[str, str] = {
     "brag_v0": "brag_env.brag_v0",
     "brag_v1": "brag_env.brag_v1",
     "put_v0": "brag_env.put_v0",
+    "put_v1": "brag_env.put_v1",
 }
 
 # gymnasium id -> entry point of the single-agent self-play envs (brag_env/selfplay.py).

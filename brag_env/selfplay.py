@@ -123,7 +123,7 @@ def make_aec_env(game: str, env_config: Mapping[str, Any] | None = None) -> Any:
     if game == "brag":
         from brag_env import brag_v1 as module
     elif game == "put":
-        from brag_env import put_v0 as module
+        from brag_env import put_v1 as module
     else:
         raise ValueError(f"game must be one of {', '.join(GAMES)}, got {game!r}")
     return module.raw_env(**dict(env_config or {}))
@@ -360,7 +360,7 @@ class BragVsPoolEnv(VsPoolEnv):
 
 
 class PutVsPoolEnv(VsPoolEnv):
-    """:class:`VsPoolEnv` for Put (``put_v0``)."""
+    """:class:`VsPoolEnv` for Put (``put_v1``)."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(game="put", **kwargs)

@@ -19,9 +19,15 @@ def craft(
     table: dict[int, str] | None = None,
     tricks_won: dict[int, int] | None = None,
     phase: str = "play",
+    scores: dict[int, float] | None = None,
+    caller: int | None = None,
+    first_trick: dict[int, str] | None = None,
+    first_winner: int | None = None,
 ) -> np.ndarray:
-    """An observation: ``hand`` ranks held, ``table`` relative seat -> rank played this trick."""
-    layout = observation_layout(players)
+    """An observation: ``hand`` ranks held, ``table`` relative seat -> rank played this trick;
+    ``scores`` relative seat -> score / target, ``caller`` the Put caller, ``first_trick`` and
+    ``first_winner`` the cards and winner of a finished trick 1."""
+    layout = observation_layout(players, players == 4)
     size = sum(int(np.prod(shape)) for _, shape in layout)
     buffer = np.zeros(size, dtype=np.float32)
     views, pos = {}, 0
@@ -35,6 +41,14 @@ def craft(
         views["played"][trick, seat, R[rank]] = 1
     for seat, won in (tricks_won or {}).items():
         views["tricks_won"][seat] = won
+    for seat, score in (scores or {}).items():
+        views["scores"][seat] = score
+    if caller is not None:
+        views["put_caller"][caller] = 1
+    for seat, rank in (first_trick or {}).items():
+        views["played"][0, seat, R[rank]] = 1
+    if first_winner is not None:
+        views["trick_winner"][0, first_winner] = 1
     views["current_trick"][trick] = 1
     views["phase"][PHASE[phase]] = 1
     views["acting"][0] = 1
@@ -145,3 +159,79 @@ def test_bluffer_puts_weak_hands_at_its_rate_and_sees_mid_hands():
     bluffer = agent("put:bluffer:bluff=0.3")
     puts = sum(bluffer.act(craft(weak), play_mask(weak)) == PUT for _ in range(2000))
     assert 0.25 < puts / 2000 < 0.35
+
+
+# ------------------------------------------------------------------ put:tips
+def test_tips_puts_a_three_and_a_two_at_once_and_always_sees_with_a_three():
+    tips = agent("put:tips")
+    assert tips.act(craft(["3", "2", "4"]), play_mask(["3", "2", "4"])) == PUT  # tip 1
+    assert tips.act(craft(["3", "5", "4"], phase="answer", caller=1), ANSWER) == SEE
+    assert tips.act(craft(["6", "5", "4"], phase="answer", caller=1), ANSWER) == FOLD
+
+
+def test_tips_no_put_at_the_first_trick_without_strong_cards():
+    tips = agent("put:tips")
+    middling = ["A", "9", "8"]  # no 3; between mid_at and strong_at
+    from agents.put import card_percentile as pct
+
+    assert 0.4 <= pct([R[r] for r in middling]) < 0.75
+    ahead = {0: 0.4, 1: 0.2}  # 2 points to 1 with a target of 5
+    assert tips.act(craft(middling, scores=ahead), play_mask(middling)) != PUT  # tip 3
+    assert tips.act(craft(["3", "9", "8"]), play_mask(["3", "9", "8"])) == PUT  # a 3 is strong
+
+
+def test_tips_puts_middling_hands_when_ahead_or_when_a_seen_put_decides():
+    tips = agent("put:tips")
+    hand = ["A", "9"]  # trick 2, one card played each in a tied trick 1
+    tied = {0: "K", 1: "K"}
+    mask = play_mask(hand)
+    level = craft(hand, trick=1, first_trick=tied, scores={0: 0.2, 1: 0.2})
+    assert tips.act(level, mask) != PUT
+    ahead = craft(hand, trick=1, first_trick=tied, scores={0: 0.4, 1: 0.2})
+    assert tips.act(ahead, mask) == PUT  # tip 2
+    # tip 4: 3 points of 5, a seen Put's 2 would end the match, even when behind
+    decides = craft(hand, trick=1, first_trick=tied, scores={0: 0.6, 1: 0.8})
+    assert tips.act(decides, mask) == PUT
+
+
+def test_tips_never_folds_the_match_away():
+    tips = agent("put:tips")
+    weak = craft(["6", "5", "4"], phase="answer", caller=1, scores={1: 0.8})  # caller has 4 of 5
+    assert tips.act(weak, ANSWER) == SEE  # tip 4
+    weak_early = craft(["6", "5", "4"], phase="answer", caller=1, scores={1: 0.6})
+    assert tips.act(weak_early, ANSWER) == FOLD
+
+
+def test_tips_puts_after_taking_trick_one_with_a_mid_card_at_its_rate():
+    hand = ["7", "6"]  # weak: only the bluff of tip 5 calls
+    mask = play_mask(hand)
+    won_with_mid = craft(hand, trick=1, first_trick={0: "J", 1: "9"}, first_winner=0)
+    won_with_top = craft(hand, trick=1, first_trick={0: "A", 1: "9"}, first_winner=0)
+    lost = craft(hand, trick=1, first_trick={0: "9", 1: "J"}, first_winner=1, table={1: "5"})
+    for spec, rate in (("put:tips:after_win=1.0", 1), ("put:tips:after_win=0.0", 0)):
+        tips = agent(spec)
+        assert (tips.act(won_with_mid, mask) == PUT) == bool(rate)
+        assert tips.act(won_with_top, mask) != PUT
+        assert tips.act(lost, mask) != PUT
+    tips = agent("put:tips")
+    calls = sum(tips.act(won_with_mid, mask) == PUT for _ in range(400))
+    assert 140 < calls < 260  # after_win = 0.5
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_tips_plays_whole_matches_legally(players):
+    from brag_env import put_v1
+
+    env = put_v1.env(num_players=players)
+    info = table_info("put", num_players=players)
+    bots = [make_agent("put:tips", info, seed=s) for s in range(players)]
+    for match in range(5):
+        env.reset(seed=match)
+        for name in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            action = bots[int(name[-1])].act(obs["observation"], obs["action_mask"])
+            assert obs["action_mask"][action] == 1
+            env.step(action)

@@ -140,6 +140,13 @@ def test_three_players_texts():
         "1\n" * 100,
     )
     assert code == 0
+    assert "call Put! (both answer, unseen by each other: one see and all play for 2 points" in out
+    # the original rules (P7 put_answers="in_turn") keep their text
+    args = ["put", "--opponents", "put:greedy", "put:greedy", "--seed", "1"]
+    code, out = play(
+        [*args, "--option", "target_points=1", "--option", "put_answers=in_turn"], "1\n" * 100
+    )
+    assert code == 0
     assert (
         "call Put! (both others answer: one see and all play for 2 points; two folds: 1 point"
         in out
@@ -172,7 +179,8 @@ def test_partners_pass_face_down(tmp_path):
     assert "seat 2: put:greedy (your partner)" in out
     assert "call Put! (the next opponent answers for their side: see for 2 points" in out
     for seat in (1, 2, 3):
-        face_down = f"seat {seat} passes a card face down to their partner"
+        # P8 optional exchange: not even whether a card was chosen shows
+        face_down = f"seat {seat} chooses what to pass, face down"
         assert out.count(face_down) == len(records)
     for record in records:
         passes = {

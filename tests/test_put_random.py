@@ -8,11 +8,11 @@ import random
 import numpy as np
 import pytest
 
-from brag_env import put_v0
+from brag_env import put_v1
 from brag_env.put import (
     FOLD,
-    NUM_ACTIONS,
     PASS,
+    PASS_NONE,
     PLAY,
     PUT_RANK,
     SEE,
@@ -32,7 +32,7 @@ def test_random_legal_matches(num_players, reward):
     """P6/rewards: every match ends, rewards are zero-sum, the acting agent always has a move,
     and every hand history replays to itself."""
     config = PutConfig(num_players=num_players, reward=reward)
-    env = put_v0.env(num_players=num_players, reward=reward)
+    env = put_v1.env(num_players=num_players, reward=reward)
     rng = np.random.default_rng(num_players)
     hands = 0
     for match in range(120):
@@ -164,13 +164,18 @@ def _reference_observation(game: PutGame, player: int, observer: PutObserver) ->
     rec = game.record
     rel = [(s - player) % n for s in range(n)]
     hand = list(rec.deck[(player - rec.dealer - 1) % n :: n])
-    passes = [(s, a - PASS, c) for s, a, c in rec.actions if a >= PASS]
+    passes = [(s, a - PASS, c) for s, a, c in rec.actions if PASS <= a < PASS_NONE]
+    nothing = {s for s, a, _ in rec.actions if a == PASS_NONE}  # P8 optional pass
     plays = [(s, a - PLAY, c) for s, a, c in rec.actions if a < 13]
     for s, r, _ in passes:
         if s == player:
             views["passed"][r] = 1
-    if len(passes) == n:
+    if len(passes) + len(nothing) == n:
         for s, r, c in passes:
+            if (s + 2) % n in nothing:
+                continue  # no swap: both partners keep their cards
+            if "exchanged" in views:
+                views["exchanged"][0 if s % 2 == player % 2 else 1] = 1
             if s == player:
                 hand.remove(c)
             if (s + 2) % n == player:
@@ -233,9 +238,18 @@ def _reference_observation(game: PutGame, player: int, observer: PutObserver) ->
     return buf
 
 
-@pytest.mark.parametrize("num_players", [2, 3, 4])
-def test_fast_observation_matches_the_reference(num_players):
-    config = PutConfig(num_players=num_players)
+@pytest.mark.parametrize(
+    ("num_players", "variant"),
+    [
+        (2, {}),
+        (3, {}),
+        (3, {"put_answers": "in_turn"}),
+        (4, {}),
+        (4, {"partner_exchange": "always"}),
+    ],
+)
+def test_fast_observation_matches_the_reference(num_players, variant):
+    config = PutConfig(num_players=num_players, **variant)
     game, observer = PutGame(config), PutObserver(config)
     rng, pick = np.random.default_rng(7), random.Random(7)
     states = 0
@@ -254,5 +268,5 @@ def test_fast_observation_matches_the_reference(num_players):
             if game.over:
                 break
             legal = game.legal_actions()
-            assert 0 < len(legal) <= NUM_ACTIONS
+            assert 0 < len(legal) <= config.num_actions
             game.apply(legal[int(pick.random() * len(legal))])

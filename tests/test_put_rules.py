@@ -110,8 +110,13 @@ def test_action_names_fixed_layout():
     ranks = ["3", "2", "A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4"]
     assert ACTION_NAMES[:13] == tuple(f"play_{r}" for r in ranks)
     assert ACTION_NAMES[13:16] == ("put", "see", "fold")
-    assert ACTION_NAMES[16:] == tuple(f"pass_{r}" for r in RANK_NAMES)
-    assert NUM_ACTIONS == 29 and action_id("pass_4") == 28
+    assert ACTION_NAMES[16:29] == tuple(f"pass_{r}" for r in RANK_NAMES)
+    assert ACTION_NAMES[29:] == ("pass_none",)
+    assert NUM_ACTIONS == 30 and action_id("pass_4") == 28 and action_id("pass_none") == 29
+    # P8: the original rules have no "pass nothing", so their action list stops at pass_4
+    assert PutConfig(num_players=4, partner_exchange="always").num_actions == 29
+    assert PutConfig(num_players=4).num_actions == 30
+    assert PutConfig(num_players=2).num_actions == PutConfig(num_players=3).num_actions == 29
     with pytest.raises(ValueError, match="play_1"):
         action_id("play_1")
 

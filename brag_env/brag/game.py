@@ -40,6 +40,21 @@ Dealing and the deck (B7, B9, B18, B19)
     hand stays out of the deck; when its holder chooses, the hand not chosen goes under the deck
     at once.
 
+Four- and Five-card Brag (B22, ``cards_dealt`` 4 or 5)
+    Each seat is dealt ``cards_dealt`` cards (one at a time, as B9) and, before the betting,
+    every seat in turn from the dealer's left discards 1 or 2 of them face down: ONE decision
+    per seat, an action naming the whole set of discarded positions (``discard_choices``). One
+    joint choice, rather than one per card, because the worth of a discard depends on the cards
+    kept together (a pair, a run): two single-card steps would split that into two decisions
+    with a half-discarded state in between that nobody needs. The discard actions are private:
+    they are not in ``betting`` (and so in no observation but the discarder's own). The three
+    kept cards are the hand; equal hands are then compared by the discards, the highest
+    discarded card first (ace high; under lowball the lower discards win, the order reversed as
+    B21 reverses the hands), and hands still equal go to the seen player (B14) or, against a
+    coverer, to the winner of the rest (B16). Nobody plays blind (``allow_blind`` is false), so
+    no B19 choice arises, and a finished hand's cards, discards included, go under the deck in
+    dealing order (B18).
+
 Sitting out and sessions (B16, B17)
     Between hands a seat with no chips, or (unless ``ante_mode="none"``) fewer chips than the
     ante, sits out for the rest of the session. The session ends after ``hands_per_session``
@@ -72,7 +87,7 @@ import numpy as np
 
 from brag_env.brag.hands import hand_category, hand_strength
 from brag_env.brag.history import HandRecord, record_to_dict
-from brag_env.brag.rules import FIRST_RAISE, FOLD, LOOK, SEE, STAY, BragConfig
+from brag_env.brag.rules import FIRST_RAISE, FOLD, LOOK, SEE, STAY, BragConfig, discard_choices
 from brag_env.cards import NUM_CARDS, Deck, format_cards, make_rng, parse_cards
 
 SITTING_OUT, FOLDED, BLIND, OPEN = 0, 1, 2, 3
@@ -167,6 +182,9 @@ class BragGame:
         "_dealt",
         "_dealt_since",
         "_deck",
+        "_discard_bits",
+        "_discard_choices",
+        "_discard_first",
         "_first_dealer",
         "_hands_per_session",
         "_keep_action",
@@ -178,6 +196,7 @@ class BragGame:
         "_mults",
         "_order",
         "_out",
+        "_per",
         "_pot_limit",
         "_prev_prial",
         "_raises",
@@ -198,6 +217,9 @@ class BragGame:
         "covers",
         "current_player",
         "dealer",
+        "discard_log",
+        "discarding",
+        "discards",
         "hand_number",
         "hand_results",
         "hands",
@@ -240,6 +262,16 @@ class BragGame:
         self._carry_blind = config.blind_alone == "carries"
         self._carry_unopened = config.unopened_pot == "carries"
         self._cycle = config.shuffle == "after_prial_or_cycle"  # B18
+        # B22: cards per seat, and the discard actions (none in Three-card Brag).
+        self._per = config.cards_dealt
+        self._discard_choices = discard_choices(config.cards_dealt)
+        self._discard_first = config.first_discard_action if self._discard_choices else -1
+        self._discard_bits = sum(
+            1 << (config.first_discard_action + i) for i in range(len(self._discard_choices))
+        )
+        self.discarding = False
+        self.discards: list[list[int]] = [[] for _ in range(n)]
+        self.discard_log: list[tuple[int, int]] = []  # (seat, discard action) in order
         table = _MASK_TABLES.get(config.num_actions)
         if table is None:
             table = _MASK_TABLES[config.num_actions] = _MaskTable(config.num_actions)
@@ -408,13 +440,18 @@ class BragGame:
         for s in order:
             chips[s] -= ante
             antes[s] = ante
-        # B9: one card at a time, three rounds, from the left of the dealer.
+        # B9: one card at a time, three rounds (B22: four or five), from the left of the dealer.
         k = len(order)
-        self._dealt_since += 3 * k
-        cards = self._deal_cards = self._deck.deal_many(3 * k)
+        per = self._per
+        self._dealt_since += per * k
+        cards = self._deal_cards = self._deck.deal_many(per * k)
         hands: list[list[int]] = [None] * n  # type: ignore[list-item]  # every seat set below
-        for j, s in enumerate(order):
-            hands[s] = [cards[j], cards[j + k], cards[j + 2 * k]]
+        if per == 3:
+            for j, s in enumerate(order):
+                hands[s] = [cards[j], cards[j + k], cards[j + 2 * k]]
+        else:
+            for j, s in enumerate(order):
+                hands[s] = cards[j::k]
         if k < n:
             for s in range(n):
                 if hands[s] is None:
@@ -436,7 +473,8 @@ class BragGame:
         self.dealer = dealer
         self._order = order
         self.hands = hands
-        self._dealt = list(hands) if self._keeper >= 0 else hands
+        # The dealt hands stay as dealt when a B19 choice or a B22 discard replaces one.
+        self._dealt = list(hands) if self._keeper >= 0 or self._discard_first >= 0 else hands
         start = BLIND if cfg.allow_blind else OPEN  # B10
         status = [SITTING_OUT] * n
         for s in order:
@@ -467,7 +505,13 @@ class BragGame:
             self._keep_old = None
             self.choosing = False
             self.current_player = order[0]
-            self._update_mask()
+            if self._discard_first >= 0:  # B22: everyone discards before the betting
+                self.discarding = True
+                self.discards = [[] for _ in range(n)]
+                self.discard_log = []
+                self._bits = self._discard_bits
+            else:
+                self._update_mask()
 
     def _setup_replay(
         self,
@@ -609,6 +653,9 @@ class BragGame:
         elif action == self._cover_action:
             if self._cover(p):  # B16: one player left: compare at once
                 return self._finish(self._opponent(p), -1)
+        elif self.discarding:
+            self._discard(p, action)
+            return None
         else:
             self._choose(p, action)
             return None
@@ -634,11 +681,38 @@ class BragGame:
         self.pot += cost
         self.last_action[p] = SEE
         self.betting.append((p, SEE, cost))
-        lowball = self.config.lowball
-        mine = hand_strength(self.hands[p], lowball)
-        theirs = hand_strength(self.hands[opp], lowball)
         self._see = (p, opp, cost)
-        return self._finish(p if mine > theirs else opp, p)
+        return self._finish(p if self._beats(p, opp) else opp, p)
+
+    def _beats(self, a: int, b: int) -> bool:
+        """Whether seat ``a``'s hand beats seat ``b``'s (B2-B6, B21); equal hands compared by
+        the discards, highest first (B22). False when still equal."""
+        lowball = self.config.lowball
+        mine = hand_strength(self.hands[a], lowball)
+        theirs = hand_strength(self.hands[b], lowball)
+        if mine != theirs or self._discard_first < 0:
+            return mine > theirs
+        ours = sorted((c >> 2 for c in self.discards[a]), reverse=True)
+        others = sorted((c >> 2 for c in self.discards[b]), reverse=True)
+        return ours < others if lowball else ours > others
+
+    def _discard(self, p: int, action: int) -> None:
+        """B22: ``p`` puts the chosen cards aside face down; after the last seat, the betting
+        starts at the dealer's left."""
+        hand = self.hands[p]
+        by_id = sorted(hand)
+        out = [by_id[i] for i in self._discard_choices[action - self._discard_first]]
+        self.hands[p] = [c for c in hand if c not in out]
+        self.discards[p] = out
+        self.discard_log.append((p, action))
+        order = self._order
+        i = order.index(p) + 1
+        if i < len(order):
+            self.current_player = order[i]
+            return
+        self.discarding = False
+        self.current_player = order[0]
+        self._update_mask()
 
     def _cover(self, p: int) -> bool:
         """B16: ``p`` puts in all its chips and closes the pot as it stands; True when that
@@ -662,19 +736,17 @@ class BragGame:
         """B16: pay the side pot to ``winner``, then each covered pot, from the last closed
         outwards, to the better of its coverer and the winner of everything after it (the
         coverer loses ties). Returns the last pot's winner and the shares."""
-        chips, hands, lowball = self.chips, self.hands, self.config.lowball
+        chips = self.chips
         covers = self.covers
         side = pot - covers[-1][1]
         chips[winner] += side
         pots = [(side, winner, -1)]
         champion = winner
-        best = hand_strength(hands[winner], lowball)
         for k in range(len(covers) - 1, -1, -1):
             coverer, closed = covers[k]
             amount = closed - (covers[k - 1][1] if k else 0)
-            theirs = hand_strength(hands[coverer], lowball)
-            if theirs > best:
-                champion, best = coverer, theirs
+            if self._beats(coverer, champion):
+                champion = coverer
             chips[champion] += amount
             pots.append((amount, champion, coverer))
         return champion, pots
@@ -816,6 +888,7 @@ class BragGame:
                 self.betting,
                 self._see,
                 result,
+                (self.discards, self.discard_log) if self._discard_first >= 0 else None,
             )
         )
         if follows and not self._replaying:

@@ -31,7 +31,10 @@ back. One hand's dict holds:
   ``{"chips", "winner", "coverer"}`` (coverer -1 for the side pot); both empty without a cover.
   The ``winner`` of such a hand is the winner of the first covered pot;
 - ``carried_in`` (B15): chips the pot started with, carried from the hand before; ``carried``:
-  chips left on the table for the next deal (``winner`` is then -1), 0 when the pot was won.
+  chips left on the table for the next deal (``winner`` is then -1), 0 when the pot was won;
+- only with ``cards_dealt`` 4 or 5 (B22): ``cards`` hold the whole deal and ``discards`` lists
+  each seat's discard, in the order made (before the betting): ``{"seat", "action", "cards"}``.
+  The ``actions`` are the betting only; a see's ``hands`` are the kept three cards.
 """
 
 from __future__ import annotations
@@ -60,6 +63,8 @@ class HandRecord(NamedTuple):
     betting: list[tuple[int, int, int]]
     see: tuple[int, int, int] | None  # (seer, seen, cost)
     result: HandResult
+    # B22: (discarded cards per seat, (seat, discard action) in order); None with 3 cards
+    discards: tuple[list[list[int]], list[tuple[int, int]]] | None = None
 
 
 def cards_text(cards: list[int] | None) -> str | None:
@@ -108,7 +113,7 @@ def record_to_dict(rec: HandRecord, config: BragConfig) -> dict[str, Any]:
             "categories": {str(s): hand_category(hands[s]) for s in (seer, seen)},
         }
     in_hand = set(order)
-    return {
+    out = {
         "config": config.to_dict(),
         "hand_number": result.hand_number,
         "num_players": n,
@@ -138,3 +143,9 @@ def record_to_dict(rec: HandRecord, config: BragConfig) -> dict[str, Any]:
         "carried_in": result.carried_in,
         "carried": result.carried,
     }
+    if rec.discards is not None:  # B22
+        discarded, log = rec.discards
+        out["discards"] = [
+            {"seat": s, "action": names[a], "cards": cards_text(discarded[s])} for s, a in log
+        ]
+    return out

@@ -51,6 +51,16 @@ side_pot              1         chips in the middle beyond the last covered pot 
                                 players still in bet for) / starting_chips; 0 without a cover
 ====================  ========  ===========================================================
 
+only with ``cards_dealt`` 4 or 5 (B22), after everything above
+--------------------  --------  -----------------------------------------------------------
+own_discards          52        one-hot of the cards the observer discarded this hand
+discard_pending       1         1 while the players are still discarding (before the betting)
+====================  ========  ===========================================================
+
+With B22, ``own_cards`` holds the whole deal until the observer discards, then the three kept
+cards; ``own_category`` and ``own_strength`` are those of the kept three, zero before (four or
+five cards are no Brag hand). Nobody learns another player's discards.
+
 With several covers, ``seat_covered_pot`` values grow in the order the covers came; the pot a
 coverer may win is its closed pot less the one closed before it (B16, settled outwards).
 
@@ -160,6 +170,8 @@ class ObservationLayout:
                 ("seat_covered_pot", (n,), amount_high),
                 ("side_pot", (1,), amount_high),
             ]
+        if config.cards_dealt > 3:  # B22, appended: the three-card layout stays the same
+            spec += [("own_discards", (NUM_CARDS,), 1.0), ("discard_pending", (1,), 1.0)]
         self.config = config
         self.fields: dict[str, Field] = {}
         offset = 0
@@ -277,6 +289,9 @@ class BragObserver:
             self._o_cover = (off("seat_covered"), off("seat_covered_pot"), off("side_pot"))
         else:
             self._o_cover = None
+        self._o_discards = (
+            (off("own_discards"), off("discard_pending")) if config.cards_dealt > 3 else None
+        )
 
     def has_looked(self, game: Any, player: int) -> bool:
         """Whether ``player`` has seen its own cards this hand (B10)."""
@@ -335,13 +350,20 @@ class BragObserver:
             o_cards, o_category, o_strength = self._o_own
             for c in hand:
                 mv[o_cards + c] = 1.0
-            category, percentile = _hand_features(hand, self._lowball)
-            mv[o_category + category] = 1.0
-            mv[o_strength] = percentile
+            if len(hand) == 3:  # B22: no category for a deal of four or five
+                category, percentile = _hand_features(hand, self._lowball)
+                mv[o_category + category] = 1.0
+                mv[o_strength] = percentile
         if game.previous_result is not None:
             self.write_previous_hand(mv, game, player)
         if self._o_cover is not None and game.covers:
             self.write_covers(mv, game, player)
+        if self._o_discards is not None:
+            o_discards, o_pending = self._o_discards
+            for c in game.discards[player]:
+                mv[o_discards + c] = 1.0
+            if game.discarding:
+                mv[o_pending] = 1.0
         return self.buffer
 
     def write_covers(self, mv: memoryview, game: Any, player: int) -> None:
@@ -397,7 +419,8 @@ def decode_observation(vector: np.ndarray, config: BragConfig) -> dict[str, Any]
     ``chip_changes`` (per relative seat), ``seer`` and ``seen`` (relative seats, or None after
     folds), ``seer_cards`` and ``seen_cards`` (card text, or None). With ``cover_pot`` (B16)
     each seat also has ``covered`` and ``covered_pot`` (chips, 0 when it did not cover), and
-    there is ``side_pot`` (chips).
+    there is ``side_pot`` (chips). With ``cards_dealt`` 4 or 5 (B22): ``own_discards`` (card
+    text or None) and ``discard_pending``.
     """
     layout = observation_layout(config)
     vec = np.asarray(vector)
@@ -471,4 +494,8 @@ def decode_observation(vector: np.ndarray, config: BragConfig) -> dict[str, Any]
     }
     if config.cover_pot:
         decoded["side_pot"] = chips(v["side_pot"][0])
+    if config.cards_dealt > 3:  # B22
+        discarded = np.flatnonzero(v["own_discards"] > 0.5).tolist()
+        decoded["own_discards"] = format_cards(discarded) if discarded else None
+        decoded["discard_pending"] = bool(v["discard_pending"][0] > 0.5)
     return decoded

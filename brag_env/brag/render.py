@@ -81,6 +81,8 @@ def render_table(
             cards = f"{format_cards(hand)}  (hidden)"
         else:
             cards = HIDDEN
+        if reveal and game.discards[s]:  # B22: put aside face down
+            cards += f"  discarded {format_cards(game.discards[s])}"
         lines.append(
             f"{marker} {name:<{width}} {dealer}  {status:<11} {game.chips[s]:>6} "
             f"{game.contributed[s]:>6}  {last_text:<13} {cards}"
@@ -95,6 +97,12 @@ def render_table(
         if reveal and game.kept_hand:  # hidden from everyone, the chooser included
             old += f" {format_cards(game.kept_hand)} (hidden)"
         lines.append(f"{chooser} chooses: keep {old} or take the new one (B19)")
+    if game.discarding and game.current_player >= 0:
+        count = cfg.discards
+        lines.append(
+            f"{names[game.current_player]} discards {count} card{'s' if count > 1 else ''} "
+            "face down (B22); then the betting starts"
+        )
     if game.betting:
         recent = game.betting[-RECENT_EVENTS:]
         events = ", ".join(

@@ -29,7 +29,7 @@ from typing import Any
 from brag_env.brag.game import BragGame, HandResult
 from brag_env.brag.hands import hand_category
 from brag_env.brag.rules import BragConfig
-from brag_env.cards import NUM_CARDS, format_card, parse_cards
+from brag_env.cards import NUM_CARDS, format_card, format_cards, parse_cards
 
 
 def _as_config(
@@ -62,7 +62,7 @@ def replay_hand(
         raise ValueError(
             f"hand {k}: recorded for {history.get('num_players')} players, config has {n}"
         )
-    dealt, keep = _deal(history, n)
+    dealt, keep = _deal(history, n, cfg.cards_dealt)
     _check_antes(history, cfg, None)
     game = BragGame(cfg)
     game._setup_replay(
@@ -78,6 +78,8 @@ def replay_hand(
     if list(history["deal_order"]) != game._order:
         raise _mismatch(k, "deal order", history["deal_order"], game._order)
     ids = {name: i for i, name in enumerate(cfg.action_names)}
+    if cfg.cards_dealt > 3:
+        _replay_discards(history, game, ids)
     result: HandResult | None = None
     for i, act in enumerate(history["actions"]):
         if result is not None:
@@ -125,6 +127,25 @@ def replay_hand(
         if recorded != replayed:
             raise _mismatch(k, what, recorded, replayed)
     return result
+
+
+def _replay_discards(history: dict[str, Any], game: BragGame, ids: dict[str, int]) -> None:
+    """B22: apply the recorded discards (every seat dealt in, from the dealer's left) and
+    check that they put aside the recorded cards."""
+    k = history.get("hand_number", "?")
+    discards = history.get("discards")
+    if not isinstance(discards, list) or len(discards) != len(history["deal_order"]):
+        raise ValueError(f"hand {k}: every seat dealt in must have a discard (B22)")
+    for i, step in enumerate(discards):
+        if game.current_player != step["seat"]:
+            raise _mismatch(k, f"seat to discard at discard {i}", step["seat"], game.current_player)
+        action = ids.get(step["action"], -1)
+        if action < game.config.first_discard_action:
+            raise ValueError(f"hand {k}: {step['action']!r} at discard {i} is not a discard")
+        game.apply(action)
+        replayed = format_cards(game.discards[step["seat"]], symbols=False)
+        if step["cards"] != replayed:
+            raise _mismatch(k, f"cards of discard {i}", step["cards"], replayed)
 
 
 def replay_session(
@@ -180,18 +201,21 @@ def replay_session(
             if got_keep != expected_keep:
                 raise _mismatch(i, "kept blind hand", got_keep, expected_keep)
         results.append(replay_hand(hist, cfg))
-        deck.play(hist, i == 0 or hist["shuffled"])
+        deck.play(hist, i == 0 or hist["shuffled"], cfg.cards_dealt)
         if i == 0 or hist["shuffled"]:
             dealt_since = 0
-        dealt_since += 3 * len(hist["deal_order"])
+        dealt_since += cfg.cards_dealt * len(hist["deal_order"])
         prev = hist
     if prev is not None and prev.get("carried", 0):
         raise ValueError(f"hand {prev['hand_number']}: a pot carried out of the session (B15)")
     return results
 
 
-def _deal(history: dict[str, Any], n: int) -> tuple[list[list[int]], tuple[int, list[int]] | None]:
-    """The dealt hands and a pending B19 choice, checked for a possible deal (B9, B19)."""
+def _deal(
+    history: dict[str, Any], n: int, per: int = 3
+) -> tuple[list[list[int]], tuple[int, list[int]] | None]:
+    """The dealt hands (``per`` cards each, B22) and a pending B19 choice, checked for a
+    possible deal (B9, B19)."""
     k = history.get("hand_number", "?")
     cards = history["cards"]
     if len(cards) != n:
@@ -200,8 +224,8 @@ def _deal(history: dict[str, Any], n: int) -> tuple[list[list[int]], tuple[int, 
     dealt: list[list[int]] = []
     for seat, text in enumerate(cards):
         hand = parse_cards(text) if text is not None else []
-        if len(hand) != (3 if seat in dealt_in else 0):
-            want = "3 cards" if seat in dealt_in else "no cards (it was not dealt in)"
+        if len(hand) != (per if seat in dealt_in else 0):
+            want = f"{per} cards" if seat in dealt_in else "no cards (it was not dealt in)"
             raise ValueError(f"hand {k}: seat {seat} must have {want}, got {text!r}")
         dealt.append(hand)
     keep = None
@@ -267,7 +291,7 @@ class _DeckModel:
         self.known: list[int] = []
         self.out: list[int] = []
 
-    def play(self, hist: dict[str, Any], shuffled: bool) -> None:
+    def play(self, hist: dict[str, Any], shuffled: bool, per: int = 3) -> None:
         k = hist["hand_number"]
         order = hist["deal_order"]
         hands = [parse_cards(c) if c is not None else [] for c in hist["cards"]]
@@ -275,7 +299,7 @@ class _DeckModel:
         if shuffled:  # every card in the deck is now in an unknown order
             self.unknown = set(range(NUM_CARDS)) - set(self.out)
             self.known = []
-        dealt = [hands[s][r] for r in range(3) for s in order]
+        dealt = [hands[s][r] for r in range(per) for s in order]
         from_unknown = min(len(self.unknown), len(dealt))
         for i, card in enumerate(dealt):
             if i < from_unknown:
@@ -307,7 +331,8 @@ class _DeckModel:
                 self.known += old
             self.out = []
         kept = _keeper(hist) if hist["keep_offer"] else -1
-        self.known += [played[s][r] for r in range(3) for s in order if s != kept]
+        # B18 (B22: the discards go back with their hand, in dealing order)
+        self.known += [played[s][r] for r in range(per) for s in order if s != kept]
         if kept >= 0:
             self.out = played[kept]
 

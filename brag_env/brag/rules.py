@@ -6,6 +6,7 @@ Rule IDs (B1..B23) refer to the project's rules document ``seeds/rules/brag.md``
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
+from itertools import combinations
 from typing import Any, Literal
 
 AnteMode = Literal["every_hand", "after_prial", "none"]
@@ -21,6 +22,20 @@ MIN_PLAYERS, MAX_PLAYERS = 2, 8
 # with cover_pot) COVER: without it the layout is exactly the one of the original rules.
 FOLD, STAY, LOOK, SEE = 0, 1, 2, 3
 FIRST_RAISE = 4
+CARDS_DEALT = (3, 4, 5)  # B22
+HAND_SIZE = 3  # the cards a hand is ranked on (B2-B6)
+
+
+def discard_choices(cards_dealt: int) -> tuple[tuple[int, ...], ...]:
+    """B22: the positions a player may discard, one tuple per discard action, in action order.
+
+    Positions count the player's dealt cards in ascending card id (rank, then suit; see
+    ``brag_env.cards``): ``(0,)`` discards the lowest card of a four-card deal, ``(3, 4)`` the
+    two highest of a five-card one. Empty for the three-card game.
+    """
+    return (
+        tuple(combinations(range(cards_dealt), cards_dealt - HAND_SIZE)) if cards_dealt > 3 else ()
+    )
 
 
 @dataclass(frozen=True)
@@ -45,6 +60,7 @@ class BragConfig:
     blind_keep_hand: bool = True  # B19
     prial_bonus: int = 0  # B20
     lowball: bool = False  # B21
+    cards_dealt: int = 3  # B22: 4 or 5 = Four-/Five-card Brag (discard 1 or 2, no blind play)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "raise_sizes", _as_int_tuple(self.raise_sizes))
@@ -83,6 +99,13 @@ class BragConfig:
         _check_bool(self, "blind_keep_hand")
         _check_int(self, "prial_bonus", 0)
         _check_bool(self, "lowball")
+        if type(self.cards_dealt) is not int or self.cards_dealt not in CARDS_DEALT:
+            raise ValueError(f"cards_dealt must be 3, 4 or 5, got {self.cards_dealt!r}")
+        if self.cards_dealt > HAND_SIZE and self.allow_blind:
+            raise ValueError(
+                f"cards_dealt={self.cards_dealt} needs allow_blind=false (B22: every player "
+                "looks to discard, so nobody plays blind)"
+            )
 
     @classmethod
     def from_dict(cls, options: dict[str, Any] | None = None) -> BragConfig:
@@ -106,11 +129,23 @@ class BragConfig:
         names += ["keep_old_hand", "take_new_hand"]
         if self.cover_pot:
             names.append("cover")
+        for positions in discard_choices(self.cards_dealt):  # B22, after every other action
+            names.append("discard_" + "_".join(str(i + 1) for i in positions))
         return names
 
     @property
     def num_actions(self) -> int:
+        return self.first_discard_action + len(discard_choices(self.cards_dealt))
+
+    @property
+    def first_discard_action(self) -> int:
+        """B22: the id of the first discard action (== the count of the other actions)."""
         return FIRST_RAISE + len(self.raise_sizes) + 2 + self.cover_pot
+
+    @property
+    def discards(self) -> int:
+        """B22: cards each player discards (0 in Three-card Brag)."""
+        return self.cards_dealt - HAND_SIZE
 
     @property
     def cover_action(self) -> int:

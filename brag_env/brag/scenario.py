@@ -141,17 +141,21 @@ def stack_deck(hands: Sequence[str | Sequence[int] | None], dealer: int, rest: s
     """Deck text, top card first, that deals ``hands[s]`` to seat ``s`` when ``dealer`` deals.
 
     Follows B9 (one card at a time, from the left of the dealer); seats given ``None`` sit out.
+    Every seat gets the same number of cards: 3, or 4 or 5 for B22's ``cards_dealt``.
     ``rest`` is appended below (for instance the next hand's cards, B18).
     """
     n = len(hands)
     if not 0 <= dealer < n:
         raise ValueError(f"dealer must be a seat in 0..{n - 1}, got {dealer}")
     parsed = {s: parse_cards(h) for s, h in enumerate(hands) if h is not None}
+    per = len(next(iter(parsed.values()))) if parsed else 3  # 4 or 5 with B22's cards_dealt
+    if not 3 <= per <= 5:
+        per = 3
     for s, cards in parsed.items():
-        if len(cards) != 3:
-            raise ValueError(f"seat {s} must get 3 cards, got {len(cards)}")
+        if len(cards) != per:
+            raise ValueError(f"seat {s} must get {per} cards (as every seat), got {len(cards)}")
     order = [(dealer + i) % n for i in range(1, n + 1) if (dealer + i) % n in parsed]
-    top = [parsed[s][r] for r in range(3) for s in order]
+    top = [parsed[s][r] for r in range(per) for s in order]
     text = format_cards(top, symbols=False)
     return f"{text} {rest}".strip()
 

@@ -40,6 +40,9 @@ the decile table.
   covers, the share where it took the pot it closed; ``cover_decided_rate``: share of its hands
   that ended with a cover comparison (anyone's cover). ``carried_rate`` (B15): share of its
   hands whose pot was carried to the next deal.
+- ``best_discard_rate`` (Four-/Five-card Brag, B22; None otherwise): of its discards, the share
+  that kept the strongest three cards of the deal. Hand percentiles there are those of the kept
+  three, known once the seat has discarded.
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ from typing import Any
 
 from brag_env.brag.game import BLIND, OPEN
 from brag_env.brag.hands import hand_strength, strength_percentile
-from brag_env.brag.rules import FIRST_RAISE, FOLD, LOOK, SEE, STAY
+from brag_env.brag.rules import FIRST_RAISE, FOLD, LOOK, SEE, STAY, discard_choices
 from brag_env.evaluation.runner import Collector
 from brag_env.evaluation.schedule import Episode
 from brag_env.evaluation.stats import ratio
@@ -64,6 +67,7 @@ def decile(percentile: float) -> int:
 class _Counts:
     __slots__ = (
         "aggressive_hands",
+        "best_discards",
         "betting_decisions",
         "blind_play_hands",
         "blind_to_end_hands",
@@ -75,6 +79,7 @@ class _Counts:
         "cover_decided_hands",
         "cover_wins",
         "covers",
+        "discards",
         "faced_raise",
         "folded_to_raise",
         "folds",
@@ -113,6 +118,9 @@ class BragCollector(Collector):
         self.lowball = cfg.lowball
         self.keep_ids = (cfg.keep_old_hand_action, cfg.take_new_hand_action)
         self.cover_id = cfg.cover_action  # B16; -1 without cover_pot
+        # B22: discard actions (ids from first_discard), a private choice before the betting.
+        self.discard_choices = discard_choices(cfg.cards_dealt)
+        self.first_discard = cfg.first_discard_action if self.discard_choices else cfg.num_actions
         self.counts = [_Counts() for _ in range(num_agents)]
         self._episode: Episode | None = None
 
@@ -130,7 +138,7 @@ class BragCollector(Collector):
 
     def _hand_percentile(self, game: Any, seat: int) -> float:
         hand = game.hands[seat]
-        if len(hand) != 3:
+        if len(hand) != 3:  # sits out (B16), or has not discarded yet (B22)
             return -1.0
         return strength_percentile(hand_strength(hand, self.lowball), self.lowball)
 
@@ -151,6 +159,25 @@ class BragCollector(Collector):
         game = env.unwrapped.game
         c = self.counts[agent]
         if action in self.keep_ids:
+            return
+        if action >= self.first_discard:  # B22: did it keep the best three?
+            by_id = sorted(game.hands[seat])
+            kept = [
+                max(
+                    hand_strength([x for j, x in enumerate(by_id) if j not in p], self.lowball)
+                    for p in self.discard_choices
+                ),
+                hand_strength(
+                    [
+                        x
+                        for j, x in enumerate(by_id)
+                        if j not in self.discard_choices[action - self.first_discard]
+                    ],
+                    self.lowball,
+                ),
+            ]
+            c.discards += 1
+            c.best_discards += kept[0] == kept[1]
             return
         status = game.status[seat]
         if action == LOOK:
@@ -205,7 +232,8 @@ class BragCollector(Collector):
 
     def after_action(self, env: Any, seat: int, agent: int, action: int) -> None:
         game = env.unwrapped.game
-        if action in self.keep_ids:  # B19: the chosen hand is the one that plays
+        if action in self.keep_ids or action >= self.first_discard:
+            # B19: the chosen hand is the one that plays; B22: the three cards kept
             self._percentile[seat] = self._hand_percentile(game, seat)
             return
         if len(game.hand_results) == self._results_seen:
@@ -282,6 +310,9 @@ class BragCollector(Collector):
             "cover_win_rate": ratio(c.cover_wins, c.covers),
             "cover_decided_rate": ratio(c.cover_decided_hands, c.hands),
             "carried_rate": ratio(c.carried_hands, c.hands),
+            "best_discard_rate": ratio(c.best_discards, c.discards)
+            if self.discard_choices
+            else None,
             "counts": {
                 "hands": c.hands,
                 "hands_won": c.hands_won,
@@ -309,6 +340,8 @@ class BragCollector(Collector):
                 "cover_wins": c.cover_wins,
                 "cover_decided_hands": c.cover_decided_hands,
                 "carried_hands": c.carried_hands,
+                "discards": c.discards,
+                "best_discards": c.best_discards,
             },
             "actions_by_decile": table,
         }

@@ -52,9 +52,9 @@ class PutAdapter(GameAdapter):
     allowed_num_players = (2, 3, 4)
 
     def make_env(self, num_agents: int, options: dict[str, Any]) -> Any:
-        from brag_env import put_v0
+        from brag_env import put_v1
 
-        return put_v0.raw_env(**{**options, "num_players": num_agents})
+        return put_v1.raw_env(**{**options, "num_players": num_agents})
 
     def table_info(self, env: Any) -> TableInfo:
         return table_info_from_env(env)

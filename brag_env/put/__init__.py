@@ -1,7 +1,8 @@
 """Put, the old English trick-and-bluff game: pure rules engine (rules P1-P9).
 
 ``PutConfig`` holds the options, ``PutGame`` is the match state machine, ``PutObserver``
-encodes what one player knows. The PettingZoo environment is ``brag_env.put_v0``.
+encodes what one player knows. The PettingZoo environment is ``brag_env.put_v1``
+(``put_v0``: the original rules).
 """
 
 from brag_env.put.game import (
@@ -20,6 +21,7 @@ from brag_env.put.rules import (
     FOLD,
     NUM_ACTIONS,
     PASS,
+    PASS_NONE,
     PLAY,
     PUT,
     PUT_RANK,
@@ -34,6 +36,7 @@ __all__ = [
     "FOLD",
     "NUM_ACTIONS",
     "PASS",
+    "PASS_NONE",
     "PHASE_ANSWER",
     "PHASE_NAMES",
     "PHASE_OVER",

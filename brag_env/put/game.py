@@ -10,12 +10,18 @@ Rulings where the spec leaves room (see ``seeds/rules/put.md``):
   matter in play (P1), only in the hand history.
 - A Put may be called at any turn to play, including before answering a lead; the trick in
   progress stays on the table and the caller then plays their card (P4).
-- Three players (P7): the answers come from the caller's left. The first SEE ends the
-  answering and the caller plays on; a player who folded before that plays on with full
-  rights (may win the hand). Both folding ends the hand with 1 point to the caller.
+- Three players (P7): the answers come from the caller's left. With
+  ``put_answers="simultaneous"`` (default) both opponents always answer; the first answer is
+  held back (in no observation, render or record) until the second is in, then both take
+  effect at once. With ``"in_turn"`` (the original rules) the first SEE ends the answering. Either
+  way a player who folded plays on with full rights (may win the hand) when the other saw, and
+  both folding ends the hand with 1 point to the caller.
 - Four players (P8): the caller's left-hand opponent answers for their side. The pass is
   chosen in turn from the dealer's left; a player's choice is private until all four have
-  chosen, then the cards move to the partners at once.
+  chosen, then the cards move to the partners at once. With ``partner_exchange="optional"``
+  (default) a player may choose ``pass_none``; two partners swap only if both chose a card,
+  otherwise each keeps the card chosen. Whether each side swapped is public (cards are seen
+  crossing the table); the card itself is not.
 - With ``seen_put_points="game"`` the winner of a seen Put is credited with the points they
   still lack, so their score reads exactly ``target_points`` (P6).
 """
@@ -27,14 +33,15 @@ from typing import Any
 
 import numpy as np
 
-from brag_env.cards import NUM_CARDS, Deck, format_card, parse_cards
+from brag_env.cards import NUM_CARDS, Deck, format_card, parse_deck
 from brag_env.put.rules import (
     ACTION_NAMES,
     CARDS_PER_HAND,
     FOLD,
-    NUM_ACTIONS,
+    LEGACY_OPTIONS,
     NUM_RANKS,
     PASS,
+    PASS_NONE,
     PLAY,
     PUT,
     PUT_RANK,
@@ -173,6 +180,9 @@ class PutGame:
         self.num_units = cfg.num_units
         self.unit_of = tuple(cfg.unit_of(s) for s in range(self.n))
         self.target = cfg.target_points
+        self.num_actions = cfg.num_actions
+        self._simultaneous = cfg.simultaneous_answers
+        self._optional_pass = cfg.optional_pass
         self._mask_cache: dict[int, np.ndarray] = {}
         self.rng: np.random.Generator = np.random.default_rng()
         self.phase = PHASE_OVER
@@ -198,9 +208,10 @@ class PutGame:
     ) -> None:
         """Start a match.
 
-        ``deck`` stacks the top of the first hand's deck (top card first, dealt per P2); the
-        rest of that deck and every later hand come from ``rng``. As every hand is dealt from a
-        fresh shuffle (P2), the stack holds at most one hand's cards (3 per player).
+        ``deck`` stacks the top of the first hand's deck (card text or a list of cards, top card
+        first, dealt per P2); the rest of that deck and every later hand come from ``rng``. As
+        every hand is dealt from a fresh shuffle (P2), the stack holds at most one hand's cards
+        (3 per player). Anything else is a one-line ``ValueError`` naming ``deck``.
         ``dealer`` fixes the first dealer instead of the seeded cut. ``scores`` (whole points
         per scoring unit) and ``hand_number`` resume a match part-way, which is how hand
         histories are replayed.
@@ -208,7 +219,7 @@ class PutGame:
         n = self.n
         top = None
         if deck is not None:
-            top = parse_cards(deck)
+            top = parse_deck(deck)
             if len(top) > CARDS_PER_HAND * n:
                 raise ValueError(
                     f"deck: a stacked deck covers the first hand only, so it holds at most "
@@ -277,9 +288,11 @@ class PutGame:
         self.put_folded: list[int] = []
         self._responders: tuple[int, ...] = ()
         self._answer_index = 0
+        self._held_answer = -1  # P7 simultaneous: the first answer, not yet in effect
         self.pass_choice: list[int] = [-1] * n  # put rank chosen to pass (P8)
         self.pass_card: list[int] = [-1] * n
         self.received: list[int] = [-1] * n  # put rank received from the partner
+        self.exchanged: list[bool] = [False, False]  # per side: the partners swapped (P8)
         self._passes_made = 0
         self.record: HandRecord | None = None
 
@@ -324,14 +337,19 @@ class PutGame:
                 self._call_put(p)
                 return None
         elif phase == PHASE_ANSWER:
+            if self._simultaneous and (action in (SEE, FOLD)):
+                return self._answer_unseen(p, action)
             if action == SEE:
                 self._see(p)
                 return None
             if action == FOLD:
                 return self._fold(p)
         elif phase == PHASE_PASS:
-            if PASS <= action < NUM_ACTIONS and self.counts[p][action - PASS]:
+            if PASS <= action < PASS_NONE and self.counts[p][action - PASS]:
                 self._choose_pass(p, action - PASS)
+                return None
+            if action == PASS_NONE and self._optional_pass:
+                self._choose_pass(p, -1)
                 return None
         else:
             raise ValueError("the match is over: start a new one with reset()")
@@ -340,8 +358,8 @@ class PutGame:
     def _illegal_message(self, action: object) -> str:
         name = (
             ACTION_NAMES[action]
-            if isinstance(action, int) and 0 <= action < NUM_ACTIONS
-            else f"{action!r} (not an action id 0..{NUM_ACTIONS - 1})"
+            if isinstance(action, int) and 0 <= action < self.num_actions
+            else f"{action!r} (not an action id 0..{self.num_actions - 1})"
         )
         legal = ", ".join(ACTION_NAMES[a] for a in self.legal_actions())
         why = ""
@@ -375,20 +393,29 @@ class PutGame:
         self.bits[p] |= 1 << r
 
     def _choose_pass(self, p: int, r: int) -> None:
-        """P8: choose a card face down; the cards move only once all four have chosen."""
-        self.pass_choice[p] = r
-        self.pass_card[p] = min(c for c in self.hands[p] if PUT_RANK[c] == r)
-        self.record.actions.append((p, PASS + r, self.pass_card[p]))
+        """P8: choose a card face down (r = put rank, -1 = pass nothing); the cards move only
+        once all four have chosen, and only between partners who both chose one."""
+        if r >= 0:
+            self.pass_choice[p] = r
+            self.pass_card[p] = min(c for c in self.hands[p] if PUT_RANK[c] == r)
+            self.record.actions.append((p, PASS + r, self.pass_card[p]))
+        else:
+            self.record.actions.append((p, PASS_NONE, -1))
         self._passes_made += 1
         if self._passes_made < self.n:
             self.current = (p + 1) % self.n
         else:
-            for seat in range(self.n):
-                self._take_card(seat, self.pass_choice[seat])
-            for seat in range(self.n):
-                partner = (seat + 2) % self.n
-                self._give_card(partner, self.pass_card[seat])
-                self.received[partner] = self.pass_choice[seat]
+            choice, card = self.pass_choice, self.pass_card
+            for side in (0, 1):
+                a, b = side, side + 2
+                if card[a] < 0 or card[b] < 0:
+                    continue  # one of them passes nothing: both keep their cards
+                self.exchanged[side] = True
+                self._take_card(a, choice[a])
+                self._take_card(b, choice[b])
+                self._give_card(b, card[a])
+                self._give_card(a, card[b])
+                self.received[b], self.received[a] = choice[a], choice[b]
             self.phase = PHASE_PLAY
             self.current = self.leader
         self._refresh_mask()
@@ -446,6 +473,31 @@ class PutGame:
         self.phase = PHASE_ANSWER
         self.current = self._responders[0]
         self._refresh_mask()
+
+    def _answer_unseen(self, p: int, action: int) -> tuple[int, int] | None:
+        """P7 simultaneous: hold the first answer back; the second puts both into effect, in
+        the order given (so the record reads as if they were answered in turn)."""
+        if self._held_answer < 0:
+            self._held_answer = action
+            self._answer_index = 1
+            self.current = self._responders[1]
+            self._refresh_mask()  # the same answer mask: nothing tells the first answer
+            return None
+        first, second = self._responders
+        rec = self.record
+        answers = ((first, self._held_answer), (second, action))
+        for seat, answer in answers:
+            rec.answers.append((seat, answer))
+            rec.actions.append((seat, answer, -1))
+            if answer == FOLD:
+                self.put_folded.append(seat)
+        if self._held_answer == FOLD and action == FOLD:
+            return self._end_hand(RESULT_FOLD, self.unit_of[self.put_caller], 1)
+        self.put_seen = True
+        self.phase = PHASE_PLAY
+        self.current = self.put_caller
+        self._refresh_mask()
+        return None
 
     def _see(self, p: int) -> None:
         self.put_seen = True
@@ -525,10 +577,9 @@ class PutGame:
             mask = self._mask_cache[key] = self._build_mask(key)
         self.mask = mask
 
-    @staticmethod
-    def _build_mask(key: int) -> np.ndarray:
+    def _build_mask(self, key: int) -> np.ndarray:
         """The int8 legal-action mask for a cache key (-1: nobody may act)."""
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        mask = np.zeros(self.num_actions, dtype=np.int8)
         if key == _ANSWER_KEY:
             mask[SEE] = mask[FOLD] = 1
         elif key >= 0:
@@ -538,6 +589,8 @@ class PutGame:
                     mask[base + r] = 1
             if key & _PUT_AVAILABLE_BIT:
                 mask[PUT] = 1
+            if key & _PASS_BIT and self._optional_pass:
+                mask[PASS_NONE] = 1
         mask.setflags(write=False)
         return mask
 
@@ -561,7 +614,20 @@ class PutGame:
 
 
 # Options that change how a hand is played or scored; ``reward`` is the environment's only.
-RULE_FIELDS = ("num_players", "target_points", "seen_put_points", "put_draw_to_opponent")
+RULE_FIELDS = (
+    "num_players",
+    "target_points",
+    "seen_put_points",
+    "put_draw_to_opponent",
+    "put_answers",
+    "partner_exchange",
+)
+
+
+def stored_config(stored: dict[str, Any]) -> PutConfig:
+    """The ``PutConfig`` of a hand history's ``config``; a field it lacks predates the option,
+    so the hand was played under the original rules (``LEGACY_OPTIONS``)."""
+    return PutConfig.from_dict({**LEGACY_OPTIONS, **stored})
 
 
 def replay_hand(record: dict[str, Any], config: PutConfig | None = None) -> dict[str, Any]:
@@ -576,7 +642,7 @@ def replay_hand(record: dict[str, Any], config: PutConfig | None = None) -> dict
     """
     stored = record.get("config")
     if stored is not None:
-        own = PutConfig.from_dict(stored)
+        own = stored_config(stored)
         if config is None:
             config = own
         else:

@@ -23,6 +23,7 @@ scores              (n,)         match score / target_points (P8: the seat's sid
 dealer              (n,)         the dealer of this hand
 passed              (13,)        P8 only: rank of the card one chose to pass
 received            (13,)        P8 only: rank of the card received from the partner
+exchanged           (2,)         P8 optional pass only: own side / other side swapped cards
 last_hand           (1,)         a hand of this match has finished (the block below is set)
 last_played         (3, n, 13)   last finished hand: card played in trick t by relative seat
 last_trick_winner   (3, n)       last finished hand: who took each trick
@@ -33,7 +34,13 @@ last_put_folded     (n,)         last finished hand: who folded to it
 last_points         (n,)         last finished hand: points each seat's unit scored / target
 ==================  ===========  ==========================================================
 
-Sizes: 220 values with two players, 316 with three, 438 with four.
+Sizes: 220 values with two players, 316 with three, 438 with four (440 with
+``partner_exchange="optional"``, whose ``exchanged`` view tells what the whole table sees: which
+partners swapped cards after the pass; ``passed`` stays set when one's partner passed nothing
+and one kept the card).
+
+P7 with ``put_answers="simultaneous"``: ``put_seen`` and ``put_folded`` stay clear until both
+opponents have answered, so the second one to answer sees exactly what the first saw.
 
 The ``last_*`` block exists because a hand's final card is played and the next hand dealt in
 one step: without it nobody would see how a hand ended (the last trick, a fold). It is filled
@@ -57,8 +64,11 @@ from brag_env.put.rules import NUM_RANKS, PUT_RANK, RANK_NAMES, TRICKS_PER_HAND,
 PHASE_LABELS = ("pass", "play", "answer")
 
 
-def observation_layout(num_players: int) -> list[tuple[str, tuple[int, ...]]]:
-    """The named fields of the observation vector, in order, with their shapes."""
+def observation_layout(
+    num_players: int, optional_pass: bool = False
+) -> list[tuple[str, tuple[int, ...]]]:
+    """The named fields of the observation vector, in order, with their shapes
+    (``optional_pass``: four players with ``partner_exchange="optional"``, P8)."""
     n, t, r = num_players, TRICKS_PER_HAND, NUM_RANKS
     layout = [
         ("hand", (r,)),
@@ -78,6 +88,8 @@ def observation_layout(num_players: int) -> list[tuple[str, tuple[int, ...]]]:
     ]
     if num_players == 4:
         layout += [("passed", (r,)), ("received", (r,))]
+        if optional_pass:
+            layout.append(("exchanged", (2,)))
     layout += [
         ("last_hand", (1,)),
         ("last_played", (t, n, r)),
@@ -118,7 +130,7 @@ class PutObserver:
     def __init__(self, config: PutConfig) -> None:
         self.config = config
         n = self.n = config.num_players
-        self.layout = observation_layout(n)
+        self.layout = observation_layout(n, config.optional_pass)
         self.size = sum(int(np.prod(shape)) for _, shape in self.layout)
         self.buffer = np.zeros(self.size, dtype=np.float32)
         self.views = _views(self.buffer, self.layout)
@@ -130,7 +142,7 @@ class PutObserver:
             pos += int(np.prod(shape))
         self._off = off
         # set_from writes these fields one value at a time; the last-hand block is copied whole
-        names = [name for name, _ in observation_layout(4) if not name.startswith("last_")]
+        names = [name for name, _ in observation_layout(4, True) if not name.startswith("last_")]
         self._offsets = tuple(off.get(name, -1) for name in names)
         # rel[p][s]: seat s as seen from seat p.
         self._rel = tuple(tuple((s - p) % n for s in range(n)) for p in range(n))
@@ -175,6 +187,7 @@ class PutObserver:
             o_dealer,
             o_passed,
             o_received,
+            o_exchanged,
         ) = self._offsets
         n = self.n
         rel = self._rel[player]
@@ -218,6 +231,12 @@ class PutObserver:
                 b[o_passed + game.pass_choice[player]] = 1.0
             if game.received[player] >= 0:
                 b[o_received + game.received[player]] = 1.0
+            if o_exchanged >= 0:
+                side = player & 1
+                if game.exchanged[side]:
+                    b[o_exchanged] = 1.0
+                if game.exchanged[1 - side]:
+                    b[o_exchanged + 1] = 1.0
         last = game.last_hand
         if last is not None:
             if last is not self._last_source[player]:
@@ -304,6 +323,8 @@ class PutObserver:
             passed, received = seat(v["passed"]), seat(v["received"])
             out["passed"] = None if passed is None else RANK_NAMES[passed]
             out["received"] = None if received is None else RANK_NAMES[received]
+            if "exchanged" in v:
+                out["exchanged"] = [bool(x) for x in v["exchanged"]]
         out["last_hand"] = self._decode_last_hand(v, seat) if v["last_hand"][0] else None
         return out
 

@@ -42,7 +42,8 @@ PUT = 13
 SEE = 14
 FOLD = 15
 PASS = 16  # pass_3 .. pass_4 = 16 .. 28 (P8 only)
-NUM_ACTIONS = PASS + NUM_RANKS
+PASS_NONE = PASS + NUM_RANKS  # 29: pass nothing (P8: four players, partner_exchange="optional")
+NUM_ACTIONS = PASS_NONE + 1  # the full list; tables without an optional pass stop at pass_4
 
 ACTION_NAMES: tuple[str, ...] = (
     *(f"play_{r}" for r in RANK_NAMES),
@@ -50,12 +51,20 @@ ACTION_NAMES: tuple[str, ...] = (
     "see",
     "fold",
     *(f"pass_{r}" for r in RANK_NAMES),
+    "pass_none",
 )
 _ACTION_BY_NAME = {name: i for i, name in enumerate(ACTION_NAMES)}
 
 SeenPutPoints = int | Literal["game"]
 RewardMode = Literal["match", "points"]
 REWARD_MODES = ("match", "points")
+PutAnswers = Literal["simultaneous", "in_turn"]
+PUT_ANSWERS = ("simultaneous", "in_turn")
+PartnerExchange = Literal["optional", "always"]
+PARTNER_EXCHANGES = ("optional", "always")
+# The original rules' values of options added later: a stored config that lacks a field was
+# written before the field existed, so it was played under these (replays and put_v0).
+LEGACY_OPTIONS: dict[str, str] = {"put_answers": "in_turn", "partner_exchange": "always"}
 
 
 def action_id(name: str) -> int:
@@ -77,6 +86,12 @@ class PutConfig:
     seen_put_points: SeenPutPoints = 2  # P4: an int, or "game" (a seen Put wins the match)
     put_draw_to_opponent: bool = False  # P5: two players only
     reward: RewardMode = "match"  # read by the environment only: match result or hand points
+    # P7, three players: both opponents answer a Put unseen by each other, or (the original
+    # rules) in turn, the second asked only after the first folded.
+    put_answers: PutAnswers = "simultaneous"
+    # P8, four players: a player may pass nothing ("optional"), or must pass a card ("always",
+    # the original rules). "pass_none" is in the action list only with four players, optional.
+    partner_exchange: PartnerExchange = "optional"
 
     def __post_init__(self) -> None:
         _check_int(self, "num_players", MIN_PLAYERS, MAX_PLAYERS)
@@ -99,6 +114,15 @@ class PutConfig:
             raise ValueError(
                 f"reward must be one of {', '.join(REWARD_MODES)}; got {self.reward!r}"
             )
+        if self.put_answers not in PUT_ANSWERS:
+            raise ValueError(
+                f"put_answers must be one of {', '.join(PUT_ANSWERS)}; got {self.put_answers!r}"
+            )
+        if self.partner_exchange not in PARTNER_EXCHANGES:
+            raise ValueError(
+                f"partner_exchange must be one of {', '.join(PARTNER_EXCHANGES)}; "
+                f"got {self.partner_exchange!r}"
+            )
 
     @classmethod
     def from_dict(cls, options: dict[str, Any] | None = None) -> PutConfig:
@@ -111,6 +135,22 @@ class PutConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    @property
+    def num_actions(self) -> int:
+        """Size of the action list: ``pass_none`` (the last id) only with an optional pass, so
+        two and three players keep the 29 actions of the original rules."""
+        return NUM_ACTIONS if self.optional_pass else PASS_NONE
+
+    @property
+    def simultaneous_answers(self) -> bool:
+        """P7: two opponents answer a Put without seeing each other's answer."""
+        return self.num_players == 3 and self.put_answers == "simultaneous"
+
+    @property
+    def optional_pass(self) -> bool:
+        """P8: a partner may pass nothing."""
+        return self.num_players == 4 and self.partner_exchange == "optional"
 
     @property
     def partnerships(self) -> bool:

@@ -16,6 +16,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from brag_env import brag_v1
+from brag_env.cards import format_cards
 from brag_env.ui.brag_view import (
     action_options,
     event_text,
@@ -67,8 +68,9 @@ class BragSession(TableSession):
 
     def intro(self) -> None:
         cfg = self.config
+        name = {3: "Three", 4: "Four", 5: "Five"}[cfg.cards_dealt]  # B22
         self.console.print(
-            f"[bold]Three-Card Brag[/]: {self.seating.num_players} players, "
+            f"[bold]{name}-Card Brag[/]: {self.seating.num_players} players, "
             f"{plural(cfg.hands_per_session, 'hand')}, {cfg.starting_chips} chips each, "
             f"seed {self.seed} "
             f"(play this table again with --seed {self.seed})."
@@ -108,6 +110,17 @@ class BragSession(TableSession):
             self.console.print(Text(reason, style="italic"))
         print_menu(self.console, options)
         return names.index(options[self.prompter.choose(options)][0])
+
+    def _print_discard(self, seat: int) -> None:
+        """B22: everyone sees a discard being made; only its maker sees the cards."""
+        if seat == self.human:
+            cards = format_cards(self.game.discards[seat])
+            text = f"  {self.names[seat]}: discard {cards} face down"
+            self.console.print(Text(text, style="bold"))
+            return
+        count = self.config.discards
+        text = f"  {self.names[seat]}: discard {count} card{'s' if count > 1 else ''} face down"
+        self.console.print(Text(text, style="dim"))
 
     def _print_event(self, seat: int, action: str, paid: int) -> None:
         style = "bold" if seat == self.human else "dim"
@@ -171,6 +184,9 @@ class BragSession(TableSession):
                 action = int(agent.act(obs["observation"], obs["action_mask"]))
             finished = len(game.hand_results)
             env.step(action)
+            if action >= self.config.first_discard_action:  # B22: private, face down
+                self._print_discard(seat)
+                continue
             if len(game.hand_results) == finished:
                 _, _, paid = game.betting[-1]
                 self._print_event(seat, self.config.action_names[action], paid)

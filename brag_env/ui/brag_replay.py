@@ -144,7 +144,15 @@ def brag_steps(
     ids = {name: i for i, name in enumerate(config.action_names)}
     names = config.action_names
     steps = []
-    for i, act in enumerate(record["actions"]):
+    # B22: the discards come first, each seen by the discarder alone (cost 0, nothing public).
+    for i, step in enumerate(record.get("discards") or []):
+        seat = game.current_player
+        view = decode_observation(observer.fill(game, seat), config)
+        legal = [names[a] for a in game.legal_actions()]
+        game.apply(ids[step["action"]])
+        steps.append(BragStep(i, seat, view, legal, step["action"], 0, game.stake, game.pot))
+    first = len(steps)
+    for i, act in enumerate(record["actions"], first):
         seat = game.current_player
         view = decode_observation(observer.fill(game, seat), config)
         legal = [names[a] for a in game.legal_actions()]
@@ -216,10 +224,11 @@ def hidden_hands(
     looked = {s.seat: s.index for s in steps if s.action == "look"}
     lines: list[RenderableType] = [Text("Dealt hands (hidden at the table):", style="bold")]
     keep = record.get("keep")
+    thrown = {d["seat"]: parse_cards(d["cards"]) for d in record.get("discards") or []}
     for seat, cards in enumerate(record["cards"]):
         if cards is None:
             continue
-        played = parse_cards(cards)
+        played = [c for c in parse_cards(cards) if c not in thrown.get(seat, ())]  # B22
         other = None
         if keep is not None and keep["seat"] == seat:
             old = parse_cards(keep["old_hand"])
@@ -238,5 +247,9 @@ def hidden_hands(
             line.append(f" · {how}, ")
             line.append_text(card_text(hand_text(other)))
             line.append(" went under the deck")
+        lines.append(line)
+    for step in record.get("discards") or []:  # B22: put aside face down
+        line = Text(f"  {names[step['seat']]} discarded: ")
+        line.append_text(card_text(format_cards(parse_cards(step["cards"]))))
         lines.append(line)
     return Group(*lines)

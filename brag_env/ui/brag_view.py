@@ -94,11 +94,26 @@ def option_text(action: str, blind: bool, stake: int, chips: int = 0) -> str:
     return action
 
 
+def discard_text(action: str, own_cards: str) -> str:
+    """B22: a discard action (``discard_1_4``: positions in the deal, lowest card first, as
+    ``own_cards`` lists them) as the cards it puts aside and the three it keeps."""
+    cards = own_cards.split()
+    out = {int(i) - 1 for i in action.split("_")[1:]}
+    thrown = " ".join(c for i, c in enumerate(cards) if i in out)
+    kept = " ".join(c for i, c in enumerate(cards) if i not in out)
+    return f"discard {thrown} face down, keep {kept}"
+
+
 def action_options(view: Mapping[str, Any], legal: Sequence[str]) -> list[tuple[str, str]]:
     """``(name, description)`` per legal action, for ``Prompter.choose``."""
     me = view["seats"][0]
     blind = me["status"] == "blind"
-    return [(name, option_text(name, blind, view["stake"], me["chips"])) for name in legal]
+    return [
+        (name, discard_text(name, view["own_cards"]))
+        if name.startswith("discard_")
+        else (name, option_text(name, blind, view["stake"], me["chips"]))
+        for name in legal
+    ]
 
 
 def forced_reason(view: Mapping[str, Any], legal: Sequence[str]) -> str | None:
@@ -146,9 +161,15 @@ def own_cards_text(view: Mapping[str, Any], you: str = "Your") -> Text:
             text.append("  blind: not looked at yet", style="italic")
         return text
     text.append_text(card_text(hand_text(view["own_cards"])))
+    if view["own_category"] is None:  # B22: the whole deal, before the discard
+        text.append("  dealt: keep three, discard the rest face down")
+        return text
     category = CATEGORY_TEXT.get(view["own_category"] or "", view["own_category"] or "")
     strength = view["own_strength"] or 0.0
     text.append(f"  {category}, beats {strength:.0%} of all hands")
+    if view.get("own_discards"):
+        text.append("  · discarded: ")
+        text.append_text(card_text(view["own_discards"]))
     return text
 
 

@@ -1,6 +1,6 @@
 """A human's Put match(es) against agents, in the terminal.
 
-The human's screen is built from that seat's observation (``put_v0.decode_observation``). The
+The human's screen is built from that seat's observation (``put_v1.decode_observation``). The
 events everybody sees (cards played, Puts and answers) are read from the engine's public record
 of the hand as they happen; a card passed to a partner (P8) is shown only to the human who passed
 it. At the end of a hand its public parts are shown: every card played, the Put, the points.
@@ -14,7 +14,7 @@ import numpy as np
 from rich.panel import Panel
 from rich.text import Text
 
-from brag_env import put_v0
+from brag_env import put_v1
 from brag_env.cards import format_card
 from brag_env.put.rules import ACTION_NAMES
 from brag_env.ui.put_view import (
@@ -63,7 +63,7 @@ class PutSession(TableSession):
             )
         if matches < 1:
             raise ValueError(f"--matches must be at least 1, got {matches}")
-        self.env = put_v0.raw_env(**{**options, "num_players": n})
+        self.env = put_v1.raw_env(**{**options, "num_players": n})
         self.game = self.env.game
         self.config = self.env.config
         self.seating = seating
@@ -98,6 +98,7 @@ class PutSession(TableSession):
         self.console.print(Text(rank_order_text()))
 
     def _announce_hand(self, match: int) -> None:
+        self._printed = 0  # events of this hand printed so far
         game = self.game
         self.console.print()
         self.console.rule(
@@ -106,7 +107,7 @@ class PutSession(TableSession):
         )
 
     def _ask_human(self, obs: dict[str, np.ndarray]) -> int:
-        view = put_v0.decode_observation(obs["observation"], self.config)
+        view = put_v1.decode_observation(obs["observation"], self.config)
         legal = [ACTION_NAMES[a] for a in np.flatnonzero(obs["action_mask"])]
         cards = SeatCards.of(self.game, self.human)
         self.console.print(
@@ -126,14 +127,19 @@ class PutSession(TableSession):
         return ACTION_NAMES.index(options[self.prompter.choose(options)][0])
 
     def _print_event(self, record: Any) -> None:
-        seat, action, card = record.actions[-1]
-        text = event_text(
-            self.names[seat],
-            ACTION_NAMES[action],
-            None if card < 0 else format_card(card, symbols=False),
-            seat == self.human,
-        )
-        self.console.print(Text(f"  {text}", style="bold" if seat == self.human else "dim"))
+        """Print the record's events not printed yet: a step can add none (P7: the first of
+        two simultaneous answers is held back) or two (the second answer brings both)."""
+        for seat, action, card in record.actions[self._printed :]:
+            text = event_text(
+                self.names[seat],
+                ACTION_NAMES[action],
+                None if card < 0 else format_card(card, symbols=False),
+                seat == self.human,
+                self.config.optional_pass,
+            )
+            style = "bold" if seat == self.human else "dim"
+            self.console.print(Text(f"  {text}", style=style))
+        self._printed = 0 if record is not self.game.record else len(record.actions)
 
     def _end_of_hand(self, match: int) -> None:
         record = self.game.history[-1].to_dict()

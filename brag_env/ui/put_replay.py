@@ -23,7 +23,7 @@ from rich.text import Text
 from brag_env.cards import format_card, parse_card
 from brag_env.put.game import LastHand, PutGame, replay_hand
 from brag_env.put.observation import PutObserver
-from brag_env.put.rules import ACTION_NAMES, PUT_RANK, PutConfig, action_id
+from brag_env.put.rules import ACTION_NAMES, LEGACY_OPTIONS, PUT_RANK, PutConfig, action_id
 from brag_env.ui.put_view import SeatCards, event_text, table_view, unit_name
 from brag_env.ui.terminal import action_label, card_text
 
@@ -57,9 +57,11 @@ class PutStep:
 
 
 def config_for(record: Mapping[str, Any], overrides: Mapping[str, Any]) -> PutConfig:
-    """The rules of a hand: its ``config`` (written by ``play``), then ``overrides``, and the
+    """The rules of a hand: its ``config`` (written by ``play``; an option it lacks predates
+    that option, so the original rule, ``LEGACY_OPTIONS``), then ``overrides``, and the
     history's own player count."""
-    options = dict(record.get("config") or {})
+    stored = record.get("config")
+    options = {**LEGACY_OPTIONS, **stored} if stored else {}
     options.update(overrides)
     options["num_players"] = record["num_players"]
     return PutConfig.from_dict(options)

@@ -1,6 +1,6 @@
 """Rich views of a Put table: one seat's knowledge, and the public end of a hand.
 
-The table view is drawn from a DECODED OBSERVATION (``put_v0.decode_observation``) of one seat:
+The table view is drawn from a DECODED OBSERVATION (``put_v1.decode_observation``) of one seat:
 its own hand (ranks: suits never matter in Put, P1), the tricks played so far, the Put, the score,
 and with partners what it passed and received (P8). Seats in an observation are relative to the
 observer; ``names`` are indexed by absolute seat. The observation has no suits; the cards the
@@ -84,6 +84,8 @@ def option_text(
 ) -> str:
     """A legal action as a menu entry (P3, P4, P7, P8); ``view`` is the chooser's decoded
     observation (who already folded to a Put, P7), ``cards`` its cards with their suits."""
+    if action == "pass_none":  # P8 optional exchange
+        return "pass nothing (partners swap only when both pass a card)"
     if action.startswith(("play_", "pass_")):
         rank = action[5:]
         card = (cards.card_of_rank(rank) if cards is not None else None) or rank
@@ -91,7 +93,12 @@ def option_text(
     worth = seen_put_text(config)
     n = config.num_players
     if action == "put":
-        if n == 3:  # P7: both opponents answer in turn
+        if n == 3 and config.simultaneous_answers:  # P7: both answer, unseen by each other
+            return (
+                f"call Put! (both answer, unseen by each other: one see and all play for "
+                f"{worth}; two folds: 1 point to you)"
+            )
+        if n == 3:  # P7, put_answers="in_turn": the second answers only after a fold
             return (
                 f"call Put! (both others answer: one see and all play for {worth}; two "
                 "folds: 1 point to you)"
@@ -138,9 +145,20 @@ def forced_reason(view: Mapping[str, Any], legal: Sequence[str]) -> str | None:
     return "This is your only legal move."
 
 
-def event_text(subject: str, action: str, card: str | None, reveal_pass: bool = False) -> str:
+def event_text(
+    subject: str,
+    action: str,
+    card: str | None,
+    reveal_pass: bool = False,
+    optional_pass: bool = False,
+) -> str:
     """One event as a sentence about ``subject`` ("You play 9♦", "seat 1 calls Put!"); a
-    passed card is private (P8) unless ``reveal_pass``."""
+    passed card is private (P8) unless ``reveal_pass``; with ``optional_pass`` so is whether
+    a card was chosen at all."""
+    if action.startswith("pass_") and optional_pass and not reveal_pass:
+        return f"{subject} {verb(subject, 'choose')} what to pass, face down"
+    if action == "pass_none":
+        return f"{subject} {verb(subject, 'pass')} nothing"
     if action.startswith("play_"):
         shown = format_card(parse_card(card)) if card else action[5:]
         return f"{subject} {verb(subject, 'play')} {shown}"
@@ -233,6 +251,10 @@ def table_view(
                     f"{received or '-'}"
                 )
             )
+        exchanged = view.get("exchanged")
+        if exchanged is not None and view.get("phase") != "pass":
+            said = ("swapped cards" if e else "did not swap" for e in exchanged)
+            parts.append(Text("Partners: yours {} · the others {}".format(*said), style="dim"))
     hand = Text(f"{you} hand: ", style="bold")
     if not view["hand"]:
         hand.append("(no cards left)")
