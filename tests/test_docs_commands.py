@@ -103,7 +103,7 @@ def fresh_copy(destination: Path) -> Path:
 def test_every_code_block_is_marked_with_its_kind():
     for page in PAGES:
         for block in blocks(page):
-            assert block.language in LANGUAGES, f"{block.where}: mark the block sh, python, yaml or text"
+            assert block.language in LANGUAGES, f"{block.where}: mark the block {LANGUAGES}"
 
 
 def test_readme_install_and_test_commands_are_the_ones_ci_runs():

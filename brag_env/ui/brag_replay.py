@@ -250,6 +250,6 @@ def hidden_hands(
         lines.append(line)
     for step in record.get("discards") or []:  # B22: put aside face down
         line = Text(f"  {names[step['seat']]} discarded: ")
-        line.append_text(card_text(format_cards(parse_cards(step["cards"]))))
+        line.append_text(card_text(hand_text(step["cards"])))
         lines.append(line)
     return Group(*lines)
