@@ -111,6 +111,7 @@ it raises `ValueError`.
 | `seen_put_points`      | 2       | a seen Put's value (P4); "game": its winner takes all  |
 | `put_draw_to_opponent` | False   | 2 players: drawn after a seen Put, opponent scores 1   |
 | `reward`               | "match" | "match" (result at the end), "points" (hand by hand)   |
+| `deck_ranks`           | 13      | deal from the k best ranks only, 4 suits each (P1)     |
 | `render_mode`          | None    | "ansi" (returns the table) or "human" (prints it)      |
 | `reveal_cards`         | False   | render every hand, not only the public view            |
 
@@ -128,6 +129,8 @@ Importing this module registers the env with PettingZoo's registry (`brag_env.re
 
 * v0: initial release (still unreleased: the observation gained the `last_*` block, so its
   size grew from 125/176/253 to 220/316/438 values)
+* v0, added option: `deck_ranks` (default 13, the full pack, which plays exactly as before): a
+  short pack of the k best ranks, small enough for the exact solver (`docs/solver.md`)
 """
 
 from __future__ import annotations
