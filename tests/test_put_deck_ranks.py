@@ -32,7 +32,7 @@ def test_P1_deck_ranks_13_is_the_default_stream():
 def test_P1_deck_ranks_too_small_or_bad_is_one_line_error():
     with pytest.raises(ValueError, match=r"^deck_ranks=1 leaves 4 cards"):
         PutConfig(deck_ranks=1)
-    with pytest.raises(ValueError, match="deck_ranks=2 leaves 8 cards.*3 players"):
+    with pytest.raises(ValueError, match=r"deck_ranks=2 leaves 8 cards.*3 players"):
         PutConfig(deck_ranks=2, num_players=3)
     PutConfig(deck_ranks=3, num_players=4)  # 12 cards: just enough
     with pytest.raises(ValueError, match="deck_ranks must be between 1 and 13"):
@@ -53,7 +53,7 @@ def test_P1_deck_ranks_env_plays_matches():
     env = put_v0.env(deck_ranks=2)
     env.reset(seed=3)
     rng = np.random.default_rng(3)
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)
