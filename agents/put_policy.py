@@ -76,10 +76,7 @@ def _baseline(agent: PutBaseline) -> BatchPolicy:
         strength, leading, best, trick, counts = _strength(obs)
         out = np.zeros((b, NUM_ACTIONS))
         answering = mask[:, SEE].astype(bool)
-        if isinstance(agent, PutCaller):
-            see = strength >= agent.see_at
-        else:
-            see = np.ones(b, bool)
+        see = strength >= agent.see_at if isinstance(agent, PutCaller) else np.ones(b, bool)
         out[answering, SEE] = see[answering]
         out[answering, FOLD] = ~see[answering]
         held = mask[:, PLAY : PLAY + NUM_RANKS].astype(bool)

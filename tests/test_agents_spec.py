@@ -50,7 +50,7 @@ def test_parse_model_path_and_flag():
 
 def test_every_documented_style_is_registered():
     assert set(styles("brag")) == {"random", "caller", "tight", "bluffer", "blind", "tips"}
-    assert set(styles("put")) == {"random", "greedy", "caller", "bluffer"}
+    assert set(styles("put")) == {"random", "greedy", "caller", "bluffer", "equilibrium"}
 
 
 @pytest.mark.parametrize(

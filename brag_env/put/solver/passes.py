@@ -83,7 +83,7 @@ def forward(tree: PutTree, strategy) -> tuple[list[np.ndarray], list[np.ndarray]
     cur_a = np.ones((num_states(0), 1, len(h.counts[3])))
     cur_o = np.ones_like(cur_a)
     for d in range(DEPTH):
-        layer, nxt = tree.layers[d], tree.layers[d + 1]
+        nxt = tree.layers[d + 1]
         cur_a[1 + d] = cur_a[0] * strategy.put[d]
         cur_o[1 + d] = cur_o[0] * strategy.see[d]
         ra.append(cur_a)
@@ -153,7 +153,7 @@ def backward(
         layer, nxt = tree.layers[d], tree.layers[d + 1]
         s = num_states(d)
         ha, ha2 = actor_size(d), actor_size(d) - 1
-        na, no = len(h.counts[ha]), len(h.counts[other_size(d)])
+        na = len(h.counts[ha])
         parent, rank = nxt.parent, nxt.last
         if d % 2 == 0:
             a_child, o_child = vo[:s], va[:s]
