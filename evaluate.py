@@ -92,6 +92,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="save a payoff heatmap and per-decile action charts (default DIR: eval_plots)",
     )
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.add_argument(
+        "--exploitability",
+        action="store_true",
+        help="heads-up Put: also each agent's exact exploitability (docs/solver.md)",
+    )
     return p
 
 
@@ -156,6 +161,11 @@ def run(args: argparse.Namespace) -> int:
         )
     options = parse_options(args.option)
     check_outputs(args)
+    specs = args.round_robin or args.agents
+    if args.exploitability:
+        from brag_env.evaluation import exploitability
+
+        exploitability.check(game, options, args.table_size or len(args.agents or specs[:2]))
     progress = not args.no_progress and sys.stderr.isatty()
 
     with contextlib.ExitStack() as stack:
@@ -183,8 +193,12 @@ def run(args: argparse.Namespace) -> int:
             )
             print_tournament(result)
 
+    report = result.to_dict()
+    if args.exploitability:
+        report["exploitability"] = exploitability.exploitabilities(specs, options)
+        exploitability.print_table(report["exploitability"])
     if args.json:
-        Path(args.json).write_text(json.dumps(result.to_dict(), indent=2) + "\n", "utf-8")
+        Path(args.json).write_text(json.dumps(report, indent=2) + "\n", "utf-8")
     if args.plot:
         from brag_env.evaluation.plots import plot_round_robin, plot_tournament
 

@@ -54,6 +54,7 @@ from brag_env.training.config import (
 )
 from brag_env.training.envs import close_quietly, make_vec_env
 from brag_env.training.evaluation import evaluate_model, format_short, format_table
+from brag_env.training.exploitability import model_exploitability
 from brag_env.training.progress import ProgressBar
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "put_ppo.yaml"
@@ -300,11 +301,13 @@ def train(args: argparse.Namespace) -> None:
         for r in results:
             for key in ("mean", "ci_low", "ci_high"):
                 model.logger.record(f"{label}/{r['opponent']}/{key}", r[key])
+        line = {"step": model.num_timesteps, "label": label, "results": results}
+        if cfg.eval.exploitability:  # exact, heads-up Put only (brag_env.training.exploitability)
+            line["exploitability"] = model_exploitability(cfg.game, path, cfg.env)
+            model.logger.record(f"{label}/exploitability", line["exploitability"]["exploitability"])
         model.logger.dump(model.num_timesteps)
         with (run_dir / "evals.jsonl").open("a") as f:
-            f.write(
-                json.dumps({"step": model.num_timesteps, "label": label, "results": results}) + "\n"
-            )
+            f.write(json.dumps(line) + "\n")
         return results
 
     # --- 3. the loop: one rollout + PPO update per learn() call ----------------------------------

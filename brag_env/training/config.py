@@ -64,6 +64,7 @@ class EvalConfig:
     final_episodes: int = 2000  # per opponent, at the end
     deterministic: bool = False  # the learner plays its most likely action instead of sampling
     seed: int | None = None  # the evaluator's seed (same deals every evaluation); null = run's seed
+    exploitability: bool = False  # heads-up Put: the exact exploitability too (docs/solver.md)
 
 
 @dataclass
@@ -145,6 +146,8 @@ class TrainConfig:
             raise ValueError("eval.opponents must name at least one agent spec")
         if "num_players" in self.env and self.env["num_players"] is None:
             raise ValueError("env.num_players must be an integer")
+        if self.eval.exploitability and (self.game != "put" or self.env.get("num_players", 2) != 2):
+            raise ValueError("eval.exploitability is exact for heads-up Put only (put, 2 seats)")
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
