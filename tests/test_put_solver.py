@@ -214,3 +214,19 @@ def test_solve_cli_force_resume_and_strategy_for_another_deck(tmp_path):
             np.testing.assert_array_equal(a[name], b[name])
     wrong = _run("brag_env.exploit", "put", f"put:equilibrium:path={out}", "--deck-ranks", "3")
     assert wrong.returncode == 2 and "deck_ranks=2" in wrong.stderr
+
+
+def test_P4_put_profile_counts_calls_faces_and_folds_exactly():
+    from brag_env.put.solver.stats import put_profile
+
+    tree = HandGame.build(PutConfig(deck_ranks=3)).tree
+    always = uniform(tree)
+    always.put[0][:] = 1.0  # the non-dealer calls Put before leading, always
+    always.play[0][0] = 0.0  # (no card led without it)
+    always.see[0][:] = 0.25
+    prof = put_profile(tree, always)
+    np.testing.assert_allclose(prof["dealt"].sum(axis=1), [1.0, 1.0])
+    np.testing.assert_allclose(prof["calls"][0], prof["dealt"][0])
+    np.testing.assert_allclose(prof["calls"][1], 0.0, atol=1e-15)
+    np.testing.assert_allclose(prof["faces"][1], prof["dealt"][1])
+    np.testing.assert_allclose(prof["folds"][1], 0.75 * prof["dealt"][1])
