@@ -76,12 +76,13 @@ def solve(config, score, iterations, out, checkpoint, every, resume, force, prog
         save_ckpt(max(iterations, done))
     solved = max(iterations, done)
     meta_out = {**meta, "iterations": solved, "solve_seconds": time.perf_counter() - started}
-    save_strategy(out, normalise(game.tree, avg), meta_out)
+    average = normalise(game.tree, avg)
+    save_strategy(out, average, meta_out)
     strategy, _ = load_strategy(out, game.tree)  # measure what was written (float16)
     result = exploitability(game, strategy)
-    save_strategy(
+    save_strategy(  # the same float16 arrays again, with the figures measured on them
         out,
-        strategy,
+        average,
         {
             **meta_out,
             "exploitability": result.exploitability,
