@@ -20,7 +20,8 @@ from brag_env.put.solver.tree import DEPTH, PutTree, actor_size, num_states, oth
 from brag_env.training.checkpoint import atomic_write_bytes
 
 FORMAT = "brag_env.put.solver/1"
-MAX_FILE_BYTES = 200 * 1024 * 1024
+MAX_FILE_BYTES = 200 * 1024 * 1024  # a strategy file (the full deck's is far smaller)
+MAX_CHECKPOINT_BYTES = 4 * 1024**3  # regrets and averages of the full deck, uncompressed
 
 
 def _dump(path: Path, arrays: dict[str, np.ndarray], meta: dict[str, Any], compress: bool) -> None:
@@ -31,12 +32,14 @@ def _dump(path: Path, arrays: dict[str, np.ndarray], meta: dict[str, Any], compr
     atomic_write_bytes(path, buf.getvalue())
 
 
-def _load(path: Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+def _load(
+    path: Path, max_bytes: int = MAX_FILE_BYTES
+) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"strategy file {str(path)!r} does not exist")
-    if path.stat().st_size > MAX_FILE_BYTES:
-        raise ValueError(f"strategy file {str(path)!r} is larger than {MAX_FILE_BYTES} bytes")
+    if path.stat().st_size > max_bytes:
+        raise ValueError(f"strategy file {str(path)!r} is larger than {max_bytes} bytes")
     try:
         with np.load(path, allow_pickle=False) as data:
             arrays = {name: data[name] for name in data.files}
@@ -105,7 +108,7 @@ def save_checkpoint(path: str | Path, arrays: dict[str, np.ndarray], meta: dict)
 
 
 def load_checkpoint(path: str | Path) -> tuple[dict[str, np.ndarray], dict]:
-    arrays, meta = _load(Path(path))
+    arrays, meta = _load(Path(path), MAX_CHECKPOINT_BYTES)
     if meta.get("kind") != "checkpoint":
         raise ValueError(f"checkpoint {str(path)!r} is a strategy file, not a checkpoint")
     return arrays, meta
