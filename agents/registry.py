@@ -50,7 +50,8 @@ def styles(game: str) -> dict[str, type[Agent]]:
 def _load_baselines() -> None:
     # Imported lazily: the baseline modules register themselves on import.
     import agents.brag
-    import agents.put  # noqa: F401
+    import agents.put
+    import agents.put_equilibrium  # noqa: F401
 
 
 @dataclass(frozen=True)

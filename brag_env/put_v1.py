@@ -118,6 +118,7 @@ it raises `ValueError`.
 | `target_points`        | 5              | points that win the match (P6); 7 is the longer game   |
 | `seen_put_points`      | 2              | a seen Put's value (P4); "game": its winner takes all  |
 | `put_draw_to_opponent` | False          | 2 players: drawn after a seen Put, opponent scores 1   |
+| `deck_ranks`           | 13             | deal from the k best ranks only, 4 suits each (P1)     |
 | `put_answers`          | "simultaneous" | 3 players (P7): both answer unseen; "in_turn"          |
 | `partner_exchange`     | "optional"     | 4 players (P8): may pass nothing; "always"             |
 | `reward`               | "match"        | "match" (result at the end), "points" (hand by hand)   |
@@ -146,7 +147,9 @@ Importing this module registers the env with PettingZoo's registry (`brag_env.re
   pass nothing, and partners swap only when both chose a card (`partner_exchange="optional"`,
   P8): with four players a 30th action `pass_none` and the 2-value `exchanged` view (440
   values). A non-card `deck` reset option is a `ValueError` (was a `TypeError`). Two-player
-  play is unchanged from v0.
+  play is unchanged from v0. Added option `deck_ranks` (default 13, the full pack, which plays
+  exactly as before): a short pack of the k best ranks, small enough for the exact solver
+  (`docs/solver.md`); `put_v0` takes it too.
 * v0: initial release (still unreleased: the observation gained the `last_*` block, so its
   size grew from 125/176/253 to 220/316/438 values). Kept as `brag_env.put_v0`: the v0 rules
   exactly (`put_answers="in_turn"`, `partner_exchange="always"`, 29 actions).

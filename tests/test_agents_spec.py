@@ -58,7 +58,7 @@ def test_every_documented_style_is_registered():
         "tips",
         "never_look",
     }
-    assert set(styles("put")) == {"random", "greedy", "caller", "bluffer", "tips"}
+    assert set(styles("put")) == {"random", "greedy", "caller", "bluffer", "tips", "equilibrium"}
 
 
 @pytest.mark.parametrize(

@@ -106,6 +106,11 @@ def build_parser(prog: str = _PROG) -> argparse.ArgumentParser:
         action="store_true",
         help="overwrite existing --json/--history files and --plot images (else refused)",
     )
+    p.add_argument(
+        "--exploitability",
+        action="store_true",
+        help="heads-up Put: also each agent's exact exploitability (docs/solver.md)",
+    )
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     return p
 
@@ -177,6 +182,11 @@ def run(args: argparse.Namespace) -> int:
         )
     options = parse_options(args.option)
     check_outputs(args)
+    specs = args.round_robin or args.agents
+    if args.exploitability:
+        from brag_env.evaluation import exploitability
+
+        exploitability.check(game, options, args.table_size or len(args.agents or specs[:2]))
     progress = not args.no_progress and sys.stderr.isatty()
 
     history = AtomicFile(args.history, "--history", args.force) if args.history else None
@@ -207,8 +217,12 @@ def run(args: argparse.Namespace) -> int:
         raise
     if history is not None:
         history.commit()
+    report = result.to_dict()
+    if args.exploitability:
+        report["exploitability"] = exploitability.exploitabilities(specs, options)
+        exploitability.print_table(report["exploitability"])
     if args.json:
-        write_output(args.json, json.dumps(result.to_dict(), indent=2) + "\n", "--json")
+        write_output(args.json, json.dumps(report, indent=2) + "\n", "--json")
     if args.plot:
         from brag_env.evaluation.plots import plot_round_robin, plot_tournament
 

@@ -184,6 +184,8 @@ class PutGame:
         self._simultaneous = cfg.simultaneous_answers
         self._optional_pass = cfg.optional_pass
         self._mask_cache: dict[int, np.ndarray] = {}
+        # The cards of a short deck (deck_ranks < 13); None: the full pack, dealt as before.
+        self._deck = list(cfg.deck_cards()) if cfg.deck_ranks < NUM_RANKS else None
         self.rng: np.random.Generator = np.random.default_rng()
         self.phase = PHASE_OVER
         self.current = -1
@@ -225,6 +227,12 @@ class PutGame:
                     f"deck: a stacked deck covers the first hand only, so it holds at most "
                     f"{CARDS_PER_HAND * n} cards with {n} players (P2: later hands are "
                     f"shuffled afresh), got {len(top)}"
+                )
+            outside = [c for c in top if PUT_RANK[c] >= self.config.deck_ranks]
+            if outside:
+                raise ValueError(
+                    f"deck: {format_card(outside[0], symbols=False)} is not in a deck of the "
+                    f"top {self.config.deck_ranks} ranks (deck_ranks)"
                 )
         if dealer is not None and (
             not isinstance(dealer, (int, np.integer))
@@ -301,7 +309,12 @@ class PutGame:
         self._init_hand_state()
         self.hand_number += 1
         n = self.n
-        if top is not None:
+        if self._deck is not None:  # deck_ranks < 13: a short deck, shuffled the same way
+            rest = self._deck if top is None else [c for c in self._deck if c not in top]
+            order = self.rng.permutation(len(rest)).tolist()
+            dealt = ([] if top is None else list(top)) + [rest[i] for i in order]
+            dealt = dealt[: CARDS_PER_HAND * n]
+        elif top is not None:
             dealt = Deck.stacked(top, self.rng).deal_many(CARDS_PER_HAND * n)
         else:
             # The same cards as Deck.shuffled(rng).deal_many(k), without building the whole deck.
@@ -621,6 +634,7 @@ RULE_FIELDS = (
     "put_draw_to_opponent",
     "put_answers",
     "partner_exchange",
+    "deck_ranks",
 )
 
 

@@ -92,6 +92,7 @@ class PutConfig:
     # P8, four players: a player may pass nothing ("optional"), or must pass a card ("always",
     # the original rules). "pass_none" is in the action list only with four players, optional.
     partner_exchange: PartnerExchange = "optional"
+    deck_ranks: int = NUM_RANKS  # only the top k ranks of P1 are in the deck (4 suits each)
 
     def __post_init__(self) -> None:
         _check_int(self, "num_players", MIN_PLAYERS, MAX_PLAYERS)
@@ -109,6 +110,13 @@ class PutConfig:
             raise ValueError(
                 "put_draw_to_opponent is a two-player option (P5), "
                 f"but num_players is {self.num_players}"
+            )
+        _check_int(self, "deck_ranks", 1, NUM_RANKS)
+        need = CARDS_PER_HAND * self.num_players
+        if self.deck_ranks * NUM_SUITS < need:
+            raise ValueError(
+                f"deck_ranks={self.deck_ranks} leaves {self.deck_ranks * NUM_SUITS} cards, too few "
+                f"to deal {CARDS_PER_HAND} each to {self.num_players} players (P2)"
             )
         if self.reward not in REWARD_MODES:
             raise ValueError(
@@ -160,6 +168,10 @@ class PutConfig:
     def num_units(self) -> int:
         """Scoring units: the players, or the two sides in partnership play (P8)."""
         return 2 if self.num_players == 4 else self.num_players
+
+    def deck_cards(self) -> tuple[int, ...]:
+        """The card ids in the deck: every suit of the ``deck_ranks`` strongest ranks (P1)."""
+        return tuple(c for c in range(NUM_CARDS) if PUT_RANK[c] < self.deck_ranks)
 
     def unit_of(self, seat: int) -> int:
         """The scoring unit of a seat: partners sit opposite, so side = seat % 2 (P8)."""

@@ -53,6 +53,7 @@ from brag_env.training.config import TrainConfig, dump_config, load_config
 from brag_env.training.curves import plot_runs
 from brag_env.training.envs import close_quietly, make_vec_env
 from brag_env.training.evaluation import evaluate_model, final_table, format_short
+from brag_env.training.exploitability import model_exploitability
 from brag_env.training.files import (
     DISK_ERRORS,
     RunFileError,
@@ -313,6 +314,11 @@ def train(args: argparse.Namespace) -> None:
         with writing(run_dir / "tb", only=DISK_ERRORS):
             model.logger.dump(model.num_timesteps)
         entry = {"step": model.num_timesteps, "label": label, "results": results}
+        if cfg.eval.exploitability:  # exact, heads-up Put only (brag_env.training.exploitability)
+            entry["exploitability"] = model_exploitability(cfg.game, path, cfg.env)
+            model.logger.record(f"{label}/exploitability", entry["exploitability"]["exploitability"])
+            with writing(run_dir / "tb", only=DISK_ERRORS):
+                model.logger.dump(model.num_timesteps)
         append_line(evals_path, json.dumps(entry))
         return results
 

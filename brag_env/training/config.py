@@ -152,6 +152,9 @@ class EvalConfig(Section):
     )
     final_episodes: Int = Field(2000, ge=1, description="per opponent, at the end")
     deterministic: Bool = Field(False, description="the learner plays its most likely action")
+    exploitability: Bool = Field(
+        False, description="heads-up Put: the exact exploitability too (docs/solver.md)"
+    )
     seed: Int | None = Field(
         None,
         ge=0,
@@ -215,6 +218,8 @@ class TrainConfig(Section):
             )
         check_env_options(self.game, self.env)
         check_agent_specs(self)
+        if self.eval.exploitability and (self.game != "put" or self.env.get("num_players", 2) != 2):
+            raise ValueError("eval.exploitability is exact for heads-up Put only (put, 2 seats)")
         return self
 
     def to_dict(self) -> dict[str, Any]:

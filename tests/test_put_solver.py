@@ -1,0 +1,232 @@
+"""The exact one-hand Put solver (P1-P6): information sets vs the env, payoffs, agents, CLIs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from agents.put_policy import agent_strategy, batch_probabilities
+from agents.registry import make_agent
+from agents.tables import table_info
+from brag_env import put_v0
+from brag_env.put.game import PutGame
+from brag_env.put.observation import PutObserver
+from brag_env.put.rules import FOLD, PUT, SEE, PutConfig
+from brag_env.put.solver.cfr import Accumulators, iterate, normalise
+from brag_env.put.solver.game import HandGame, exploitability, parse_score
+from brag_env.put.solver.observe import Batch, locate, observations
+from brag_env.put.solver.passes import Payoff, terminal_points
+from brag_env.put.solver.strategy import action_probabilities, uniform
+
+
+def _decisions(config, score, seed, games=30):
+    """(engine, seat, plays, put depth) at every decision of random first hands."""
+    rng = np.random.default_rng(seed)
+    for _ in range(games):
+        game = PutGame(config)
+        game.reset(rng, dealer=1, scores=list(score))
+        plays, put_depth = [], None
+        while not game.history:
+            yield game, game.current, list(plays), put_depth
+            action = int(rng.choice(game.legal_actions()))
+            if action == PUT:
+                put_depth = len(plays)
+            elif action < 13:
+                plays.append(action)
+            game.apply(action)
+
+
+@pytest.mark.parametrize("k,score", [(3, (0, 0)), (4, (3, 1)), (5, (0, 4))])
+def test_P1_P3_P4_solver_information_sets_give_the_env_observations(k, score):
+    """Along random hands, the infoset located from the engine's state rebuilds exactly the
+    observation and mask the env gives (so the policy scored is the policy played)."""
+    config = PutConfig(deck_ranks=k)
+    game = HandGame.build(config, score)
+    observer = PutObserver(config)
+    checked = 0
+    for engine, seat, plays, put_depth in _decisions(config, score, seed=k):
+        seen = engine.put_seen or engine.put_caller < 0
+        d, kind, s, node, x = locate(game.tree, plays, put_depth, seen, engine.counts[seat])
+        obs, mask = observations(
+            game.tree, config, score, Batch(d, kind, s, np.array([node]), np.array([x]))
+        )
+        np.testing.assert_array_equal(obs[0], observer.set_from(engine, seat))
+        np.testing.assert_array_equal(mask[0], engine.mask)
+        checked += 1
+    assert checked > 100
+
+
+def test_P4_P5_terminal_points_with_seen_put_game_and_draw_option():
+    config = PutConfig(deck_ranks=2, seen_put_points="game", put_draw_to_opponent=True)
+    game = HandGame.build(config, (3, 1))
+    last = game.tree.layers[6]
+    won = last.won[:, 0].astype(int) - last.won[:, 1]
+    nd_wins, d_wins, drawn = np.argmax(won > 0), np.argmax(won < 0), np.argmax(won == 0)
+    pts = game.points
+    assert (pts[0, nd_wins], pts[0, d_wins], pts[0, drawn]) == (1, -1, 0)
+    assert (pts[1, nd_wins], pts[1, d_wins]) == (2, -4)  # 3+2 = 5 and 1+4 = 5: the match
+    caller = last.callers[drawn, 0]  # seen Put at j=0: the non-dealer called it
+    assert caller == 0 and pts[1, drawn] == -1  # drawn: 1 point to the caller's opponent
+    plain = terminal_points(game.tree, Payoff.from_config(PutConfig(deck_ranks=2), (3, 1)))
+    assert (plain[1, nd_wins], plain[1, d_wins], plain[1, drawn]) == (2, -2, 0)
+
+
+def test_score_outside_the_match_is_refused():
+    with pytest.raises(ValueError, match="outside the match"):
+        parse_score("5-0", PutConfig())
+    with pytest.raises(ValueError, match="expected A-B"):
+        parse_score("3", PutConfig())
+    assert parse_score("6-2", PutConfig(target_points=7)) == (6, 2)
+
+
+@pytest.mark.parametrize("style", ["greedy", "caller", "bluffer:bluff=0.0", "bluffer:bluff=1.0"])
+def test_baseline_batch_probabilities_are_what_act_plays(style):
+    """Vectorised copies of the deterministic baselines pick what ``act`` picks, full deck."""
+    env = put_v0.raw_env()
+    table = table_info("put")
+    agent = make_agent(f"put:{style}", table, seed=1)
+    probs = batch_probabilities(agent)
+    rng = np.random.default_rng(7)
+    for episode in range(15):
+        env.reset(seed=episode)
+        agent.reset()
+        for name in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            if name == "player_1":  # the other seat plays at random
+                env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+                continue
+            p = probs(obs["observation"][None], obs["action_mask"][None])[0]
+            choice = agent.act(obs["observation"], obs["action_mask"])
+            assert p[choice] == 1.0, (style, p, choice)
+            env.step(choice)
+
+
+def test_bluffer_bluffs_with_its_probability_at_the_first_chance_only():
+    table = table_info("put")
+    agent = make_agent("put:bluffer:bluff=0.3,put_at=1.0", table)
+    probs = batch_probabilities(agent)
+    config = PutConfig(deck_ranks=3)
+    game = HandGame.build(config)
+    strat = agent_strategy(probs, game.tree, config, (0, 0))
+    assert np.allclose(strat.put[0][0][game.tree.layers[0].weight[0].sum(1) > 0], 0.3)
+    later = np.unique(strat.put[2])
+    assert set(later.tolist()) <= {0.0, 1.0}  # trick 2: strength alone, no more bluff draws
+
+
+def _small_run(k, iterations):
+    game = HandGame.build(PutConfig(deck_ranks=k))
+    regret, avg = Accumulators.zeros(game.tree), Accumulators.zeros(game.tree)
+    for t in range(1, iterations + 1):
+        iterate(game.tree, game.points, regret, avg, t)
+    return game, normalise(game.tree, avg)
+
+
+def test_dcfr_converges_on_a_small_deck():
+    game, strat = _small_run(3, 150)
+    result = exploitability(game, strat)
+    assert result.exploitability < 0.002
+    assert result.br_non_dealer >= result.value_non_dealer >= -result.br_dealer
+    first = exploitability(game, uniform(game.tree)).exploitability
+    assert first > 0.5
+
+
+def test_put_equilibrium_agent_plays_its_table(tmp_path):
+    from brag_env.solve import solve
+
+    config = PutConfig(deck_ranks=3)
+    path = tmp_path / "eq3.npz"
+    solve(config, (0, 0), 30, path, tmp_path / "c.npz", 10, False, False, progress=False)
+    table = table_info("put", deck_ranks=3)
+    agent = make_agent(f"put:equilibrium:path={path}", table, seed=3)
+    tree, strategy = agent.tree, agent.strategy
+    rng = np.random.default_rng(11)
+    observer = PutObserver(config)
+    checked = 0
+    for _ in range(40):
+        engine = PutGame(config)
+        engine.reset(rng, dealer=1)
+        plays, put_depth = [], None
+        while not engine.history:
+            seat = engine.current
+            obs = observer.set_from(engine, seat).copy()
+            seen = engine.put_seen or engine.put_caller < 0
+            where = locate(tree, plays, put_depth, seen, engine.counts[seat])
+            want = action_probabilities(tree, strategy, where)
+            got = agent.action_probabilities(obs, engine.mask)
+            for a, p in want.items():
+                assert got[a] == pytest.approx(p, abs=1e-12)
+            action = agent.act(obs, engine.mask)
+            if action == PUT:
+                put_depth = len(plays)
+            elif action not in (SEE, FOLD):
+                plays.append(action)
+            engine.apply(action)
+            checked += 1
+    assert checked > 100
+
+
+def _run(module, *args):
+    return subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True)
+
+
+def test_exploit_cli_prints_values_and_refuses_bad_input(tmp_path):
+    ok = _run("brag_env.exploit", "put", "put:caller", "--deck-ranks", "3", "--score", "1-2")
+    assert ok.returncode == 0, ok.stderr
+    assert "exploitability:" in ok.stdout and "best response as dealer" in ok.stdout
+    for args, needle in [
+        (("put", "brag:greedy", "--deck-ranks", "3"), "is a brag agent"),
+        (("put", "random", "--option", "num_players=3"), "heads-up Put only"),
+        (("put", "random", "--deck-ranks", "3", "--score", "5-0"), "outside the match"),
+        (("brag", "random"), "covers put only"),
+        (("put", "put:equilibrium:path=nothing.npz", "--deck-ranks", "3"), "no strategy file"),
+    ]:
+        bad = _run("brag_env.exploit", *args)
+        assert bad.returncode == 2 and needle in bad.stderr, (args, bad.stderr)
+        assert len(bad.stderr.strip().splitlines()) == 1
+
+
+def _solve(*args):
+    return _run("brag_env.solve", "put", "--deck-ranks", "2", *args)
+
+
+def test_solve_cli_force_resume_and_strategy_for_another_deck(tmp_path):
+    out = tmp_path / "s.npz"
+    first = _solve("--iterations", "10", "--out", str(out), "--checkpoint-every", "5")
+    assert first.returncode == 0, first.stderr
+    again = _solve("--iterations", "10", "--out", str(out))
+    assert again.returncode == 2 and "--force" in again.stderr
+    ckpt = str(tmp_path / "s.ckpt.npz")
+    resumed = _solve(
+        "--iterations", "20", "--out", str(tmp_path / "r.npz"), "--checkpoint", ckpt, "--resume"
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    straight = _solve("--iterations", "20", "--out", str(tmp_path / "t.npz"))
+    assert straight.returncode == 0
+    a, b = np.load(tmp_path / "r.npz"), np.load(tmp_path / "t.npz")
+    for name in a.files:
+        if name != "meta":
+            np.testing.assert_array_equal(a[name], b[name])
+    wrong = _run("brag_env.exploit", "put", f"put:equilibrium:path={out}", "--deck-ranks", "3")
+    assert wrong.returncode == 2 and "deck_ranks=2" in wrong.stderr
+
+
+def test_P4_put_profile_counts_calls_faces_and_folds_exactly():
+    from brag_env.put.solver.stats import put_profile
+
+    tree = HandGame.build(PutConfig(deck_ranks=3)).tree
+    always = uniform(tree)
+    always.put[0][:] = 1.0  # the non-dealer calls Put before leading, always
+    always.play[0][0] = 0.0  # (no card led without it)
+    always.see[0][:] = 0.25
+    prof = put_profile(tree, always)
+    np.testing.assert_allclose(prof["dealt"].sum(axis=1), [1.0, 1.0])
+    np.testing.assert_allclose(prof["calls"][0], prof["dealt"][0])
+    np.testing.assert_allclose(prof["calls"][1], 0.0, atol=1e-15)
+    np.testing.assert_allclose(prof["faces"][1], prof["dealt"][1])
+    np.testing.assert_allclose(prof["folds"][1], 0.75 * prof["dealt"][1])
