@@ -15,7 +15,7 @@ import numpy as np
 
 from agents.base import Agent, RandomAgent
 from agents.put import _PERCENTILE, TRICK_WEIGHT, Greedy, PutBaseline, PutBluffer, PutCaller
-from brag_env.put.rules import FOLD, NUM_ACTIONS, NUM_RANKS, PLAY, PUT, SEE, PutConfig
+from brag_env.put.rules import FOLD, NUM_RANKS, PLAY, PUT, SEE, PutConfig
 from brag_env.put.solver.observe import (
     _OFF,
     ANSWER_NODE,
@@ -74,7 +74,7 @@ def _baseline(agent: PutBaseline) -> BatchPolicy:
         b = len(obs)
         rows = np.arange(b)
         strength, leading, best, trick, counts = _strength(obs)
-        out = np.zeros((b, NUM_ACTIONS))
+        out = np.zeros(mask.shape)  # the table's action count (29 heads-up)
         answering = mask[:, SEE].astype(bool)
         see = strength >= agent.see_at if isinstance(agent, PutCaller) else np.ones(b, bool)
         out[answering, SEE] = see[answering]

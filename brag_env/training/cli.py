@@ -316,7 +316,8 @@ def train(args: argparse.Namespace) -> None:
         entry = {"step": model.num_timesteps, "label": label, "results": results}
         if cfg.eval.exploitability:  # exact, heads-up Put only (brag_env.training.exploitability)
             entry["exploitability"] = model_exploitability(cfg.game, path, cfg.env)
-            model.logger.record(f"{label}/exploitability", entry["exploitability"]["exploitability"])
+            exploitability = entry["exploitability"]["exploitability"]
+            model.logger.record(f"{label}/exploitability", exploitability)
             with writing(run_dir / "tb", only=DISK_ERRORS):
                 model.logger.dump(model.num_timesteps)
         append_line(evals_path, json.dumps(entry))

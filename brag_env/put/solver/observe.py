@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from brag_env.put.observation import observation_layout
-from brag_env.put.rules import FOLD, NUM_ACTIONS, NUM_RANKS, PLAY, PUT, SEE, PutConfig
+from brag_env.put.rules import FOLD, NUM_RANKS, PLAY, PUT, SEE, PutConfig
 from brag_env.put.solver.tree import DEALER, DEPTH, PutTree, actor_size, other_size
 
 _OFF: dict[str, int] = {}
@@ -89,7 +89,7 @@ def observations(
     obs[:, _OFF["acting"]] = 1
     obs[:, _OFF["phase"] + (2 if answer else 1)] = 1
     obs[rows, _OFF["dealer"] + rel(np.full(b, DEALER))] = 1
-    mask = np.zeros((b, NUM_ACTIONS), np.int8)
+    mask = np.zeros((b, config.num_actions), np.int8)
     if answer:
         obs[:, _OFF["put_caller"] + 1] = 1
         mask[:, SEE] = mask[:, FOLD] = 1
