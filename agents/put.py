@@ -79,7 +79,11 @@ def live_strength(put_ranks: list[int], tricks_ahead: int) -> float:
 
 
 class PutView:
-    """Reads the fields a Put baseline needs from one observation vector."""
+    """Reads the fields a Put baseline needs from one observation vector.
+
+    ``load`` converts the vector to a Python list once and reads it by precomputed offsets:
+    a handful of numpy calls per field cost more than the whole decision.
+    """
 
     def __init__(self, table: TableInfo) -> None:
         n = self.n = table.num_players
@@ -90,31 +94,38 @@ class PutView:
             offsets[name] = (pos, shape)
             pos += int(np.prod(shape))
         self._offsets = offsets
-
-    def _view(self, obs: np.ndarray, name: str) -> np.ndarray:
-        start, shape = self._offsets[name]
-        return obs[start : start + int(np.prod(shape))].reshape(shape)
+        self._won = offsets["tricks_won"][0]
+        self._cur = offsets["current_trick"][0]
+        self._played = offsets["played"][0]
+        self._end = self._cur + TRICKS_PER_HAND  # load reads nothing beyond current_trick
+        self._opponents = [s for s in range(1, n) if not (self.partnerships and s == 2)]
 
     def load(self, obs: np.ndarray) -> None:
-        counts = self._view(obs, "hand")
-        self.ranks = [r for r in range(NUM_RANKS) for _ in range(round(float(counts[r])))]
-        won = self._view(obs, "tricks_won")
-        opponents = [s for s in range(1, self.n) if not (self.partnerships and s == 2)]
-        mine = won[0] + (won[2] if self.partnerships else 0)
-        theirs = won[1] + won[3] if self.partnerships else max(won[s] for s in opponents)
-        self.tricks_ahead = round(float(mine - theirs))
-        current = self._view(obs, "current_trick")
-        self.trick = int(np.argmax(current)) if current.any() else TRICKS_PER_HAND - 1
-        played = self._view(obs, "played")[self.trick]  # (n, 13) this trick
+        vals = obs[: self._end].tolist()
+        n = self.n
+        self.ranks = ranks = [r for r in range(NUM_RANKS) for _ in range(round(vals[r]))]
+        o = self._won
+        won = vals[o : o + n]
+        if self.partnerships:
+            ahead = won[0] + won[2] - (won[1] + won[3])
+        else:
+            ahead = won[0] - max(won[s] for s in self._opponents)
+        self.tricks_ahead = round(ahead)
+        current = vals[self._cur : self._end]
+        top = max(current)
+        # one-hot: the first maximum is the argmax; all zero (match over) reads as the last trick
+        self.trick = current.index(top) if top != 0.0 else TRICKS_PER_HAND - 1
+        base = self._played + self.trick * n * NUM_RANKS
         self.best_rank = NUM_RANKS  # nothing on the table
         self.best_seat = -1
-        self.in_play = list(self.ranks)
-        if played[0].any():  # my card of the unfinished trick still counts
-            self.in_play.append(int(np.argmax(played[0])))
-        for s in range(self.n):
-            row = played[s]
-            if row.any():
-                r = int(np.argmax(row))
+        self.in_play = list(ranks)
+        for s in range(n):
+            row = vals[base + s * NUM_RANKS : base + (s + 1) * NUM_RANKS]
+            high = max(row)
+            if high != 0.0:
+                r = row.index(high)
+                if s == 0:  # my card of the unfinished trick still counts
+                    self.in_play.append(r)
                 if r < self.best_rank:
                     self.best_rank, self.best_seat = r, s
         self.leading = self.best_seat < 0
@@ -133,21 +144,21 @@ class PutBaseline(StyleAgent):
         self.view = PutView(table)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        mask = np.asarray(action_mask).astype(bool)
+        mask = np.asarray(action_mask).tolist()
         v = self.view
         v.load(observation)
         if mask[SEE] or mask[FOLD]:
             return SEE if self.answer_put(v) else FOLD
-        if mask[PASS : PASS + NUM_RANKS].any():
-            return PASS + min(r for r in range(NUM_RANKS) if mask[PASS + r])  # the best card
+        if any(mask[PASS : PASS + NUM_RANKS]):
+            return PASS + next(r for r in range(NUM_RANKS) if mask[PASS + r])  # the best card
         if mask[PUT] and self.call_put(v):
             return PUT
         choice = self.greedy_card(v, mask)
         if choice is None:
-            return int(legal_actions(mask)[0])
+            return int(legal_actions(np.asarray(action_mask))[0])
         return choice
 
-    def greedy_card(self, v: PutView, mask: np.ndarray) -> int | None:
+    def greedy_card(self, v: PutView, mask: list) -> int | None:
         held = [r for r in range(NUM_RANKS) if mask[PLAY + r]]  # best (lowest put rank) first
         if not held:
             return None
