@@ -21,8 +21,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents import make_agent, table_info_from_env  # noqa: E402
-from brag_env import brag_v0, put_v0  # noqa: E402
+from agents import make_agent, table_info_from_env
+from brag_env import brag_v0, put_v0
 
 
 def record(env, decisions: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -33,7 +33,7 @@ def record(env, decisions: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]
     while len(out) < decisions:
         env.reset(seed=seed + episode)
         episode += 1
-        for agent in env.agent_iter():
+        for _ in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
                 env.step(None)

@@ -1,6 +1,8 @@
 """The fast agent paths decide exactly as before: Put baselines, snapshot ModelAgent, batches."""
 
 import hashlib
+import importlib.util
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,26 +19,18 @@ BASELINE_DECISIONS = {
     3: "fef0e236fb70d5ff9f77ced2609435f95cc59300b1ba6c5726132bb1b26426f0",
     4: "7ca45b61467630a8855776f4bd7cb167734e9872d38e159c4f77478ccf2bb06e",
 }
+
+def _bench_recorder():
+    """bench/agent_speed.py's ``record``: (observation, mask) of every decision of random play."""
+    path = Path(__file__).resolve().parents[1] / "bench" / "agent_speed.py"
+    spec = importlib.util.spec_from_file_location("bench_agent_speed", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.record
+
+
+_record = _bench_recorder()
 SPECS = ("put:greedy", "put:caller", "put:bluffer", "put:bluffer:bluff=1.0")
-
-
-def _record(env, decisions: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """(observation, mask) of every decision of seeded random play."""
-    rng = np.random.default_rng(seed)
-    out = []
-    episode = 0
-    while len(out) < decisions:
-        env.reset(seed=seed + episode)
-        episode += 1
-        for _ in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            out.append((obs["observation"].copy(), obs["action_mask"].copy()))
-            legal = np.flatnonzero(obs["action_mask"])
-            env.step(int(legal[rng.integers(legal.size)]))
-    return out[:decisions]
 
 
 def _decisions(num_players: int) -> str:
