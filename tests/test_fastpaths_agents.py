@@ -20,6 +20,7 @@ BASELINE_DECISIONS = {
     4: "7ca45b61467630a8855776f4bd7cb167734e9872d38e159c4f77478ccf2bb06e",
 }
 
+
 def _bench_recorder():
     """bench/agent_speed.py's ``record``: (observation, mask) of every decision of random play."""
     path = Path(__file__).resolve().parents[1] / "bench" / "agent_speed.py"
