@@ -120,3 +120,43 @@ def test_model_act_batch_matches_act_when_deterministic_and_repeats_with_its_see
     # the batch samples the same distribution: with the same uniforms, the same picks as act()
     scalar = make_agent(str(put_model), table, seed=9)
     assert sum(scalar.act(o, m) == x for (o, m), x in zip(samples, a, strict=True)) >= 995
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+@pytest.mark.parametrize(
+    "spec", ["random", "put:greedy", "put:caller", "put:bluffer:bluff=0.0", "put:bluffer:bluff=1.0"]
+)
+def test_put_act_batch_decides_as_act_row_by_row(num_players, spec):
+    env = put_v0.raw_env(num_players=num_players)
+    samples = _record(env, 1500, 4)
+    table = table_info_from_env(env)
+    obs = np.stack([o for o, _ in samples])
+    masks = np.stack([m for _, m in samples])
+    rows = np.arange(len(samples))
+    batch = make_agent(spec, table, seed=0)
+    batch.reset_rows(rows)
+    got = batch.act_batch(obs, masks, rows)
+    assert masks[rows, got].all()
+    if spec == "random":  # the same uniform legal choice, drawn in one call
+        counts = np.bincount(got, minlength=masks.shape[1])
+        assert (counts > 0).sum() > 5
+        return
+    scalar = make_agent(spec, table, seed=0)
+    want = []
+    for o, m in samples:
+        scalar.reset()  # each row is its own table: fresh per-hand state
+        want.append(scalar.act(o, m))
+    assert got.tolist() == want
+
+
+def test_bluffer_batch_keeps_its_bluff_per_table():
+    env = put_v0.raw_env()
+    table = table_info_from_env(env)
+    agent = make_agent("put:bluffer:bluff=1.0,put_at=1.0", table, seed=0)
+    env.reset(seed=0)
+    first = env.observe(env.agent_selection)
+    obs, mask = first["observation"][None], first["action_mask"][None]
+    assert mask[0, 13]  # Put may be called at the first turn
+    assert agent.act_batch(obs, mask, np.array([7])).tolist() == [13]  # bluffs at table 7
+    agent.reset_rows(np.array([7]))
+    assert agent._bluff_rows[7] == 0

@@ -280,9 +280,7 @@ class BatchedPut:
             rewards[i] = np.where(scored[:, None], sign * points[:, None], 0.0)
         else:
             f = i[finished]
-            rewards[f] = np.where(
-                np.arange(_SEATS)[None, :] == unit[finished][:, None], 1.0, -1.0
-            )
+            rewards[f] = np.where(np.arange(_SEATS)[None, :] == unit[finished][:, None], 1.0, -1.0)
         over[i[finished]] = True
         done = r[finished]
         self.winner[done] = unit[finished]
