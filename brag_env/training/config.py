@@ -19,7 +19,8 @@ from typing import Any, Union
 import yaml
 
 GAMES = ("brag", "put")
-VEC_ENVS = ("dummy", "subproc")
+VEC_ENVS = ("dummy", "subproc", "batched")
+BATCHED_GAMES = ("put",)  # games with a batched engine (brag_env.training.batched)
 ACTIVATIONS = ("tanh", "relu")
 
 
@@ -96,6 +97,10 @@ class TrainConfig:
         """Value checks beyond the types; ``ValueError`` naming the key."""
         _choice("game", self.game, GAMES)
         _choice("vec_env", self.vec_env, VEC_ENVS)
+        if self.vec_env == "batched" and self.game not in BATCHED_GAMES:
+            raise ValueError(
+                f"vec_env: batched supports game {', '.join(BATCHED_GAMES)}, not {self.game!r}"
+            )
         _choice("ppo.activation", self.ppo.activation, ACTIVATIONS)
         if not self.name or "/" in self.name or self.name.startswith("."):
             raise ValueError(f"name must be a plain directory name, got {self.name!r}")
