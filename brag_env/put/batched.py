@@ -293,78 +293,118 @@ class BatchedPut:
 
     # ------------------------------------------------------------ observation
     def observe(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray | None = None):
-        """Each row's observation for ``seats`` (absolute), as ``PutObserver.set_from``."""
+        """Each row's observation for ``seats`` (absolute), as ``PutObserver.set_from``.
+
+        Heads-up, a seat id seen from seat p is ``id ^ p`` and a per-seat pair is swapped for
+        p = 1; every one-hot entry is gathered as a (row, column) pair and written at once.
+        """
         rows = np.asarray(rows, np.int64)
         seats = np.asarray(seats, np.int64)
         k = rows.size
         o = self.off
-        if out is None:
+        if out is None or not out.flags.c_contiguous:
             out = np.zeros((k, self.obs_size), np.float32)
         else:
             out[:] = 0.0
         ix = np.arange(k)
-        other = 1 - seats
-        out[:, o["hand"] : o["hand"] + NUM_RANKS] = self.counts[rows, seats]
-        live = self.phase[rows] != PHASE_OVER
-        trick_no = self.trick_no[rows]
+        p = seats[:, None]
+        swap = seats == 1
         inv = self._inv_target
-        for t in range(TRICKS_PER_HAND):
-            for s_abs, s_rel in ((seats, 0), (other, 1)):
-                rank = self.played[rows, t, s_abs]
-                hit = rank >= 0
-                col = o["played"] + (t * _SEATS + s_rel) * NUM_RANKS + rank
-                out[ix[hit], col[hit]] = 1.0
-            win = self.trick_win[rows, t]
-            shown = (win >= 0) | (live & (trick_no == t))
-            lead_rel = (self.lead[rows, t] - seats) % _SEATS
-            out[ix[shown], o["trick_leader"] + t * _SEATS + lead_rel[shown]] = 1.0
-            w = (win >= 0) & (win != _TIED)
-            out[ix[w], o["trick_winner"] + t * _SEATS + (win[w] - seats[w]) % _SEATS] = 1.0
-            out[win == _TIED, o["trick_tied"] + t] = 1.0
-        out[:, o["tricks_won"]] = self.tricks_won[rows, seats]
-        out[:, o["tricks_won"] + 1] = self.tricks_won[rows, other]
+        hit_rows: list[np.ndarray] = []
+        hit_cols: list[np.ndarray] = []
+
+        def ones(mask: np.ndarray, cols: np.ndarray) -> None:
+            r, c = np.nonzero(mask)
+            hit_rows.append(r)
+            hit_cols.append(cols[r, c] if cols.ndim == 2 else cols[c])
+
+        out[:, o["hand"] : o["hand"] + NUM_RANKS] = self.counts[rows, seats]
+        phase = self.phase[rows]
+        live = phase != PHASE_OVER
+        trick_no = self.trick_no[rows]
+        tricks = np.arange(TRICKS_PER_HAND)
+        # played (k, 3 tricks, 2 seats) -> relative seat order
+        played = self.played[rows]
+        played[swap] = played[swap][:, :, ::-1]
+        flat = played.reshape(k, -1)
+        slot = np.arange(TRICKS_PER_HAND * _SEATS)[None, :] * NUM_RANKS
+        ones(flat >= 0, o["played"] + slot + flat)
+        win = self.trick_win[rows]
+        lead = self.lead[rows]
+        shown = (win >= 0) | (live[:, None] & (trick_no[:, None] == tricks))
+        ones(shown, o["trick_leader"] + tricks * _SEATS + (lead ^ p))
+        won = (win >= 0) & (win != _TIED)
+        ones(won, o["trick_winner"] + tricks * _SEATS + (win ^ p))
+        ones(win == _TIED, o["trick_tied"] + tricks)
+        tw = self.tricks_won[rows]
+        tw[swap] = tw[swap][:, ::-1]
+        out[:, o["tricks_won"] : o["tricks_won"] + _SEATS] = tw
         lv = ix[live]
-        out[lv, o["current_trick"] + trick_no[live]] = 1.0
-        cur = self.current[rows[live]]
-        out[lv, o["acting"] + (cur - seats[live]) % _SEATS] = 1.0
-        out[lv, o["phase"] + self.phase[rows[live]]] = 1.0
+        hit_rows += [lv, lv, lv]
+        hit_cols += [
+            o["current_trick"] + trick_no[live],
+            o["acting"] + (self.current[rows[live]] ^ seats[live]),
+            o["phase"] + phase[live],
+        ]
         caller = self.put_caller[rows]
         c = caller >= 0
-        out[ix[c], o["put_caller"] + (caller[c] - seats[c]) % _SEATS] = 1.0
-        out[c & self.put_seen[rows], o["put_seen"]] = 1.0
-        out[:, o["put_folded"]] = self.put_folded[rows, seats]
-        out[:, o["put_folded"] + 1] = self.put_folded[rows, other]
-        out[:, o["scores"]] = (self.scores[rows, seats] * inv).astype(np.float32)
-        out[:, o["scores"] + 1] = (self.scores[rows, other] * inv).astype(np.float32)
-        out[ix, o["dealer"] + (self.dealer[rows] - seats) % _SEATS] = 1.0
-        self._observe_last(rows, seats, other, ix, out)
+        hit_rows.append(ix[c])
+        hit_cols.append(o["put_caller"] + (caller[c] ^ seats[c]))
+        seen = ix[c & self.put_seen[rows]]
+        hit_rows.append(seen)
+        hit_cols.append(np.full(seen.size, o["put_seen"]))
+        folded = self.put_folded[rows]
+        folded[swap] = folded[swap][:, ::-1]
+        ones(folded, o["put_folded"] + np.arange(_SEATS))
+        sc = self.scores[rows]
+        sc[swap] = sc[swap][:, ::-1]
+        out[:, o["scores"] : o["scores"] + _SEATS] = (sc * inv).astype(np.float32)
+        hit_rows.append(ix)
+        hit_cols.append(o["dealer"] + (self.dealer[rows] ^ seats))
+        self._observe_last(rows, seats, swap, ix, out, hit_rows, hit_cols)
+        flat = np.concatenate(hit_rows) * self.obs_size + np.concatenate(hit_cols)
+        out.reshape(-1)[flat] = 1.0  # out is C-contiguous: one flat scatter
         return out
 
-    def _observe_last(self, rows, seats, other, ix, out) -> None:
+    def _observe_last(self, rows, seats, swap, ix, out, hit_rows, hit_cols) -> None:
         o = self.off
         has = self.has_last[rows]
         if not has.any():
             return
-        out[has, o["last_hand"]] = 1.0
-        for t in range(TRICKS_PER_HAND):
-            for s_abs, s_rel in ((seats, 0), (other, 1)):
-                rank = self.last_played[rows, t, s_abs]
-                hit = has & (rank >= 0)
-                col = o["last_played"] + (t * _SEATS + s_rel) * NUM_RANKS + rank
-                out[ix[hit], col[hit]] = 1.0
-            win = self.last_win[rows, t]
-            w = has & (win >= 0) & (win != _TIED)
-            col = o["last_trick_winner"] + t * _SEATS + (win[w] - seats[w]) % _SEATS
-            out[ix[w], col] = 1.0
-            out[has & (win == _TIED), o["last_trick_tied"] + t] = 1.0
+        h = ix[has]
+        rows, seats, swap = rows[has], seats[has], swap[has]
+        p = seats[:, None]
+        k = h.size
+        tricks = np.arange(TRICKS_PER_HAND)
+        hit_rows.append(h)
+        hit_cols.append(np.full(k, o["last_hand"]))
+        played = self.last_played[rows]
+        played[swap] = played[swap][:, :, ::-1]
+        flat = played.reshape(k, -1)
+        slot = np.arange(TRICKS_PER_HAND * _SEATS)[None, :] * NUM_RANKS
+        r, c = np.nonzero(flat >= 0)
+        hit_rows.append(h[r])
+        hit_cols.append((o["last_played"] + slot + flat)[r, c])
+        win = self.last_win[rows]
+        r, c = np.nonzero((win >= 0) & (win != _TIED))
+        hit_rows.append(h[r])
+        hit_cols.append((o["last_trick_winner"] + tricks * _SEATS + (win ^ p))[r, c])
+        r, c = np.nonzero(win == _TIED)
+        hit_rows.append(h[r])
+        hit_cols.append(o["last_trick_tied"] + c)
         caller = self.last_caller[rows]
-        c = has & (caller >= 0)
-        out[ix[c], o["last_put_caller"] + (caller[c] - seats[c]) % _SEATS] = 1.0
-        out[c & self.last_seen[rows], o["last_put_seen"]] = 1.0
+        cl = caller >= 0
+        hit_rows.append(h[cl])
+        hit_cols.append(o["last_put_caller"] + (caller[cl] ^ seats[cl]))
+        seen = cl & self.last_seen[rows]
+        hit_rows.append(h[seen])
+        hit_cols.append(np.full(int(seen.sum()), o["last_put_seen"]))
         folded = self.last_folded[rows]
-        out[has & folded[ix, seats], o["last_put_folded"]] = 1.0
-        out[has & folded[ix, other], o["last_put_folded"] + 1] = 1.0
+        folded[swap] = folded[swap][:, ::-1]
+        r, c = np.nonzero(folded)
+        hit_rows.append(h[r])
+        hit_cols.append(o["last_put_folded"] + c)
         unit = self.last_unit[rows]
-        u = has & (unit >= 0)
+        u = unit >= 0
         value = (self.last_points[rows[u]] * self._inv_target).astype(np.float32)
-        out[ix[u], o["last_points"] + (unit[u] - seats[u]) % _SEATS] = value
+        out[h[u], o["last_points"] + (unit[u] ^ seats[u])] = value

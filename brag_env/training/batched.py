@@ -154,12 +154,12 @@ class BatchedSelfPlayVecEnv(VecEnv):
             seats = engine.current[live]
             specs = self._specs[live, seats]
             actions = np.empty(live.size, np.int64)
+            obs = engine.observe(live, seats)  # once for all the opponents to act
+            masks = engine.masks(live)
+            state_rows = live * p + seats  # an agent's per-table state: one per seat
             for sid in np.unique(specs).tolist():
                 k = np.flatnonzero(specs == sid)
-                rows, s = live[k], seats[k]
-                obs = engine.observe(rows, s)
-                masks = engine.masks(rows)
-                actions[k] = self._agent(sid).act_batch(obs, masks, rows * p + s)
+                actions[k] = self._agent(sid).act_batch(obs[k], masks[k], state_rows[k])
             rewards, _ = engine.step(live, actions)
             self._pending[live] += rewards[np.arange(live.size), self._seat[live]]
         return np.concatenate(ended) if ended else np.zeros(0, np.int64)
@@ -204,7 +204,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
         done = engine.current < 0
         reward = (self._pending * self.reward_scale).astype(np.float32)
         self._pending[:] = 0.0
-        infos: list[dict[str, Any]] = [{"learner_seat": int(s)} for s in self._seat]
+        infos: list[dict[str, Any]] = [{"learner_seat": s} for s in self._seat.tolist()]
         finished = np.flatnonzero(done)
         if finished.size:
             final = engine.observe(finished, self._seat[finished])
