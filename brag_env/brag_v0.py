@@ -1,217 +1,85 @@
 """
-# Three-Card Brag
+# Three-Card Brag, original rules (`brag_v0`)
 
 | Import             | `from brag_env import brag_v0`                                     |
 |--------------------|--------------------------------------------------------------------|
 | Creation           | `pettingzoo.make("aec", "brag_env/brag_v0")` (see `brag_env.registry`) |
-| Actions            | Discrete                                                           |
-| Parallel API       | No                                                                 |
-| Manual Control     | No                                                                 |
-| Agents             | `agents= ['player_0', 'player_1', 'player_2', 'player_3']` (default) |
-| Agents             | 2 to 8 (`num_players`, default 4)                                  |
-| Action Shape       | Discrete(6 + len(raise_sizes)): Discrete(7) by default             |
-| Action Values      | 0 .. 5 + len(raise_sizes)                                          |
+| Actions            | Discrete(6 + len(raise_sizes)): Discrete(7) by default             |
 | Observation Shape  | (size,) float32: 488 for 4 players with the default options        |
-| Observation Values | [0, num_players] for chip amounts, [0, 1] for everything else      |
 
-Three-Card Brag is the old British ancestor of poker: everyone antes, gets three cards and
-bets on them, possibly without looking at them ("blind", for half price), until one player is
-left or the last two see each other's hands. The rules are the project's rules document
-`seeds/rules/brag.md` (rule IDs B1..B21). This environment plays a session of
-`hands_per_session` hands (default: one hand per episode) with stacks carried from hand to hand.
+`brag_v0` is kept so that figures measured on it can be reproduced: it is `brag_v1` (read that
+module's docstring for the spaces, rewards and arguments) under the ORIGINAL rules, with the
+same action ids and the same observation vector as before `brag_v1` existed:
 
-Agents are "player_0" .. "player_{n-1}" in seat order (clockwise); the player to the left of
-seat k is seat k+1 (wrapping), so betting after a dealer k starts at seat k+1.
+- `cover_pot=False` (B16, original ruling): a player who cannot afford to stay must fold; there
+  is no `cover` action and no cover block in the observation;
+- `blind_alone="wins"` and `unopened_pot="wins"` (B15): a pot never carries;
+- `shuffle` is "after_prial" or "every_hand" (B18).
 
-### Action Space
+Asking `brag_v0` for any other value of those options (or passing a `BragConfig` that has one)
+raises `ValueError` naming the field: use `brag_v1`. `tests/test_brag_v0_golden.py` replays 300
+seeded random games recorded before `brag_v1` and checks every observation, mask, reward and
+action bit for bit.
 
-| Action ID | Name             | Meaning                                                        |
-|:---------:|------------------|----------------------------------------------------------------|
-| 0         | `fold`           | give up the hand (B12)                                         |
-| 1         | `stay`           | pay the stake S (open) or S/2 (blind) (B11)                   |
-| 2         | `look`           | a blind player looks at its cards, then acts again (B10)       |
-| 3         | `see`            | with two players left: pay to compare hands (B14)             |
-| 4 ..      | `raise_{m}x`     | raise the stake to m*S, one per multiplier in `raise_sizes` (B13) |
-| 4 + R     | `keep_old_hand`  | B19: keep the unseen hand that won by folds                    |
-| 5 + R     | `take_new_hand`  | B19: take the newly dealt hand instead                         |
-
-`env.unwrapped.action_names` lists the names by id (R = `len(raise_sizes)`).
-
-### Observation Space
-
-The observation is a dict: `"observation"` is a float32 vector of what the acting player knows,
-`"action_mask"` an int8 vector with a 1 for each legal action (all zeros for a player whose turn
-it is not; the mask array is shared and read-only). The vector, with seats relative to the
-observer (row 0 is the observer, row 1 the seat to its left, ...), n = `num_players`,
-A = number of actions, K = 16:
-
-| Name               | Size  | Contents                                                       |
-|--------------------|-------|----------------------------------------------------------------|
-| `own_cards`        | 52    | one-hot of the observer's cards, only once it has looked       |
-| `own_category`     | 6     | its hand category (high card .. prial), only once looked       |
-| `own_strength`     | 1     | fraction of all hands strictly weaker, only once looked        |
-| `seat_status`      | n x 4 | sitting out / folded / blind / open                            |
-| `seat_chips`       | n     | stack / starting_chips                                         |
-| `seat_chips_in`    | n     | chips put in this hand (ante included) / starting_chips        |
-| `seat_last_action` | n x A | last action this hand (all zero: none)                         |
-| `seat_dealer`      | n     | the dealer                                                     |
-| `seat_to_act`      | n     | the player whose decision it is                                |
-| `stake`            | 1     | stake S / max_stake                                            |
-| `pot`              | 1     | pot / starting_chips                                           |
-| `hand_number`      | 1     | hand index in the session / hands_per_session                  |
-| `choice_pending`   | 1     | a B19 keep-or-take choice is due                               |
-| `shown_cards`      | 52    | cards shown at sees since the last shuffle                     |
-| `prev_by_see`      | 1     | the previous hand of the session ended at a see                |
-| `prev_seat_change` | n x 2 | each seat's chip change in it / starting_chips: (won, lost)    |
-| `prev_seat_see`    | n x 2 | who paid to see and who was seen at its see                    |
-| `prev_shown_cards` | 2 x 52| the seer's and the seen player's hands shown at its see        |
-| `history_seat`     | K x n | this hand's public events, most recent first: relative seat   |
-| `history_action`   | K x A | ... action                                                     |
-| `history_paid`     | K     | ... chips paid / starting_chips                                |
-
-Chip amounts are divided by `starting_chips` (1.0 = one starting stack). A blind player's
-vector holds nothing derived from its own cards, and no vector ever holds another player's
-unrevealed cards. The `prev_*` fields keep what the table saw at the end of the previous hand
-(also after a shown prial, whose shuffle empties `shown_cards`). `brag_v0.decode_observation(vector,
-config)` turns a vector into a readable dict; `brag_env.brag.observation` documents the layout.
-
-### Rewards
-
-When a hand ends, every player receives its chip change for that hand (antes, bets, pot and
-any prial bonus), whoever acts next; the rewards sum to zero. The episode ends with the session
-(after `hands_per_session` hands, or earlier when fewer than two players can still ante); then
-all agents are terminated. With `env()`, an illegal action ends the episode at once: the
-offender receives `-starting_chips` (as bad as losing a whole starting stack) and the others 0.
-With `raw_env()`, an illegal action raises `ValueError`.
-
-### Arguments
-
-`brag_v0.env(**options)` and `brag_v0.raw_env(**options)` take every field of
-`brag_env.brag.rules.BragConfig` as a keyword (or `config=BragConfig(...)`), plus:
-
-| Argument             | Default         | Meaning                                              |
-|----------------------|-----------------|------------------------------------------------------|
-| `num_players`        | 4               | 2 to 8 (B7)                                          |
-| `ante`, `ante_mode`  | 1, "every_hand" | B8 ("every_hand", "after_prial", "none")             |
-| `allow_blind`        | True            | B10                                                  |
-| `min_stake`          | 2               | opening stake, even (B11)                            |
-| `raise_sizes`        | (2,)            | raise multipliers (B13)                              |
-| `max_stake`          | 32              | stake cap (B13)                                      |
-| `pot_limit`          | False           | B13                                                  |
-| `blind_may_see_open` | True            | B14                                                  |
-| `hands_per_session`  | 1               | hands per episode (B17)                              |
-| `starting_chips`     | 200             | B17                                                  |
-| `shuffle`            | "after_prial"   | B18 ("after_prial", "every_hand")                    |
-| `blind_keep_hand`    | True            | B19                                                  |
-| `prial_bonus`        | 0               | B20                                                  |
-| `lowball`            | False           | B21                                                  |
-| `render_mode`        | None            | "ansi" (returns the table) or "human" (prints it)    |
-| `reveal_cards`       | False           | render every hand, not only the public view          |
-
-A bad value raises `ValueError` naming the field. `reset(seed=..., options=...)` accepts
-`options={"deck": "As 2s 3s ...", "dealer": k}`: the cards are stacked on top of the deck for
-the first deal (top card first, dealt one at a time from the left of the dealer, B9; the rest
-is shuffled by the seed) and seat k deals the first hand (else a seeded cut, B7). The same seed
-gives the same game.
-
-`env.unwrapped.hand_histories()` returns the JSON-serialisable histories of the session's finished
-hands, each with its rules config (format: `brag_env.brag.history`);
-`brag_env.brag.replay.replay_session(histories)` plays them again and checks every amount.
-
-The render is a spectator's table: stacks, statuses, stake, pot, recent betting, and the cards
-shown at a see; hidden hands appear as `▮ ▮ ▮` unless `reveal_cards=True`.
+One rule fix of `brag_v1` applies here too (B8/B16): under `ante_mode="after_prial"` a player
+with fewer chips than the ante now sits out only when an ante is due. It changes nothing unless
+`ante` >= 2 (with an ante of 1, "fewer chips than the ante" means no chips at all).
 
 ### Version History
 
-* v0: initial release
+* v0: initial release (from `brag_v1` on: the original rules only, as documented above)
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
-import numpy as np
-
+from brag_env import brag_v1
 from brag_env.aec_wrappers import FastOrderEnforcingWrapper, classic_wrap
-from brag_env.brag.game import BragGame, HandResult
-from brag_env.brag.incremental_observation import IncrementalObserver
-from brag_env.brag.observation import BragObserver, decode_observation, observation_layout
-from brag_env.brag.render import render_table
+from brag_env.brag.observation import decode_observation
 from brag_env.brag.rules import BragConfig
-from brag_env.table_env import CardTableEnv, TableSpec, frozen
 
-__all__ = ["decode_observation", "env", "raw_env"]
+__all__ = ["BragV0Config", "decode_observation", "env", "raw_env"]
+
+# option -> the only value brag_v0 has (the original rules).
+_ORIGINAL = {"cover_pot": False, "blind_alone": "wins", "unopened_pot": "wins"}
+
+
+@dataclass(frozen=True)
+class BragV0Config(BragConfig):
+    """``BragConfig`` with the original rules' defaults, refusing what ``brag_v0`` lacks."""
+
+    cover_pot: bool = False  # B16, original ruling: the short player must fold
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for name, value in _ORIGINAL.items():
+            if getattr(self, name) != value:
+                raise ValueError(
+                    f"{name}: brag_v0 has the original rules only ({name}={value!r}); "
+                    f"use brag_v1 for {name}={getattr(self, name)!r}"
+                )
+        if self.shuffle == "after_prial_or_cycle":
+            raise ValueError(
+                "shuffle: brag_v0 has 'after_prial' and 'every_hand' only; use brag_v1 for "
+                "'after_prial_or_cycle'"
+            )
 
 
 def env(**kwargs: Any) -> FastOrderEnforcingWrapper:
-    """The Brag env wrapped as PettingZoo's classic envs are (illegal action: game over with a
-    penalty of ``-starting_chips``; out-of-bounds actions asserted; call order enforced)."""
+    """``brag_v1.env`` under the original rules (see the module docstring)."""
     raw = raw_env(**kwargs)
     return classic_wrap(raw, illegal_reward=-float(raw.config.starting_chips))
 
 
-class raw_env(CardTableEnv):
-    """Three-Card Brag as a PettingZoo AEC env, without wrappers (see the module docstring).
+class raw_env(brag_v1.raw_env):
+    """``brag_v1.raw_env`` under the original rules (see the module docstring)."""
 
-    The AEC plumbing (spaces, reset options, step order, rewards, render) is
-    ``brag_env.table_env.CardTableEnv``; this class connects it to ``BragGame``."""
+    metadata: ClassVar[dict[str, Any]] = {**brag_v1.raw_env.metadata, "name": "brag_v0"}
+    config_class = BragV0Config
 
-    metadata: ClassVar[dict[str, Any]] = {
-        "name": "brag_v0",
-        "render_modes": ["human", "ansi"],
-        "is_parallelizable": False,
-        "render_fps": 1,
-    }
-    config_class = BragConfig
-    episode_word = "game"
-    seat_attribute = "current_player"  # -1 once the session is over
-
-    config: BragConfig
-    game: BragGame
-
-    def _make_game(self, config: BragConfig) -> TableSpec:
-        self.game = BragGame(config)
-        self.observer = BragObserver(config)
-        # The same vectors as observer.fill(...).copy(), updated event by event (hot path).
-        self._fast_observer = IncrementalObserver(config)
-        # Masks are shared read-only arrays, one per legal set (the engine's bit set).
-        self._masks: dict[int, np.ndarray] = {}
-        layout = observation_layout(config)
-        return TableSpec(config.action_names, layout.size, layout.high)
-
-    def _new_game(
-        self, rng: np.random.Generator, deck: str | Sequence[Any] | None, dealer: Any
-    ) -> None:
-        self.game.new_session(rng, deck=deck, dealer=dealer)
-
-    def _rewards(self, outcome: HandResult) -> list[float]:
-        # A hand ended: every seat's chip change (the next hand, if any, is already dealt).
-        return [float(delta) for delta in outcome.deltas]
-
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        if not self._has_reset:
-            raise self._before_reset("observe")
-        game = self.game
-        seat = self._seat[agent]
-        observation = self._fast_observer.observation(game, seat)
-        # No legal action for a terminated agent: env() ends the game on an illegal move with
-        # the engine still mid-hand.
-        if seat == game.current_player and not self.terminations.get(agent, True):
-            bits = game.legal_bits
-            mask = self._masks.get(bits)
-            if mask is None:
-                mask = self._masks[bits] = frozen(np.array(game.legal_mask(), dtype=np.int8))
-        else:
-            mask = self._no_mask
-        return {"observation": observation, "action_mask": mask}
-
-    def _render_text(self) -> str:
-        return render_table(
-            self.game, self.possible_agents, self.action_names, reveal=self.reveal_cards
-        )
-
-    def hand_histories(self) -> list[dict[str, Any]]:
-        """JSON-serialisable histories of the hands finished so far in this session, each with
-        its rules ``config``; ``brag_env.brag.replay.replay_session`` replays them."""
-        return self.game.history()
+    def __init__(self, config: Any = None, *args: Any, **kwargs: Any) -> None:
+        if isinstance(config, BragConfig) and not isinstance(config, BragV0Config):
+            config = BragV0Config.from_dict(config.to_dict())  # refuses v1-only rules
+        super().__init__(config, *args, **kwargs)

@@ -4,12 +4,12 @@
 string, so nothing heavier than pettingzoo and gymnasium is imported::
 
     import brag_env, gymnasium, pettingzoo
-    env = pettingzoo.make("aec", "brag_env/brag_v0", num_players=3)
+    env = pettingzoo.make("aec", "brag_env/brag_v1", num_players=3)
     selfplay = gymnasium.make("brag_env/BragVsPool-v0", opponents=["random"])
 
-``make`` returns the same object as ``brag_v0.env(num_players=3)``. PettingZoo releases before
+``make`` returns the same object as ``brag_v1.env(num_players=3)``. PettingZoo releases before
 the registry existed (< 1.26) have no ``pettingzoo.register``: registering is then a no-op and
-``brag_v0.env()`` is the way in, as for PettingZoo's own envs.
+``brag_v1.env()`` is the way in, as for PettingZoo's own envs.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ NAMESPACE = "brag_env"
 # env name -> module holding its env()/raw_env(); extend this table for a new env.
 ENVIRONMENTS: dict[str, str] = {
     "brag_v0": "brag_env.brag_v0",
+    "brag_v1": "brag_env.brag_v1",
     "put_v0": "brag_env.put_v0",
 }
 
@@ -33,7 +34,7 @@ GYMNASIUM_ENVIRONMENTS: dict[str, str] = {
 
 
 def env_id(name: str) -> str:
-    """The registry id of an env name, e.g. ``"brag_env/brag_v0"``."""
+    """The registry id of an env name, e.g. ``"brag_env/brag_v1"``."""
     return f"{NAMESPACE}/{name}"
 
 

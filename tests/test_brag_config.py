@@ -27,7 +27,7 @@ def test_defaults_are_the_spec_defaults():
 
 def test_action_layout_is_fixed():
     assert (FOLD, STAY, LOOK, SEE, FIRST_RAISE) == (0, 1, 2, 3, 4)
-    cfg = BragConfig()
+    cfg = BragConfig(cover_pot=False)  # B16's original ruling: the layout before brag_v1
     assert cfg.action_names == [
         "fold",
         "stay",
@@ -37,9 +37,12 @@ def test_action_layout_is_fixed():
         "keep_old_hand",
         "take_new_hand",
     ]
-    assert cfg.num_actions == 7
+    assert cfg.num_actions == 7 and cfg.cover_action == -1
     assert (cfg.keep_old_hand_action, cfg.take_new_hand_action) == (5, 6)
-    ladder = BragConfig(raise_sizes=[2, 3, 4])
+    # B16 (default): COVER comes last, so every other id is the same as without it.
+    assert BragConfig().action_names == [*cfg.action_names, "cover"]
+    assert BragConfig().num_actions == 8 and BragConfig().cover_action == 7
+    ladder = BragConfig(raise_sizes=[2, 3, 4], cover_pot=False)
     assert ladder.action_names[4:] == [
         "raise_2x",
         "raise_3x",

@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from brag_env import brag_v0
+from brag_env import brag_v0, brag_v1
 from brag_env.brag import observation as obs_module
 from brag_env.brag.game import BLIND, OPEN, BragGame
 from brag_env.brag.observation import HISTORY_LEN, STATUS_NAMES, observation_layout
@@ -219,15 +219,19 @@ def test_decode_matches_the_game(n: int) -> None:
 
 def test_layout_is_documented_in_order() -> None:
     """The module docstring's table lists the same names as the layout, in the same order."""
-    cfg = BragConfig()
+    cfg = BragConfig()  # B16 on: the cover fields come last
     layout = observation_layout(cfg)
     table = re.findall(r"^(\w+)\s{2,}", obs_module.__doc__ or "", re.MULTILINE)
     assert [t for t in table if t in layout.fields] == list(layout.fields)
-    env_doc = brag_v0.__doc__ or ""
+    env_doc = brag_v1.__doc__ or ""
     assert [m for m in re.findall(r"^\| `(\w+)`", env_doc, re.MULTILINE) if m in layout.fields] == (
         list(layout.fields)
     )
-    assert layout.size == 488 and "488 for 4 players" in env_doc
+    assert layout.size == 517 and "517 for 4 players" in env_doc
+    # Without covers (brag_v0's layout): the same fields minus the B16 block, the same size.
+    old = observation_layout(BragConfig(cover_pot=False))
+    assert list(old.fields) == [f for f in layout.fields if f not in obs_module.COVER_FIELDS]
+    assert old.size == 488 and "488" in (brag_v0.__doc__ or "")
     views = obs_module.BragObserver(cfg).views
     assert sum(v.size for v in views.values()) == layout.size
     assert all(views[name].shape == f.shape for name, f in layout.fields.items())
@@ -273,7 +277,7 @@ def test_no_leak_counterfactual_over_sessions(seed: int) -> None:
     previous hand's unshown cards) is replaced, and the vector stays the same."""
     rnd = np.random.default_rng(seed)
     n = 2 + seed
-    cfg = BragConfig(num_players=n, hands_per_session=20, starting_chips=30, prial_bonus=2)
+    cfg = BragConfig(num_players=n, hands_per_session=20, starting_chips=60, prial_bonus=2)
     game = BragGame(cfg)
     game.new_session(np.random.default_rng(seed))
     observer = obs_module.BragObserver(cfg)

@@ -210,7 +210,7 @@ def test_bad_options_name_the_field(kwargs: dict[str, Any], field: str) -> None:
 
 
 def test_config_object_and_options() -> None:
-    env = brag_v0.raw_env(config=BragConfig(num_players=3), raise_sizes=[2, 4])
+    env = brag_v0.raw_env(config=BragConfig(num_players=3, cover_pot=False), raise_sizes=[2, 4])
     assert env.config.num_players == 3
     assert env.action_names == [
         "fold", "stay", "look", "see", "raise_2x", "raise_4x", "keep_old_hand", "take_new_hand"

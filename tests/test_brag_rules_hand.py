@@ -151,7 +151,7 @@ def test_b10_players_start_blind_and_look_keeps_the_turn():
     assert game.betting == [(1, LOOK, 0)]
     game.apply(STAY)
     assert game.current_player == 2 and game.status[1] == OPEN
-    with pytest.raises(ValueError, match=r"out of range 0\.\.6"):
+    with pytest.raises(ValueError, match=r"out of range 0\.\.7"):
         game.apply(99)
 
 

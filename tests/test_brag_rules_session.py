@@ -39,29 +39,34 @@ def all_cards(game: BragGame) -> list[int]:
 
 
 # ----------------------------------------------------------------------------- B16
-def test_b16_must_fold_when_the_stake_is_out_of_reach():
-    game = start([STRONG, WEAK], allow_blind=False, starting_chips=3, min_stake=4)
+def test_b16_original_ruling_must_fold_when_the_stake_is_out_of_reach():
+    game = start([STRONG, WEAK], allow_blind=False, starting_chips=3, min_stake=4, cover_pot=False)
     assert game.chips == [2, 2]
     assert legal_names(game) == ["fold"]
 
 
-def test_b16_blind_short_stack_may_stay_blind_or_look_then_must_fold():
-    game = start([STRONG, WEAK, OTHER], starting_chips=4, min_stake=4)
+def test_b16_original_ruling_blind_short_stack_may_stay_blind_or_look_then_must_fold():
+    game = start([STRONG, WEAK, OTHER], starting_chips=4, min_stake=4, cover_pot=False)
     assert game.chips == [3, 3, 3]  # S/2 = 2 <= 3 < S = 4
     assert legal_names(game) == ["fold", "stay", "look"]
     apply_names(game, ["look"])
     assert legal_names(game) == ["fold"]
 
 
-def test_b16_blind_below_half_the_stake_must_fold():
-    game = start([STRONG, WEAK, OTHER], starting_chips=2, min_stake=4)
+def test_b16_original_ruling_blind_below_half_the_stake_must_fold():
+    game = start([STRONG, WEAK, OTHER], starting_chips=2, min_stake=4, cover_pot=False)
     assert game.chips == [1, 1, 1] and legal_names(game) == ["fold"]
 
 
 def test_b16_broke_player_sits_out_and_button_and_turn_skip_it():
     game = BragGame(
         BragConfig(
-            num_players=3, starting_chips=2, min_stake=2, allow_blind=False, hands_per_session=5
+            num_players=3,
+            starting_chips=2,
+            min_stake=2,
+            allow_blind=False,
+            hands_per_session=5,
+            cover_pot=False,
         )
     )
     game.new_session(np.random.default_rng(3), dealer=0)
@@ -124,7 +129,12 @@ def test_b17_stacks_carry_over_for_hands_per_session():
 
 def test_b17_session_ends_early_when_one_player_can_still_pay():
     game = start(
-        [STRONG, WEAK], allow_blind=False, starting_chips=3, min_stake=2, hands_per_session=10
+        [STRONG, WEAK],
+        allow_blind=False,
+        starting_chips=3,
+        min_stake=2,
+        hands_per_session=10,
+        cover_pot=False,
     )
     apply_names(game, ["stay", "stay"])  # both now have 0 chips; nobody may see for 4
     assert legal_names(game) == ["fold"]

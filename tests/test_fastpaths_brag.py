@@ -3,7 +3,7 @@
 - ``IncrementalObserver.observation`` (the env's observation, updated event by event) equals
   ``BragObserver.fill`` (rebuilt from the game at every call), which in turn equals a slow
   reference written field by field from the engine's state and the rules (B10, B14, B19).
-- ``brag_v0`` returns those vectors as independent arrays: a kept observation never changes.
+- ``brag_v1`` returns those vectors as independent arrays: a kept observation never changes.
 - The legal set cached by the engine per decision equals one recomputed from the current state,
   and the env's shared masks match it.
 """
@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from brag_env import brag_v0
+from brag_env import brag_v1
 from brag_env.brag.game import FOLDED, OPEN, BragGame
 from brag_env.brag.hands import CATEGORY_NAMES, hand_category, hand_strength, strength_percentile
 from brag_env.brag.incremental_observation import IncrementalObserver
@@ -37,6 +37,16 @@ CONFIGS = [
     ),
     BragConfig(num_players=5, hands_per_session=10, pot_limit=True, blind_may_see_open=False),
     BragConfig(num_players=6, hands_per_session=30, min_stake=4, max_stake=16, starting_chips=30),
+    # B15/B16/B18: covers, both carry options, the cycle shuffle; and the original B16 ruling.
+    BragConfig(
+        num_players=4,
+        hands_per_session=30,
+        starting_chips=12,
+        blind_alone="carries",
+        unopened_pot="carries",
+        shuffle="after_prial_or_cycle",
+    ),
+    BragConfig(num_players=7, hands_per_session=15, starting_chips=20, cover_pot=False),
 ]
 
 
@@ -90,6 +100,12 @@ def slow_observation(game: BragGame, me: int) -> np.ndarray:
         v["history_seat"][k, rel(seat)] = 1.0
         v["history_action"][k, action] = 1.0
         v["history_paid"][k] = paid / start
+    if cfg.cover_pot:  # B16: who covered, the pots they closed, the side pot
+        for seat, closed in game.covers:
+            v["seat_covered"][rel(seat)] = 1.0
+            v["seat_covered_pot"][rel(seat)] = closed / start
+        if game.covers and game.pot:
+            v["side_pot"][0] = (game.pot - game.covers[-1][1]) / start
     return buf
 
 
@@ -145,7 +161,7 @@ def test_incremental_observer_follows_several_games() -> None:
             np.testing.assert_array_equal(fast.observation(game, seat), reference.fill(game, seat))
 
 
-@pytest.mark.parametrize("cfg", CONFIGS[:4], ids=lambda c: f"{c.num_players}p")
+@pytest.mark.parametrize("cfg", [*CONFIGS[:4], *CONFIGS[6:]], ids=lambda c: f"{c.num_players}p")
 def test_fill_equals_slow_reference(cfg: BragConfig) -> None:
     reference = BragObserver(cfg)
     checks = 0
@@ -160,7 +176,7 @@ def test_fill_equals_slow_reference(cfg: BragConfig) -> None:
 
 def test_env_observations_are_independent_arrays() -> None:
     """A kept observation stays as it was; each equals the reference fill of its state."""
-    env = brag_v0.raw_env(num_players=3, hands_per_session=6)
+    env = brag_v1.raw_env(num_players=3, hands_per_session=6)
     env.reset(seed=5)
     reference = BragObserver(env.config)
     rng = np.random.default_rng(5)
@@ -207,7 +223,7 @@ def test_cached_legal_set_equals_recomputed(cfg: BragConfig) -> None:
         assert [a for a, ok in enumerate(mask) if ok] == game.legal_actions()
         env_masks.setdefault(bits, np.array(mask, dtype=np.int8))
     # The env hands out one shared read-only array per legal set, equal to the engine's mask.
-    env = brag_v0.raw_env(config=cfg)
+    env = brag_v1.raw_env(config=cfg)
     env.reset(seed=7)
     rng = np.random.default_rng(7)
     for agent in env.agent_iter():

@@ -5,7 +5,7 @@ import sys
 
 SCRIPT = """
 import brag_env, gymnasium, pettingzoo
-for name, n in (("brag_v0", 3), ("put_v0", 2)):
+for name, n in (("brag_v0", 3), ("brag_v1", 3), ("put_v0", 2)):
     env = pettingzoo.make("aec", f"brag_env/{name}", num_players=n)
     env.reset(seed=0)
     assert env.metadata["name"] == name and len(env.agents) == n, name

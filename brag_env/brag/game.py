@@ -98,6 +98,14 @@ class HandResult:
     seen: int = -1
     bonus: list[int] = field(default_factory=list)  # B20 chips per seat (+ winner, - others)
     keep_offer: bool = False  # B19: the winner chooses keep/take at the next deal
+    # B16: (seat, pot closed by its cover) in the order the covers came; empty without covers.
+    covers: list[tuple[int, int]] = field(default_factory=list)
+    # B16: how the pot was shared, settled from the last cover outwards: (chips, winner,
+    # coverer) per pot, the side pot first (coverer -1). Empty without covers.
+    pots: list[tuple[int, int, int]] = field(default_factory=list)
+    carried_in: int = 0  # B15: chips this hand's pot started with, carried from the last one
+    carried: int = 0  # B15: chips left on the table for the next deal (``winner`` is then -1)
+    keeper: int = -1  # B19: the seat offered the keep/take choice next deal (-1: none)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -113,6 +121,11 @@ class HandResult:
             "seen": self.seen,
             "bonus": list(self.bonus),
             "keep_offer": self.keep_offer,
+            "covers": [list(c) for c in self.covers],
+            "pots": [list(p) for p in self.pots],
+            "carried_in": self.carried_in,
+            "carried": self.carried,
+            "keeper": self.keeper,
         }
 
 
@@ -142,11 +155,17 @@ class BragGame:
         "_bits",
         "_blind_keep_hand",
         "_blind_sees_open",
+        "_carry_blind",
+        "_carry_in",
+        "_carry_unopened",
         "_chips_before",
         "_choice_bits",
         "_chooser",
+        "_cover_action",
+        "_cycle",
         "_deal_cards",
         "_dealt",
+        "_dealt_since",
         "_deck",
         "_first_dealer",
         "_hands_per_session",
@@ -166,14 +185,17 @@ class BragGame:
         "_replaying",
         "_rng",
         "_see",
+        "_short_blind",
+        "_short_open",
         "_shuffled",
         "_stacked",
-        "_threshold",
         "betting",
         "chips",
         "choosing",
         "config",
         "contributed",
+        "covered",
+        "covers",
         "current_player",
         "dealer",
         "hand_number",
@@ -206,8 +228,18 @@ class BragGame:
         self._blind_sees_open = config.blind_may_see_open
         self._blind_keep_hand = config.blind_keep_hand
         self._hands_per_session = config.hands_per_session
-        # B16: below this many chips a seat sits out (and never with 0 chips).
-        self._threshold = config.ante if config.ante_mode != "none" else 0
+        # B16: what a seat that cannot afford to stay may do: only FOLD (the original ruling),
+        # or COVER as well, blind seats also LOOK first.
+        self._cover_action = config.cover_action
+        if config.cover_pot:
+            cover_bit = 1 << config.cover_action
+            self._short_blind, self._short_open = 1 | 1 << LOOK | cover_bit, 1 | cover_bit
+        else:
+            self._short_blind = self._short_open = 1
+        # B15: the carry options; they never apply while a covered pot is in play (B16).
+        self._carry_blind = config.blind_alone == "carries"
+        self._carry_unopened = config.unopened_pot == "carries"
+        self._cycle = config.shuffle == "after_prial_or_cycle"  # B18
         table = _MASK_TABLES.get(config.num_actions)
         if table is None:
             table = _MASK_TABLES[config.num_actions] = _MaskTable(config.num_actions)
@@ -252,6 +284,10 @@ class BragGame:
         self._chips_before = list(self.chips)
         self._active = 0
         self._see: tuple[int, int, int] | None = None
+        self.covered = [False] * n  # B16: seats that covered the pot this hand
+        self.covers: list[tuple[int, int]] = []  # B16: (coverer, pot closed), in order
+        self._carry_in = 0  # B15: chips carried into the hand on the table
+        self._dealt_since = 0  # B18: cards dealt since the last shuffle (for the cycle)
 
     # ------------------------------------------------------------------ session
     def new_session(
@@ -291,6 +327,8 @@ class BragGame:
         self.kept_hand = None
         self._keeper = -1
         self._prev_prial = False
+        self._carry_in = 0
+        self._dealt_since = 0
         self._replaying = False
         self.session_over = False
         self._start_hand()
@@ -349,11 +387,18 @@ class BragGame:
                 if not out[dealer]:
                     break
                 dealer += 1
-        # B18: shuffle before the first hand (done in new_session), after a shown prial, or always.
+        # B18: shuffle before the first hand (done in new_session), after a shown prial, or always;
+        # with the cycle option also once every card has been dealt since the last shuffle.
         shuffled = first and not self._stacked
-        if not first and (cfg.shuffle == "every_hand" or self._prev_prial):
+        if not first and (
+            cfg.shuffle == "every_hand"
+            or self._prev_prial
+            or (self._cycle and self._dealt_since >= NUM_CARDS)
+        ):
             self._deck = self._shuffled_deck(self._deck.cards())
             shuffled = True
+        if first or shuffled:
+            self._dealt_since = 0
         if first or shuffled:
             self.shown_cards = []
         order = self._deal_order(dealer)
@@ -365,6 +410,7 @@ class BragGame:
             antes[s] = ante
         # B9: one card at a time, three rounds, from the left of the dealer.
         k = len(order)
+        self._dealt_since += 3 * k
         cards = self._deal_cards = self._deck.deal_many(3 * k)
         hands: list[list[int]] = [None] * n  # type: ignore[list-item]  # every seat set below
         for j, s in enumerate(order):
@@ -398,7 +444,7 @@ class BragGame:
         self.status = status
         self._antes = antes
         self.contributed = antes[:]
-        self.pot = sum(antes)
+        self.pot = sum(antes) + self._carry_in  # B15: a carried pot stays on the table
         self.stake = cfg.min_stake  # B11: the opening stake
         self.last_action = [-1] * n
         self.betting = []
@@ -406,6 +452,9 @@ class BragGame:
         self._chips_before = before
         self._shuffled = shuffled
         self._see = None
+        if self.covers:
+            self.covered = [False] * n
+            self.covers = []
         self._keep_choice = -1
         if self._keeper >= 0:
             # B19: the keeper's first decision, before the betting.
@@ -430,6 +479,7 @@ class BragGame:
         dealt: Sequence[Sequence[int]],
         keep: tuple[int, list[int]] | None,
         previous: HandResult | None = None,
+        carried_in: int = 0,
     ) -> None:
         """Put the game at the start of a recorded hand (used by ``replay.replay_hand``).
 
@@ -451,6 +501,7 @@ class BragGame:
         self.hand_results = []
         self.previous_result = previous
         self._records = []
+        self._carry_in = carried_in
         if keep is not None:
             self._keeper, self.kept_hand = keep[0], list(keep[1])
         else:
@@ -479,8 +530,8 @@ class BragGame:
         status = self.status
         blind = status[p] == BLIND
         if blind:
-            if c < s >> 1:  # B16: cannot stay in even blind -> must fold
-                self._bits = 1
+            if c < s >> 1:  # B16: cannot stay in even blind: fold, or look / cover
+                self._bits = self._short_blind
                 return
             bits = 0b111  # FOLD, STAY, LOOK
             # B14: blind sees blind, or open when allowed, for S.
@@ -491,8 +542,8 @@ class BragGame:
             ):
                 bits |= 0b1000
         else:
-            if c < s:
-                self._bits = 1
+            if c < s:  # B16: cannot stay: fold, or cover
+                self._bits = self._short_open
                 return
             bits = 0b11
             # B14: open sees open only, for 2S.
@@ -545,7 +596,7 @@ class BragGame:
             self.last_action[p] = FOLD
             self.betting.append((p, FOLD, 0))
             self._active -= 1
-            if self._active == 1:  # B15: the last player in wins and shows nothing
+            if self._active == 1:  # B15: the last player in wins (B16: goes on to compare)
                 return self._finish(self._opponent(p), -1)
         elif action == LOOK:  # B10: does not end the turn
             status[p] = OPEN
@@ -555,6 +606,9 @@ class BragGame:
             return None
         elif action == SEE:
             return self._see_now(p)
+        elif action == self._cover_action:
+            if self._cover(p):  # B16: one player left: compare at once
+                return self._finish(self._opponent(p), -1)
         else:
             self._choose(p, action)
             return None
@@ -585,6 +639,45 @@ class BragGame:
         theirs = hand_strength(self.hands[opp], lowball)
         self._see = (p, opp, cost)
         return self._finish(p if mine > theirs else opp, p)
+
+    def _cover(self, p: int) -> bool:
+        """B16: ``p`` puts in all its chips and closes the pot as it stands; True when that
+        leaves one player in the betting (the hand then ends)."""
+        cost = self.chips[p]
+        self.chips[p] = 0
+        self.contributed[p] += cost
+        self.pot += cost
+        # Out of the betting like a folded seat (turns skip it), but its hand stays on the pot.
+        self.status[p] = FOLDED
+        if not self.covers:
+            self.covered = [False] * self.num_players
+        self.covered[p] = True
+        self.covers.append((p, self.pot))
+        self.last_action[p] = self._cover_action
+        self.betting.append((p, self._cover_action, cost))
+        self._active -= 1
+        return self._active == 1
+
+    def _settle_covers(self, winner: int, pot: int) -> tuple[int, list[tuple[int, int, int]]]:
+        """B16: pay the side pot to ``winner``, then each covered pot, from the last closed
+        outwards, to the better of its coverer and the winner of everything after it (the
+        coverer loses ties). Returns the last pot's winner and the shares."""
+        chips, hands, lowball = self.chips, self.hands, self.config.lowball
+        covers = self.covers
+        side = pot - covers[-1][1]
+        chips[winner] += side
+        pots = [(side, winner, -1)]
+        champion = winner
+        best = hand_strength(hands[winner], lowball)
+        for k in range(len(covers) - 1, -1, -1):
+            coverer, closed = covers[k]
+            amount = closed - (covers[k - 1][1] if k else 0)
+            theirs = hand_strength(hands[coverer], lowball)
+            if theirs > best:
+                champion, best = coverer, theirs
+            chips[champion] += amount
+            pots.append((amount, champion, coverer))
+        return champion, pots
 
     def _choose(self, p: int, action: int) -> None:
         """B19: keep the old blind hand or take the new one; the other three go under the deck."""
@@ -627,40 +720,63 @@ class BragGame:
 
     # ------------------------------------------------------------------ end of a hand
     def _finish(self, winner: int, seer: int) -> HandResult:
+        """End the hand: ``winner`` won the betting (a see with ``seer``, or the last one in)."""
         chips = self.chips
         pot = self.pot
-        chips[winner] += pot
         self.pot = 0
         order = self._order
+        covers = self.covers
+        lone = winner  # the betting's winner: B16 compares its hand with every coverer
+        carried_in = self._carry_in
+        pots: list[tuple[int, int, int]] = []
+        carried = 0
+        if covers:
+            winner, pots = self._settle_covers(lone, pot)
+        elif seer < 0 and (self._carry_blind or self._carry_unopened) and self._may_carry(lone):
+            # B15: the pot stays for the next deal, but never carries out of the session.
+            if self._another_hand(self._threshold_after(False), False):
+                carried, winner = pot, -1
+            else:
+                chips[lone] += pot
+        else:
+            chips[winner] += pot
         if seer >= 0:
-            shown, bonus, prial_shown = self._show(winner, seer)
+            shown, bonus, prial_shown = self._show(lone, seer)
         else:
             shown, bonus, prial_shown = {}, [], False
+        if covers:  # B16: every hand compared for a covered pot is shown
+            for s in (lone, *(c for c, _ in covers)):
+                if s not in shown:
+                    cards = shown[s] = list(self.hands[s])
+                    self.shown_cards.extend(cards)
+                    prial_shown = prial_shown or hand_category(cards) == "prial"
         self._prev_prial = prial_shown
+        self._carry_in = carried
         deltas = list(map(operator.sub, chips, self._chips_before))
 
         # B16/B17: who can still play, and whether another hand follows.
-        out = self._out
-        threshold = self._threshold
-        for s in order:
-            if chips[s] <= 0 or chips[s] < threshold:
-                out[s] = True
-        follows = self.hand_number + 1 < self._hands_per_session and out.count(False) >= 2
-        # B19: a blind winner by folds may keep the unseen hand (sessions only).
-        keep_offer = follows and seer < 0 and self._blind_keep_hand and self.status[winner] == BLIND
+        follows = self._another_hand(self._threshold_after(prial_shown), True)
+        # B19: a blind player left alone (winning, or under B15 carrying) may keep the unseen
+        # hand (sessions only; never after a B16 comparison, which shows it).
+        keep_offer = (
+            follows
+            and seer < 0
+            and not covers
+            and self._blind_keep_hand
+            and self.status[lone] == BLIND
+        )
+        keeper = lone if keep_offer else -1
 
         # B18: the hand's cards to the bottom in deal order; a kept hand stays out.
         hands = self.hands
         if keep_offer or self._keep_old is not None:
-            bottom = [
-                hands[s][r] for r in (0, 1, 2) for s in order if not (keep_offer and s == winner)
-            ]
+            bottom = [hands[s][r] for r in (0, 1, 2) for s in order if s != keeper]
         else:
             bottom = self._deal_cards  # nothing was swapped: exactly the cards as dealt
         self._deck.put_bottom(bottom)
         if keep_offer:
-            self.kept_hand = hands[winner]
-            self._keeper = winner
+            self.kept_hand = hands[keeper]
+            self._keeper = keeper
 
         result = HandResult(
             self.hand_number,
@@ -675,6 +791,11 @@ class BragGame:
             self._see[1] if seer >= 0 else -1,  # type: ignore[index]
             bonus,
             keep_offer,
+            list(covers),
+            pots,
+            carried_in,
+            carried,
+            keeper,
         )
         self.hand_results.append(result)
         keep = (
@@ -705,6 +826,32 @@ class BragGame:
             self.choosing = False
             self._bits = 0
         return result
+
+    def _may_carry(self, lone: int) -> bool:
+        """B15: a blind player left alone under ``blind_alone="carries"``, or a pot nobody
+        paid a stake into (no stay, raise or see: every such action costs chips) under
+        ``unopened_pot="carries"``."""
+        if self._carry_blind and self.status[lone] == BLIND:
+            return True
+        return self._carry_unopened and not any(cost for _, _, cost in self.betting)
+
+    def _threshold_after(self, prial_shown: bool) -> int:
+        """B8/B16: the chips a seat needs to play the next hand: the ante when one is due
+        (under ``after_prial`` only after a shown prial), else 1 (no chips: sit out)."""
+        mode = self.config.ante_mode
+        if mode == "every_hand" or (mode == "after_prial" and prial_shown):
+            return max(self.config.ante, 1)
+        return 1
+
+    def _another_hand(self, threshold: int, commit: bool) -> bool:
+        """B16/B17: whether a next hand follows, seats under ``threshold`` sitting out from now
+        on (marked only when ``commit``)."""
+        out = self._out if commit else self._out[:]
+        chips = self.chips
+        for s in self._order:
+            if chips[s] < threshold:
+                out[s] = True
+        return self.hand_number + 1 < self._hands_per_session and out.count(False) >= 2
 
     def _show(self, winner: int, seer: int) -> tuple[dict[int, list[int]], list[int], bool]:
         """After a see (B14): the shown hands, the B20 bonus and whether a prial was shown."""

@@ -20,9 +20,18 @@ back. One hand's dict holds:
   action's name, the chips it cost, and the stake (open units) and pot after it;
 - ``looked``: ``{"seat", "action_index"}`` for each LOOK (B10);
 - ``see`` (B14): ``None`` or ``{"seer", "seen", "cost", "hands", "categories"}``;
-- ``winner``, ``by_see``, ``pot`` (what the winner took), ``bonus`` (B20 chips per seat, empty
-  when none was paid), ``deltas`` (chip change per seat, summing to 0), ``chips_after``,
-  ``keep_offer`` (the winner may keep the blind hand next deal, B19).
+- ``winner``, ``by_see``, ``pot`` (all the chips in the middle at the end), ``bonus`` (B20
+  chips per seat, empty when none was paid), ``deltas`` (chip change per seat; they sum to
+  ``carried_in - carried``), ``chips_after``, ``keep_offer`` (a blind player left alone may keep
+  the unseen hand next deal, B19) and ``keeper`` (that seat, or -1);
+- ``shown``: every hand shown to the table (at the see, B14, and in the B16 comparisons), seat
+  number as text -> card text;
+- ``covers`` (B16): ``{"seat", "closed_pot"}`` per cover, in order; ``pots``: how the pot was
+  shared, the side pot first, then the covered pots from the last closed outwards, each
+  ``{"chips", "winner", "coverer"}`` (coverer -1 for the side pot); both empty without a cover.
+  The ``winner`` of such a hand is the winner of the first covered pot;
+- ``carried_in`` (B15): chips the pot started with, carried from the hand before; ``carried``:
+  chips left on the table for the next deal (``winner`` is then -1), 0 when the pot was won.
 """
 
 from __future__ import annotations
@@ -64,7 +73,7 @@ def record_to_dict(rec: HandRecord, config: BragConfig) -> dict[str, Any]:
     order: list[int] = rec.order
     result: HandResult = rec.result
     stake = config.min_stake
-    pot = sum(rec.antes)
+    pot = sum(rec.antes) + result.carried_in
     actions = []
     looked = []
     keep_action = config.keep_old_hand_action
@@ -122,4 +131,10 @@ def record_to_dict(rec: HandRecord, config: BragConfig) -> dict[str, Any]:
         "deltas": list(result.deltas),
         "chips_after": list(result.chips),
         "keep_offer": result.keep_offer,
+        "keeper": result.keeper,
+        "shown": {str(s): cards_text(c) for s, c in result.shown.items()},
+        "covers": [{"seat": s, "closed_pot": closed} for s, closed in result.covers],
+        "pots": [{"chips": c, "winner": w, "coverer": k} for c, w, k in result.pots],
+        "carried_in": result.carried_in,
+        "carried": result.carried,
     }

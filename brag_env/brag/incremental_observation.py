@@ -40,6 +40,7 @@ from brag_env.brag.observation import (
     BragObserver,
     _hand_features,
     observation_layout,
+    side_pot,
 )
 from brag_env.brag.rules import LOOK, BragConfig
 from brag_env.cards import NUM_CARDS
@@ -55,6 +56,7 @@ class IncrementalObserver:
         "_betting",
         "_by_head",
         "_consts",
+        "_cover_action",
         "_events",
         "_game",
         "_inv_hands",
@@ -62,6 +64,7 @@ class IncrementalObserver:
         "_last_at",
         "_lowball",
         "_mv",
+        "_o_cover",
         "_o_dealer",
         "_o_hand",
         "_o_private",
@@ -104,6 +107,13 @@ class IncrementalObserver:
         )
         self._o_dealer, self._o_hand = off("seat_dealer"), off("hand_number")
         self._o_shown = off("shown_cards")
+        # B16 block (absolute seat order in the state), only with cover_pot.
+        self._cover_action = config.cover_action
+        self._o_cover = (
+            (off("seat_covered"), off("seat_covered_pot"), off("side_pot"))
+            if config.cover_pot
+            else None
+        )
         # What the hot loop needs, unpacked in one step.
         self._consts = (
             n,
@@ -151,6 +161,8 @@ class IncrementalObserver:
                 base[f.offset : f.offset + f.size] = private + start + np.arange(f.size)
             absolute = (seats + me) % n  # relative row r shows absolute seat (r + me) % n
             for name in SEAT_FIELDS:
+                if name not in fields:  # the B16 fields exist only with cover_pot
+                    continue
                 f = fields[name]
                 width = f.size // n
                 rows = f.offset + absolute[:, None] * width + np.arange(width)
@@ -213,6 +225,8 @@ class IncrementalObserver:
         mv[self._o_hand] = game.hand_number * self._inv_hands
         # The previous hand's block changes only with a new hand: written here, seats absolute.
         self._reference.write_previous_hand(mv, game, 0)
+        if self._o_cover is not None and game.covers:  # covers older than the ring, too
+            self._reference.write_covers(mv, game, 0)
         # The last HISTORY_LEN events, then what every decision changes.
         self._events = max(0, len(game.betting) - HISTORY_LEN)
         self._advance(game)
@@ -254,7 +268,12 @@ class IncrementalObserver:
                 mv[at] = 1.0
                 last_at[seat] = at
             if action == LOOK or action >= self._keep_action:  # B10, B19: the private block
-                self._private(game, seat)
+                if action == self._cover_action:  # B16: the seat's cover, the pot it closed
+                    o_covered, o_closed, _ = self._o_cover  # type: ignore[misc]
+                    mv[o_covered + seat] = 1.0
+                    mv[o_closed + seat] = dict(game.covers)[seat] * inv
+                else:
+                    self._private(game, seat)
             # Event i goes to ring row i % HISTORY_LEN (the index arrays read it back).
             row = i % k
             old_seat, old_action = ring_at[row]
@@ -279,6 +298,8 @@ class IncrementalObserver:
         mv[o_stake] = game.stake * inv_stake
         mv[o_pot] = game.pot * inv
         mv[o_choice] = 1.0 if game.choosing else 0.0
+        if self._o_cover is not None:
+            mv[self._o_cover[2]] = side_pot(game) * inv
         player = game.current_player
         at = o_to_act + player if player >= 0 else -1
         old = self._to_act_at

@@ -39,7 +39,20 @@ prev_shown_cards      2 x 52    the hands shown at the previous hand's see: row 
 history_seat          K x n     public events of this hand, most recent first: relative seat
 history_action        K x A     ... the action taken
 history_paid          K         ... the chips paid / starting_chips (0 for a look or a choice)
+--------------------  --------  -----------------------------------------------------------
+only with ``cover_pot`` (B16); without it the vector ends above
+--------------------  --------  -----------------------------------------------------------
+seat_covered          n         1 at the row of each seat that covered the pot this hand
+                                (its status is then ``folded``: out of the betting, but its
+                                hand stays on the pot for the comparison)
+seat_covered_pot      n         the pot closed by that seat's cover (all chips in the middle
+                                at that moment, carried chips included) / starting_chips
+side_pot              1         chips in the middle beyond the last covered pot (what the
+                                players still in bet for) / starting_chips; 0 without a cover
 ====================  ========  ===========================================================
+
+With several covers, ``seat_covered_pot`` values grow in the order the covers came; the pot a
+coverer may win is its closed pot less the one closed before it (B16, settled outwards).
 
 Every chip amount is divided by ``starting_chips``, so 1.0 is one starting stack and no value
 exceeds ``num_players`` (all the chips at the table). Unused history slots are all zero. The
@@ -88,7 +101,11 @@ SEAT_FIELDS: tuple[str, ...] = (
     "seat_to_act",
     "prev_seat_change",
     "prev_seat_see",
+    "seat_covered",  # only with cover_pot (B16)
+    "seat_covered_pot",
 )
+# The B16 block, present only when the config has cover_pot.
+COVER_FIELDS: tuple[str, ...] = ("seat_covered", "seat_covered_pot", "side_pot")
 # Seat status ids, as the engine numbers them (brag_env/brag/game.py).
 STATUS_NAMES: tuple[str, ...] = ("sitting_out", "folded", "blind", "open")
 _OPEN, _FOLDED = STATUS_NAMES.index("open"), STATUS_NAMES.index("folded")
@@ -137,6 +154,12 @@ class ObservationLayout:
             ("history_action", (k, a), 1.0),
             ("history_paid", (k,), amount_high),
         ]
+        if config.cover_pot:  # B16, appended so that the layout without it stays the same
+            spec += [
+                ("seat_covered", (n,), 1.0),
+                ("seat_covered_pot", (n,), amount_high),
+                ("side_pot", (1,), amount_high),
+            ]
         self.config = config
         self.fields: dict[str, Field] = {}
         offset = 0
@@ -250,6 +273,10 @@ class BragObserver:
         self._o_prev = (off("prev_by_see"), off("prev_shown_cards"))
         self._o_shown = off("shown_cards")
         self._o_own = (off("own_cards"), off("own_category"), off("own_strength"))
+        if config.cover_pot:
+            self._o_cover = (off("seat_covered"), off("seat_covered_pot"), off("side_pot"))
+        else:
+            self._o_cover = None
 
     def has_looked(self, game: Any, player: int) -> bool:
         """Whether ``player`` has seen its own cards this hand (B10)."""
@@ -313,7 +340,19 @@ class BragObserver:
             mv[o_strength] = percentile
         if game.previous_result is not None:
             self.write_previous_hand(mv, game, player)
+        if self._o_cover is not None and game.covers:
+            self.write_covers(mv, game, player)
         return self.buffer
+
+    def write_covers(self, mv: memoryview, game: Any, player: int) -> None:
+        """Write the B16 block of ``player``'s view (``player=0``: absolute seat order)."""
+        o_covered, o_pot, o_side = self._o_cover  # type: ignore[misc]
+        n, inv = self.config.num_players, self._inv_chips
+        for seat, closed in game.covers:
+            r = (seat - player) % n
+            mv[o_covered + r] = 1.0
+            mv[o_pot + r] = closed * inv
+        mv[o_side] = side_pot(game) * inv
 
     def write_previous_hand(self, mv: memoryview, game: Any, player: int) -> None:
         """Write the ``prev_*`` block of ``player``'s view into ``mv`` (a float32 memoryview of
@@ -340,6 +379,13 @@ class BragObserver:
                 mv[o_cards + NUM_CARDS + c] = 1.0
 
 
+def side_pot(game: Any) -> int:
+    """B16: chips in the middle beyond the last covered pot (0 without a cover, or once the
+    hand is settled)."""
+    covers = game.covers
+    return game.pot - covers[-1][1] if covers and game.pot else 0
+
+
 def decode_observation(vector: np.ndarray, config: BragConfig) -> dict[str, Any]:
     """A readable dict of one observation vector (the ``"observation"`` entry, not the dict).
 
@@ -349,7 +395,9 @@ def decode_observation(vector: np.ndarray, config: BragConfig) -> dict[str, Any]
     ``hand_number``, ``choice_pending``, ``shown_cards`` (card text), ``history`` (most
     recent first: ``relative_seat``, ``action``, ``paid``), and ``previous_hand``: ``by_see``,
     ``chip_changes`` (per relative seat), ``seer`` and ``seen`` (relative seats, or None after
-    folds), ``seer_cards`` and ``seen_cards`` (card text, or None).
+    folds), ``seer_cards`` and ``seen_cards`` (card text, or None). With ``cover_pot`` (B16)
+    each seat also has ``covered`` and ``covered_pot`` (chips, 0 when it did not cover), and
+    there is ``side_pot`` (chips).
     """
     layout = observation_layout(config)
     vec = np.asarray(vector)
@@ -386,6 +434,9 @@ def decode_observation(vector: np.ndarray, config: BragConfig) -> dict[str, Any]
                 "to_act": bool(v["seat_to_act"][r] > 0.5),
             }
         )
+        if config.cover_pot:
+            seats[-1]["covered"] = bool(v["seat_covered"][r] > 0.5)
+            seats[-1]["covered_pot"] = chips(v["seat_covered_pot"][r])
     history = []
     for k in range(HISTORY_LEN):
         seat, action = one(v["history_seat"][k]), one(v["history_action"][k])
@@ -405,7 +456,7 @@ def decode_observation(vector: np.ndarray, config: BragConfig) -> dict[str, Any]
         "seer_cards": format_cards(shown[0]) if shown[0] else None,
         "seen_cards": format_cards(shown[1]) if shown[1] else None,
     }
-    return {
+    decoded = {
         "own_cards": format_cards(own.tolist()) if len(own) else None,
         "own_category": CATEGORY_NAMES[category] if category is not None else None,
         "own_strength": float(v["own_strength"][0]) if len(own) else None,
@@ -418,3 +469,6 @@ def decode_observation(vector: np.ndarray, config: BragConfig) -> dict[str, Any]
         "history": history,
         "previous_hand": previous,
     }
+    if config.cover_pot:
+        decoded["side_pot"] = chips(v["side_pot"][0])
+    return decoded

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from brag_env.brag.game import BragGame, HandResult
+from brag_env.brag.hands import hand_category
 from brag_env.brag.rules import BragConfig
 from brag_env.cards import NUM_CARDS, format_card, parse_cards
 
@@ -72,6 +73,7 @@ def replay_hand(
         antes=history["antes"],
         dealt=dealt,
         keep=keep,
+        carried_in=history.get("carried_in", 0),
     )
     if list(history["deal_order"]) != game._order:
         raise _mismatch(k, "deal order", history["deal_order"], game._order)
@@ -100,8 +102,17 @@ def replay_hand(
     if result is None:
         raise ValueError(f"hand {k}: the history ends before the hand does")
     see = history.get("see")
-    shown = {} if see is None else {int(s): parse_cards(c) for s, c in see["hands"].items()}
+    if "shown" in history:  # B14 and B16: every hand shown
+        shown = {int(s): parse_cards(c) for s, c in history["shown"].items()}
+    else:  # histories written before B16: only the see shows hands
+        shown = {} if see is None else {int(s): parse_cards(c) for s, c in see["hands"].items()}
+    covers = [(c["seat"], c["closed_pot"]) for c in history.get("covers", [])]
+    pots = [(p["chips"], p["winner"], p["coverer"]) for p in history.get("pots", [])]
     for what, recorded, replayed in (
+        ("covers", covers, result.covers),
+        ("pots", pots, result.pots),
+        ("carried", history.get("carried", 0), result.carried),
+        ("keeper", history.get("keeper", result.keeper), result.keeper),
         ("winner", history["winner"], result.winner),
         ("by_see", history["by_see"], result.by_see),
         ("pot", history["pot"], result.pot),
@@ -127,18 +138,24 @@ def replay_session(
     results = []
     prev: dict[str, Any] | None = None
     deck = _DeckModel()
+    dealt_since = 0  # B18: cards dealt since the last shuffle
     for i, hist in enumerate(histories):
         if hist["hand_number"] != i:
             raise _mismatch(i, "hand number", hist["hand_number"], i)
         prial_before = prev is not None and _showed_prial(prev)
         _check_antes(hist, cfg, prial_before)
-        # B18: shuffled before the first deal unless stacked, then after a shown prial or always.
+        # B18: shuffled before the first deal unless stacked, then after a shown prial or always,
+        # or (the cycle option) once every card was dealt since the last shuffle.
         if i == 0:
             expected_shuffle = not hist.get("stacked", False)
         else:
             if hist.get("stacked", False):
                 raise ValueError(f"hand {i}: only a session's opening deal can be stacked")
-            expected_shuffle = cfg.shuffle == "every_hand" or prial_before
+            expected_shuffle = (
+                cfg.shuffle == "every_hand"
+                or prial_before
+                or (cfg.shuffle == "after_prial_or_cycle" and dealt_since >= NUM_CARDS)
+            )
         if hist.get("shuffled") != expected_shuffle:
             raise ValueError(
                 f"hand {i}: shuffled is {hist.get('shuffled')!r}, but B18 expects "
@@ -150,16 +167,26 @@ def replay_session(
             dealer = _next_dealer(prev["dealer"], hist["sitting_out"], cfg.num_players)
             if hist["dealer"] != dealer:  # B7/B16
                 raise _mismatch(i, "dealer", hist["dealer"], dealer)
+            if hist.get("carried_in", 0) != prev.get("carried", 0):  # B15
+                raise _mismatch(
+                    i, "pot carried in", hist.get("carried_in", 0), prev.get("carried", 0)
+                )
             expected_keep = None
             if prev["keep_offer"]:  # B19
-                expected_keep = (prev["winner"], _played_hand(prev, prev["winner"]))
+                keeper = _keeper(prev)
+                expected_keep = (keeper, _played_hand(prev, keeper))
             keep = hist.get("keep")
             got_keep = None if keep is None else (keep["seat"], keep["old_hand"])
             if got_keep != expected_keep:
                 raise _mismatch(i, "kept blind hand", got_keep, expected_keep)
         results.append(replay_hand(hist, cfg))
         deck.play(hist, i == 0 or hist["shuffled"])
+        if i == 0 or hist["shuffled"]:
+            dealt_since = 0
+        dealt_since += 3 * len(hist["deal_order"])
         prev = hist
+    if prev is not None and prev.get("carried", 0):
+        raise ValueError(f"hand {prev['hand_number']}: a pot carried out of the session (B15)")
     return results
 
 
@@ -213,9 +240,18 @@ def _check_antes(hist: dict[str, Any], cfg: BragConfig, prial_before: bool | Non
 
 
 def _showed_prial(hist: dict[str, Any]) -> bool:
-    """Whether a prial was among the hands revealed at the see ending the hand (B8, B18)."""
+    """Whether a prial was among the hands revealed at the see or in a B16 comparison (B8,
+    B18)."""
+    if "shown" in hist:
+        return any(hand_category(parse_cards(c)) == "prial" for c in hist["shown"].values())
     see = hist.get("see")
     return see is not None and "prial" in see["categories"].values()
+
+
+def _keeper(hist: dict[str, Any]) -> int:
+    """The seat offered the B19 choice after ``hist`` (the lone player, also when the pot
+    carried under B15)."""
+    return hist.get("keeper", hist["winner"])
 
 
 class _DeckModel:
@@ -270,7 +306,7 @@ class _DeckModel:
             else:
                 self.known += old
             self.out = []
-        kept = hist["winner"] if hist["keep_offer"] else -1
+        kept = _keeper(hist) if hist["keep_offer"] else -1
         self.known += [played[s][r] for r in range(3) for s in order if s != kept]
         if kept >= 0:
             self.out = played[kept]

@@ -9,13 +9,16 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal
 
 AnteMode = Literal["every_hand", "after_prial", "none"]
-ShuffleMode = Literal["after_prial", "every_hand"]
+ShuffleMode = Literal["after_prial", "every_hand", "after_prial_or_cycle"]
+CarryMode = Literal["wins", "carries"]
 
 ANTE_MODES = ("every_hand", "after_prial", "none")
-SHUFFLE_MODES = ("after_prial", "every_hand")
+SHUFFLE_MODES = ("after_prial", "every_hand", "after_prial_or_cycle")
+CARRY_MODES = ("wins", "carries")
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
 
-# Fixed action ids. The raise ladder (B13) follows SEE, then the two B19 choices.
+# Fixed action ids. The raise ladder (B13) follows SEE, then the two B19 choices, then (only
+# with cover_pot) COVER: without it the layout is exactly the one of the original rules.
 FOLD, STAY, LOOK, SEE = 0, 1, 2, 3
 FIRST_RAISE = 4
 
@@ -33,6 +36,9 @@ class BragConfig:
     max_stake: int = 32  # B13: S may never exceed this
     pot_limit: bool = False  # B13
     blind_may_see_open: bool = True  # B14
+    blind_alone: CarryMode = "wins"  # B15: a blind player left alone wins, or the pot carries
+    unopened_pot: CarryMode = "wins"  # B15: a pot nobody paid a stake into wins, or carries
+    cover_pot: bool = True  # B16: a short player may cover the pot (False: must fold)
     hands_per_session: int = 1  # B17
     starting_chips: int = 200  # B17
     shuffle: ShuffleMode = "after_prial"  # B18
@@ -63,6 +69,9 @@ class BragConfig:
             raise ValueError(f"max_stake must be even, got {self.max_stake}")
         _check_bool(self, "pot_limit")
         _check_bool(self, "blind_may_see_open")
+        _check_choice(self, "blind_alone", CARRY_MODES)
+        _check_choice(self, "unopened_pot", CARRY_MODES)
+        _check_bool(self, "cover_pot")
         _check_int(self, "hands_per_session", 1)
         _check_int(self, "starting_chips", 1)
         if self.ante_mode != "none" and self.starting_chips < self.ante:
@@ -95,11 +104,23 @@ class BragConfig:
         names = ["fold", "stay", "look", "see"]
         names += [f"raise_{m}x" for m in self.raise_sizes]
         names += ["keep_old_hand", "take_new_hand"]
+        if self.cover_pot:
+            names.append("cover")
         return names
 
     @property
     def num_actions(self) -> int:
-        return FIRST_RAISE + len(self.raise_sizes) + 2
+        return FIRST_RAISE + len(self.raise_sizes) + 2 + self.cover_pot
+
+    @property
+    def cover_action(self) -> int:
+        """B16: the COVER action id, or -1 when ``cover_pot`` is off (no such action)."""
+        return FIRST_RAISE + len(self.raise_sizes) + 2 if self.cover_pot else -1
+
+    @property
+    def carries(self) -> bool:
+        """B15: whether some pot may be carried to the next deal under these options."""
+        return self.blind_alone == "carries" or self.unopened_pot == "carries"
 
     @property
     def keep_old_hand_action(self) -> int:

@@ -121,7 +121,26 @@ def check_brag(record: Mapping[str, Any]) -> None:
         hands = _object(see.get("hands"), "the hands of see")
         for seat in (see["seer"], see["seen"]):
             _text(hands.get(str(seat)), f"the hand of seat {seat} in see")
-    _seat(record["winner"], "winner", n)
+    # B15/B16 entries (absent from histories written before brag_v1).
+    for key in ("carried_in", "carried"):
+        if key in record:
+            _number(record, key, 0)
+    if "shown" in record:
+        for seat, cards in _object(record["shown"], "shown").items():
+            _text(cards, f"the shown hand of seat {seat}")
+    for key, numbers in (("covers", ("seat", "closed_pot")), ("pots", ("chips", "winner"))):
+        for i, item in enumerate(_list(record, key) if key in record else []):
+            item = _object(item, f"entry {i} of {key}")
+            for field in numbers:
+                if not _whole(item.get(field)):
+                    raise ValueError(f"the {field} of entry {i} of {key} must be a whole number")
+    if "keeper" in record and record["keeper"] != -1:
+        _seat(record["keeper"], "keeper", n)
+    if record.get("carried"):  # B15: nobody won a carried pot
+        if record["winner"] != -1:
+            raise ValueError(f"winner must be -1 when the pot carried, got {record['winner']!r}")
+    else:
+        _seat(record["winner"], "winner", n)
 
 
 def check_put(record: Mapping[str, Any]) -> None:

@@ -1,0 +1,249 @@
+"""
+# Three-Card Brag
+
+| Import             | `from brag_env import brag_v1`                                     |
+|--------------------|--------------------------------------------------------------------|
+| Creation           | `pettingzoo.make("aec", "brag_env/brag_v1")` (see `brag_env.registry`) |
+| Actions            | Discrete                                                           |
+| Parallel API       | No                                                                 |
+| Manual Control     | No                                                                 |
+| Agents             | `agents= ['player_0', 'player_1', 'player_2', 'player_3']` (default) |
+| Agents             | 2 to 8 (`num_players`, default 4)                                  |
+| Action Shape       | Discrete(7 + len(raise_sizes)): Discrete(8) by default (-1 without cover) |
+| Action Values      | 0 .. num_actions - 1                                               |
+| Observation Shape  | (size,) float32: 517 for 4 players by default (488 without cover) |
+| Observation Values | [0, num_players] for chip amounts, [0, 1] for everything else      |
+
+Three-Card Brag is the old British ancestor of poker: everyone antes, gets three cards and
+bets on them, possibly without looking at them ("blind", for half price), until one player is
+left or the last two see each other's hands. A player who runs short of chips COVERS THE POT:
+it puts in what it has, its hand waits face down on the pot as it stands, and the others bet on
+into a side pot; their winner must then beat the coverer's hand to take the covered pot (B16).
+The rules are the project's rules document `seeds/rules/brag.md` (rule IDs B1..B23). This
+environment plays a session of `hands_per_session` hands (default: one hand per episode) with
+stacks carried from hand to hand.
+
+Agents are "player_0" .. "player_{n-1}" in seat order (clockwise); the player to the left of
+seat k is seat k+1 (wrapping), so betting after a dealer k starts at seat k+1.
+
+### Action Space
+
+| Action ID | Name             | Meaning                                                        |
+|:---------:|------------------|----------------------------------------------------------------|
+| 0         | `fold`           | give up the hand (B12)                                         |
+| 1         | `stay`           | pay the stake S (open) or S/2 (blind) (B11)                   |
+| 2         | `look`           | a blind player looks at its cards, then acts again (B10)       |
+| 3         | `see`            | with two players left: pay to compare hands (B14)             |
+| 4 ..      | `raise_{m}x`     | raise the stake to m*S, one per multiplier in `raise_sizes` (B13) |
+| 4 + R     | `keep_old_hand`  | B19: keep the unseen hand that was left alone                  |
+| 5 + R     | `take_new_hand`  | B19: take the newly dealt hand instead                         |
+| 6 + R     | `cover`          | B16, only with `cover_pot`: all chips in, the pot closed       |
+
+`env.unwrapped.action_names` lists the names by id (R = `len(raise_sizes)`). `cover` is legal
+only for a player to act who cannot afford the cheapest way to stay (S open, S/2 blind), even
+with 0 chips; such a player may also fold, and a blind one may look first. A cover that leaves
+one player in ends the betting: the two hands are compared at once.
+
+### Observation Space
+
+The observation is a dict: `"observation"` is a float32 vector of what the acting player knows,
+`"action_mask"` an int8 vector with a 1 for each legal action (all zeros for a player whose turn
+it is not; the mask array is shared and read-only). The vector, with seats relative to the
+observer (row 0 is the observer, row 1 the seat to its left, ...), n = `num_players`,
+A = number of actions, K = 16:
+
+| Name               | Size  | Contents                                                       |
+|--------------------|-------|----------------------------------------------------------------|
+| `own_cards`        | 52    | one-hot of the observer's cards, only once it has looked       |
+| `own_category`     | 6     | its hand category (high card .. prial), only once looked       |
+| `own_strength`     | 1     | fraction of all hands strictly weaker, only once looked        |
+| `seat_status`      | n x 4 | sitting out / folded / blind / open (a coverer shows folded)   |
+| `seat_chips`       | n     | stack / starting_chips                                         |
+| `seat_chips_in`    | n     | chips put in this hand (ante included) / starting_chips        |
+| `seat_last_action` | n x A | last action this hand (all zero: none)                         |
+| `seat_dealer`      | n     | the dealer                                                     |
+| `seat_to_act`      | n     | the player whose decision it is                                |
+| `stake`            | 1     | stake S / max_stake                                            |
+| `pot`              | 1     | every chip in the middle (a carried pot included) / starting_chips |
+| `hand_number`      | 1     | hand index in the session / hands_per_session                  |
+| `choice_pending`   | 1     | a B19 keep-or-take choice is due                               |
+| `shown_cards`      | 52    | cards shown at sees and cover comparisons since the last shuffle |
+| `prev_by_see`      | 1     | the previous hand of the session ended at a see                |
+| `prev_seat_change` | n x 2 | each seat's chip change in it / starting_chips: (won, lost)    |
+| `prev_seat_see`    | n x 2 | who paid to see and who was seen at its see                    |
+| `prev_shown_cards` | 2 x 52| the seer's and the seen player's hands shown at its see        |
+| `history_seat`     | K x n | this hand's public events, most recent first: relative seat   |
+| `history_action`   | K x A | ... action (a cover too)                                       |
+| `history_paid`     | K     | ... chips paid / starting_chips                                |
+| `seat_covered`     | n     | B16, only with `cover_pot`: the seat covered this hand         |
+| `seat_covered_pot` | n     | ... the pot its cover closed / starting_chips                  |
+| `side_pot`         | 1     | ... chips beyond the last covered pot / starting_chips         |
+
+Chip amounts are divided by `starting_chips` (1.0 = one starting stack). A blind player's
+vector holds nothing derived from its own cards, and no vector ever holds another player's
+unrevealed cards. The `prev_*` fields keep what the table saw at the end of the previous hand
+(also after a shown prial, whose shuffle empties `shown_cards`); every hand shown there (see or
+cover comparison) is also in `shown_cards` until the next shuffle. A carried pot (B15) shows as
+a `pot` larger than the sum of `seat_chips_in`. `brag_v1.decode_observation(vector, config)`
+turns a vector into a readable dict; `brag_env.brag.observation` documents the layout.
+
+### Rewards
+
+When a hand ends, every player receives its chip change for that hand (antes, bets, pots and
+any prial bonus), whoever acts next. Rewards of one hand sum to zero unless a pot carried
+(B15): the chips left on the table count against the hand that left them and for the hand that
+wins them, and since a pot never carries out of a session's last hand, the rewards of every
+episode sum to zero. The episode ends with the session (after `hands_per_session` hands, or
+earlier when fewer than two players can still play); then all agents are terminated. With
+`env()`, an illegal action ends the episode at once: the offender receives `-starting_chips`
+(as bad as losing a whole starting stack) and the others 0. With `raw_env()`, an illegal action
+(a `cover` when the player can afford to stay, for instance) raises `ValueError`.
+
+### Arguments
+
+`brag_v1.env(**options)` and `brag_v1.raw_env(**options)` take every field of
+`brag_env.brag.rules.BragConfig` as a keyword (or `config=BragConfig(...)`), plus:
+
+| Argument             | Default         | Meaning                                              |
+|----------------------|-----------------|------------------------------------------------------|
+| `num_players`        | 4               | 2 to 8 (B7)                                          |
+| `ante`, `ante_mode`  | 1, "every_hand" | B8 ("every_hand", "after_prial", "none")             |
+| `allow_blind`        | True            | B10                                                  |
+| `min_stake`          | 2               | opening stake, even (B11)                            |
+| `raise_sizes`        | (2,)            | raise multipliers (B13)                              |
+| `max_stake`          | 32              | stake cap (B13)                                      |
+| `pot_limit`          | False           | B13                                                  |
+| `blind_may_see_open` | True            | B14                                                  |
+| `blind_alone`        | "wins"          | B15: "carries" = a blind player left alone does not win |
+| `unopened_pot`       | "wins"          | B15: "carries" = a pot nobody paid a stake into stays |
+| `cover_pot`          | True            | B16: a short player may cover; False: must fold (v0) |
+| `hands_per_session`  | 1               | hands per episode (B17)                              |
+| `starting_chips`     | 200             | B17                                                  |
+| `shuffle`            | "after_prial"   | B18 (also "every_hand", "after_prial_or_cycle")     |
+| `blind_keep_hand`    | True            | B19 (also for a blind player left with a carry)     |
+| `prial_bonus`        | 0               | B20                                                  |
+| `lowball`            | False           | B21                                                  |
+| `render_mode`        | None            | "ansi" (returns the table) or "human" (prints it)    |
+| `reveal_cards`       | False           | render every hand, not only the public view          |
+
+Carried pots (B15) never leave a session: on its last hand (always, with `hands_per_session=1`)
+and when the session would end after the hand, the lone player wins the pot. While a covered
+pot is in play the carry options do not apply (B16): the side pot's last player wins it and
+goes on to the comparison. A prial shown in a cover comparison counts as one shown at a see
+(B18's shuffle, `ante_mode="after_prial"`).
+
+A bad value raises `ValueError` naming the field. `reset(seed=..., options=...)` accepts
+`options={"deck": "As 2s 3s ...", "dealer": k}`: the cards are stacked on top of the deck for
+the first deal (top card first, dealt one at a time from the left of the dealer, B9; the rest
+is shuffled by the seed) and seat k deals the first hand (else a seeded cut, B7). The same seed
+gives the same game.
+
+`env.unwrapped.hand_histories()` returns the JSON-serialisable histories of the session's finished
+hands, each with its rules config (format: `brag_env.brag.history`; covers, pots and carried
+chips included); `brag_env.brag.replay.replay_session(histories)` plays them again and checks
+every amount.
+
+The render is a spectator's table: stacks, statuses (who covered), stake, pot and side pot,
+recent betting, and the cards shown at a see or a cover comparison; hidden hands appear as
+`▮ ▮ ▮` unless `reveal_cards=True`.
+
+### Version History
+
+* v1: covering the pot (B16, `cover_pot`, default on: a `cover` action and the `seat_covered`,
+  `seat_covered_pot`, `side_pot` observation fields), carried pots (B15 `blind_alone`,
+  `unopened_pot`), `shuffle="after_prial_or_cycle"` (B18), and under `ante_mode="after_prial"` a
+  player short of the ante sits out only when an ante is due (B8/B16). With `cover_pot=False`
+  the action ids and the observation layout are those of v0.
+* v0: initial release; kept as `brag_v0`, the original rules with the v0 spaces, so that its
+  figures can be reproduced
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+
+from brag_env.aec_wrappers import FastOrderEnforcingWrapper, classic_wrap
+from brag_env.brag.game import BragGame, HandResult
+from brag_env.brag.incremental_observation import IncrementalObserver
+from brag_env.brag.observation import BragObserver, decode_observation, observation_layout
+from brag_env.brag.render import render_table
+from brag_env.brag.rules import BragConfig
+from brag_env.table_env import CardTableEnv, TableSpec, frozen
+
+__all__ = ["decode_observation", "env", "raw_env"]
+
+
+def env(**kwargs: Any) -> FastOrderEnforcingWrapper:
+    """The Brag env wrapped as PettingZoo's classic envs are (illegal action: game over with a
+    penalty of ``-starting_chips``; out-of-bounds actions asserted; call order enforced)."""
+    raw = raw_env(**kwargs)
+    return classic_wrap(raw, illegal_reward=-float(raw.config.starting_chips))
+
+
+class raw_env(CardTableEnv):
+    """Three-Card Brag as a PettingZoo AEC env, without wrappers (see the module docstring).
+
+    The AEC plumbing (spaces, reset options, step order, rewards, render) is
+    ``brag_env.table_env.CardTableEnv``; this class connects it to ``BragGame``."""
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "brag_v1",
+        "render_modes": ["human", "ansi"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+    config_class = BragConfig
+    episode_word = "game"
+    seat_attribute = "current_player"  # -1 once the session is over
+
+    config: BragConfig
+    game: BragGame
+
+    def _make_game(self, config: BragConfig) -> TableSpec:
+        self.game = BragGame(config)
+        self.observer = BragObserver(config)
+        # The same vectors as observer.fill(...).copy(), updated event by event (hot path).
+        self._fast_observer = IncrementalObserver(config)
+        # Masks are shared read-only arrays, one per legal set (the engine's bit set).
+        self._masks: dict[int, np.ndarray] = {}
+        layout = observation_layout(config)
+        return TableSpec(config.action_names, layout.size, layout.high)
+
+    def _new_game(
+        self, rng: np.random.Generator, deck: str | Sequence[Any] | None, dealer: Any
+    ) -> None:
+        self.game.new_session(rng, deck=deck, dealer=dealer)
+
+    def _rewards(self, outcome: HandResult) -> list[float]:
+        # A hand ended: every seat's chip change (the next hand, if any, is already dealt).
+        return [float(delta) for delta in outcome.deltas]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if not self._has_reset:
+            raise self._before_reset("observe")
+        game = self.game
+        seat = self._seat[agent]
+        observation = self._fast_observer.observation(game, seat)
+        # No legal action for a terminated agent: env() ends the game on an illegal move with
+        # the engine still mid-hand.
+        if seat == game.current_player and not self.terminations.get(agent, True):
+            bits = game.legal_bits
+            mask = self._masks.get(bits)
+            if mask is None:
+                mask = self._masks[bits] = frozen(np.array(game.legal_mask(), dtype=np.int8))
+        else:
+            mask = self._no_mask
+        return {"observation": observation, "action_mask": mask}
+
+    def _render_text(self) -> str:
+        return render_table(
+            self.game, self.possible_agents, self.action_names, reveal=self.reveal_cards
+        )
+
+    def hand_histories(self) -> list[dict[str, Any]]:
+        """JSON-serialisable histories of the hands finished so far in this session, each with
+        its rules ``config``; ``brag_env.brag.replay.replay_session`` replays them."""
+        return self.game.history()
