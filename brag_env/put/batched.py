@@ -41,6 +41,11 @@ from brag_env.put.rules import (
 _PUT_RANK = np.array(PUT_RANK, dtype=np.int64)
 _TIED = 2  # trick_win value of a tied trick (P3); -1 = not finished
 _SEATS = 2
+# ids compared against to build one-hot fields
+_SEAT_IDS = np.arange(_SEATS)
+_RANK_IDS = np.arange(NUM_RANKS)
+_TRICK_IDS = np.arange(TRICKS_PER_HAND)
+_PHASE_IDS = np.arange(3)
 
 
 def _offsets(num_players: int) -> dict[str, int]:
@@ -295,116 +300,66 @@ class BatchedPut:
     def observe(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray | None = None):
         """Each row's observation for ``seats`` (absolute), as ``PutObserver.set_from``.
 
-        Heads-up, a seat id seen from seat p is ``id ^ p`` and a per-seat pair is swapped for
-        p = 1; every one-hot entry is gathered as a (row, column) pair and written at once.
+        Every field is written whole, as dense one-hot comparisons over the rows (no zero fill,
+        no scattered writes). Heads-up, a seat id seen from seat p is ``id ^ p`` and a pair of
+        per-seat values is swapped for p = 1.
         """
         rows = np.asarray(rows, np.int64)
         seats = np.asarray(seats, np.int64)
         k = rows.size
+        if out is None:
+            out = np.empty((k, self.obs_size), np.float32)
         o = self.off
-        if out is None or not out.flags.c_contiguous:
-            out = np.zeros((k, self.obs_size), np.float32)
-        else:
-            out[:] = 0.0
-        ix = np.arange(k)
         p = seats[:, None]
-        swap = seats == 1
-        inv = self._inv_target
-        hit_rows: list[np.ndarray] = []
-        hit_cols: list[np.ndarray] = []
+        flip = (seats == 1)[:, None]
 
-        def ones(mask: np.ndarray, cols: np.ndarray) -> None:
-            r, c = np.nonzero(mask)
-            hit_rows.append(r)
-            hit_cols.append(cols[r, c] if cols.ndim == 2 else cols[c])
+        def put(name: str, values: np.ndarray) -> None:
+            start = o[name]
+            out[:, start : start + values.shape[1]] = values
 
-        out[:, o["hand"] : o["hand"] + NUM_RANKS] = self.counts[rows, seats]
+        def rel(pairs: np.ndarray) -> np.ndarray:  # (k, ..., 2) absolute -> relative seats
+            f = flip.reshape((k,) + (1,) * (pairs.ndim - 1))
+            return np.where(f, pairs[..., ::-1], pairs)
+
+        def seat_hot(ids: np.ndarray) -> np.ndarray:  # seat ids (k, m) -> (k, m * 2) one-hot
+            return ((ids ^ p)[..., None] == _SEAT_IDS).reshape(k, -1)
+
+        put("hand", self.counts[rows, seats])
         phase = self.phase[rows]
-        live = phase != PHASE_OVER
-        trick_no = self.trick_no[rows]
-        tricks = np.arange(TRICKS_PER_HAND)
-        # played (k, 3 tricks, 2 seats) -> relative seat order
-        played = self.played[rows]
-        played[swap] = played[swap][:, :, ::-1]
-        flat = played.reshape(k, -1)
-        slot = np.arange(TRICKS_PER_HAND * _SEATS)[None, :] * NUM_RANKS
-        ones(flat >= 0, o["played"] + slot + flat)
+        live = (phase != PHASE_OVER)[:, None]
+        trick_no = self.trick_no[rows][:, None]
+        played = rel(self.played[rows]).reshape(k, -1)
+        put("played", (played[..., None] == _RANK_IDS).reshape(k, -1))
         win = self.trick_win[rows]
-        lead = self.lead[rows]
-        shown = (win >= 0) | (live[:, None] & (trick_no[:, None] == tricks))
-        ones(shown, o["trick_leader"] + tricks * _SEATS + (lead ^ p))
-        won = (win >= 0) & (win != _TIED)
-        ones(won, o["trick_winner"] + tricks * _SEATS + (win ^ p))
-        ones(win == _TIED, o["trick_tied"] + tricks)
-        tw = self.tricks_won[rows]
-        tw[swap] = tw[swap][:, ::-1]
-        out[:, o["tricks_won"] : o["tricks_won"] + _SEATS] = tw
-        lv = ix[live]
-        hit_rows += [lv, lv, lv]
-        hit_cols += [
-            o["current_trick"] + trick_no[live],
-            o["acting"] + (self.current[rows[live]] ^ seats[live]),
-            o["phase"] + phase[live],
-        ]
-        caller = self.put_caller[rows]
-        c = caller >= 0
-        hit_rows.append(ix[c])
-        hit_cols.append(o["put_caller"] + (caller[c] ^ seats[c]))
-        seen = ix[c & self.put_seen[rows]]
-        hit_rows.append(seen)
-        hit_cols.append(np.full(seen.size, o["put_seen"]))
-        folded = self.put_folded[rows]
-        folded[swap] = folded[swap][:, ::-1]
-        ones(folded, o["put_folded"] + np.arange(_SEATS))
-        sc = self.scores[rows]
-        sc[swap] = sc[swap][:, ::-1]
-        out[:, o["scores"] : o["scores"] + _SEATS] = (sc * inv).astype(np.float32)
-        hit_rows.append(ix)
-        hit_cols.append(o["dealer"] + (self.dealer[rows] ^ seats))
-        self._observe_last(rows, seats, swap, ix, out, hit_rows, hit_cols)
-        flat = np.concatenate(hit_rows) * self.obs_size + np.concatenate(hit_cols)
-        out.reshape(-1)[flat] = 1.0  # out is C-contiguous: one flat scatter
+        finished = win >= 0
+        shown = finished | (live & (trick_no == _TRICK_IDS))
+        lead = np.where(shown, self.lead[rows], -1)
+        put("trick_leader", seat_hot(lead))
+        put("trick_winner", seat_hot(np.where(win == _TIED, -1, win)))
+        put("trick_tied", win == _TIED)
+        put("tricks_won", rel(self.tricks_won[rows]))
+        put("current_trick", live & (trick_no == _TRICK_IDS))
+        put("acting", seat_hot(np.where(live, self.current[rows][:, None], -1)))
+        put("phase", live & (phase[:, None] == _PHASE_IDS))
+        caller = self.put_caller[rows][:, None]
+        put("put_caller", seat_hot(caller))
+        put("put_seen", (caller >= 0) & self.put_seen[rows][:, None])
+        put("put_folded", rel(self.put_folded[rows]))
+        put("dealer", seat_hot(self.dealer[rows][:, None]))
+        # the last finished hand; all zero before the first one ends
+        has = self.has_last[rows][:, None]
+        put("last_hand", has)
+        last = np.where(has, rel(self.last_played[rows]).reshape(k, -1), -1)
+        put("last_played", (last[..., None] == _RANK_IDS).reshape(k, -1))
+        win = np.where(has, self.last_win[rows], -1)
+        put("last_trick_winner", seat_hot(np.where(win == _TIED, -1, win)))
+        put("last_trick_tied", win == _TIED)
+        caller = np.where(has, self.last_caller[rows][:, None], -1)
+        put("last_put_caller", seat_hot(caller))
+        put("last_put_seen", (caller >= 0) & self.last_seen[rows][:, None])
+        put("last_put_folded", has & rel(self.last_folded[rows]))
+        unit = np.where(has, self.last_unit[rows][:, None], -1)
+        put("scores", (rel(self.scores[rows]) * self._inv_target).astype(np.float32))
+        points = (self.last_points[rows] * self._inv_target).astype(np.float32)[:, None]
+        put("last_points", np.where(seat_hot(unit), points, np.float32(0.0)))
         return out
-
-    def _observe_last(self, rows, seats, swap, ix, out, hit_rows, hit_cols) -> None:
-        o = self.off
-        has = self.has_last[rows]
-        if not has.any():
-            return
-        h = ix[has]
-        rows, seats, swap = rows[has], seats[has], swap[has]
-        p = seats[:, None]
-        k = h.size
-        tricks = np.arange(TRICKS_PER_HAND)
-        hit_rows.append(h)
-        hit_cols.append(np.full(k, o["last_hand"]))
-        played = self.last_played[rows]
-        played[swap] = played[swap][:, :, ::-1]
-        flat = played.reshape(k, -1)
-        slot = np.arange(TRICKS_PER_HAND * _SEATS)[None, :] * NUM_RANKS
-        r, c = np.nonzero(flat >= 0)
-        hit_rows.append(h[r])
-        hit_cols.append((o["last_played"] + slot + flat)[r, c])
-        win = self.last_win[rows]
-        r, c = np.nonzero((win >= 0) & (win != _TIED))
-        hit_rows.append(h[r])
-        hit_cols.append((o["last_trick_winner"] + tricks * _SEATS + (win ^ p))[r, c])
-        r, c = np.nonzero(win == _TIED)
-        hit_rows.append(h[r])
-        hit_cols.append(o["last_trick_tied"] + c)
-        caller = self.last_caller[rows]
-        cl = caller >= 0
-        hit_rows.append(h[cl])
-        hit_cols.append(o["last_put_caller"] + (caller[cl] ^ seats[cl]))
-        seen = cl & self.last_seen[rows]
-        hit_rows.append(h[seen])
-        hit_cols.append(np.full(int(seen.sum()), o["last_put_seen"]))
-        folded = self.last_folded[rows]
-        folded[swap] = folded[swap][:, ::-1]
-        r, c = np.nonzero(folded)
-        hit_rows.append(h[r])
-        hit_cols.append(o["last_put_folded"] + c)
-        unit = self.last_unit[rows]
-        u = unit >= 0
-        value = (self.last_points[rows[u]] * self._inv_target).astype(np.float32)
-        out[h[u], o["last_points"] + (unit[u] ^ seats[u])] = value
