@@ -5,6 +5,7 @@ import pytest
 
 from brag_env.put.batched import BatchedPut
 from brag_env.put.observation import observation_layout
+from brag_env.put.rules import PutConfig
 from brag_env.training.batched import BatchedSelfPlayVecEnv
 from brag_env.training.config import config_from_dict
 
@@ -133,3 +134,54 @@ def test_maskable_ppo_learns_on_it():
 
 def test_engine_is_the_batched_put():
     assert isinstance(_venv().engine, BatchedPut)
+
+
+class _MirroredEngine(BatchedPut):
+    """Deals what a VsPoolEnv's put_v0 dealt: the first dealer and each hand's deck."""
+
+    def __init__(self, scalar):
+        super().__init__(1, PutConfig.from_dict(scalar.env_config), seed=0)
+        self.scalar = scalar
+
+    def _draw_dealers(self, rows):
+        game = self.scalar.aec.game
+        return np.array([(game.history[0] if game.history else game.record).dealer])
+
+    def _draw_deals(self, rows):
+        game = self.scalar.aec.game
+        records = [*game.history, game.record]
+        number = int(self.hands_played[0]) + 1  # the hand about to be dealt
+        return np.array([next(r.deck for r in records if r.number == number)])
+
+
+@pytest.mark.parametrize("opponent", ["put:greedy", "put:caller", "put:bluffer:bluff=0.0"])
+@pytest.mark.parametrize("options", [{}, {"reward": "points", "seen_put_points": "game"}])
+def test_same_run_as_vs_pool_env_on_the_same_deals(opponent, options):
+    # VsPoolEnv's contract, step for step: seat rotation, observations, masks, the learner's
+    # rewards (including those of hands an opponent ends) and episode ends.
+    from brag_env.selfplay import VsPoolEnv
+
+    scalar = VsPoolEnv(game="put", env_config=options, opponents=[opponent], seed=0)
+    venv = BatchedSelfPlayVecEnv("put", options, 1, opponents=[opponent], seed=0)
+    obs_s, info = scalar.reset()
+    venv.engine = _MirroredEngine(scalar)
+    obs_b = venv.reset()
+    episodes = 0
+    for _ in range(3000):
+        assert obs_b[0].tobytes() == obs_s.tobytes()
+        mask = scalar.action_masks()
+        assert np.array_equal(venv.action_masks()[0], mask)
+        legal = np.flatnonzero(mask)
+        action = int(legal[len(legal) // 2])  # a fixed rule: the middle legal action
+        obs_s, reward_s, done_s, _, info = scalar.step(action)
+        seat = info["learner_seat"]  # the step's (DummyVecEnv's infos: the finished episode's)
+        if done_s:
+            final = obs_s
+            obs_s, _ = scalar.reset()  # before the batched env deals its next match
+            episodes += 1
+        obs_b, reward_b, done_b, infos = venv.step(np.array([action]))
+        assert reward_b[0] == np.float32(reward_s) and done_b[0] == done_s
+        if done_s:
+            assert infos[0]["terminal_observation"].tobytes() == final.tobytes()
+        assert infos[0]["learner_seat"] == seat
+    assert episodes > 30
