@@ -185,7 +185,6 @@ class BatchedSelfPlayVecEnv(VecEnv):
             self._start(self._seed)
         self._reset_seeds()
         self._reset_options()
-        self._episodes[:] = 0
         tables = np.arange(self.num_envs)
         self._begin(tables)
         self.reset_infos = [{"learner_seat": int(s)} for s in self._seat]
