@@ -27,10 +27,12 @@ Styles (parameters and defaults in ``DEFAULTS``):
   who cannot see a blind player (B14), staying blind costs it half what the opponent pays.
 - ``tips`` (the seed documents' advice as a whole): plays blind at the start of a session (its
   first ``blind_hands`` hands, by the observation's hand number; later hands it looks at once),
-  and stays blind only while the stake is low (``look_stake``), raising blind now and then
-  (``blind_raise``) for pressure; open, it folds a mere high card (heads-up it keeps one better
-  than the median hand), plays pairs but folds them facing ``fear_raises`` raises since its last
-  move or when a stay would cost more than ``max_share`` of its stack, raises rather than
+  and stays blind only while the stake is low (``look_stake``) and the pot small (``look_pot``
+  minimum stakes), raising blind now and then (``blind_raise``) for pressure; open, it folds a
+  mere high card (heads-up it keeps one better than the median hand), plays pairs but folds them
+  facing ``fear_raises`` raises since its last move or when a stay would cost more than
+  ``max_share`` of its stack (unless the hand already took more of its chips than it has left:
+  the pot is then committed, and it stays or covers, B16), raises rather than
   min-bets with a flush or better, slow-plays prials (stays until the pot holds ``slowplay_pot``
   minimum stakes, then raises, and sees heads-up once it cannot raise) and otherwise sees
   heads-up when it thinks it is ahead (percentile >= ``see_at``). Not modelled, because the
@@ -38,6 +40,16 @@ Styles (parameters and defaults in ``DEFAULTS``):
   aggressive or have bluffed (and calling them more readily), and choosing to see an apparent
   bluffer rather than a cautious player; reading strong early bets is limited to the raises of
   the current hand (``fear_raises``).
+- ``never_look`` (the exploit probe of issue 11): never looks at its cards, stays blind every
+  turn, raising blind with probability ``raise`` (``brag:never_look:raise=0.3``), never sees, and
+  covers the pot when it cannot pay to stay. Under the original B16 ruling (``cover_pot=False``)
+  it cannot be beaten by players who must look to see it; covering the pot is what makes
+  blindness a risk again.
+
+Covering the pot (B16): when ``cover`` is legal the player cannot afford to stay. Every style
+then covers with the hands it would stay, raise or see with, and folds the others (a blind
+style that would look first still looks). Players who covered count as opponents in the equity
+estimate: the side pot's winner must also beat each coverer's hand to take its pot.
 """
 
 from __future__ import annotations
@@ -78,6 +90,10 @@ class BragView:
         self._status = slice(off("seat_status"), off("seat_status") + 4 * n)
         self._chips = off("seat_chips")
         self._chips_in = off("seat_chips_in")
+        # B16: rows of the seats that covered (the block exists only with cover_pot).
+        self._covered = (
+            slice(off("seat_covered"), off("seat_covered") + n) if config.cover_pot else None
+        )
         self._stake = off("stake")
         self._pot = off("pot")
         self._hand = off("hand_number")
@@ -101,6 +117,8 @@ class BragView:
         live = status[1:, _BLIND:].sum(axis=0)  # opponents still in: blind, open
         self.opponents_blind = int(live[0])
         self.opponents = int(live[0] + live[1])
+        covered = self._covered
+        self.coverers = int(obs[covered].sum()) if covered is not None else 0
         self.stake = round(float(obs[self._stake]) * self.max_stake)
         self.pot = round(float(obs[self._pot]) * self.chips_scale)
         self.chips = round(float(obs[self._chips]) * self.chips_scale)
@@ -129,8 +147,9 @@ class BragView:
         return self._raises
 
     def equity(self) -> float:
-        """Chance the hand beats every opponent still in, as if their hands were random."""
-        return self.strength ** max(self.opponents, 1)
+        """Chance the hand beats every opponent still in and every coverer (B16), as if their
+        hands were random."""
+        return self.strength ** max(self.opponents + self.coverers, 1)
 
     @property
     def stay_cost(self) -> int:
@@ -160,6 +179,7 @@ class BragBaseline(StyleAgent):
         self.view = BragView(table)
         self.keep_id = table.config.keep_old_hand_action
         self.take_id = table.config.take_new_hand_action
+        self.cover_id = table.config.cover_action  # -1 without cover_pot
         self.reset()
 
     def reset(self) -> None:
@@ -180,7 +200,14 @@ class BragBaseline(StyleAgent):
         if last is None or v.hand_number != last[0] or v.chips_in < last[1]:
             self.new_hand()
         self._hand = (v.hand_number, v.chips_in)
-        choice = _first_legal(mask, self.preferences(v, mask))
+        preferences = self.preferences(v, mask)
+        if self.cover_id >= 0 and mask[self.cover_id]:
+            # B16: short of the stay; a hand worth a stay, raise or see is worth covering with.
+            preferences = [
+                self.cover_id if v.is_bet[a] or a == SEE or a == self.cover_id else a
+                for a in preferences
+            ]
+        choice = _first_legal(mask, preferences)
         if choice is None:  # e.g. B16 leaves only fold
             legal = legal_actions(mask)
             return int(FOLD if mask[FOLD] else legal[0])
@@ -320,6 +347,7 @@ class SeedTips(BragBaseline):
     DEFAULTS: ClassVar[dict[str, Any]] = {
         "blind_hands": 1,
         "look_stake": 4,
+        "look_pot": 8,
         "blind_raise": 0.2,
         "fear_raises": 2,
         "max_share": 0.25,
@@ -330,8 +358,13 @@ class SeedTips(BragBaseline):
     def preferences(self, v: BragView, mask: np.ndarray) -> list[int]:
         if v.blind:
             # Blind play is cheap and unsettles the others: early in a session, and only while
-            # the stake is low.
-            if v.hand_number >= self.blind_hands or v.stake >= self.look_stake * v.min_stake:
+            # the stake is low and the pot small ("stay blind only while the pot justifies the
+            # risk"): with covering the pot (B16) a blind stack can be called down to the end.
+            if (
+                v.hand_number >= self.blind_hands
+                or v.stake >= self.look_stake * v.min_stake
+                or v.pot >= self.look_pot * v.min_stake
+            ):
                 return [LOOK, STAY]
             if self.rng.random() < self.blind_raise:
                 return [*self.smallest_raise(mask), STAY]
@@ -348,9 +381,25 @@ class SeedTips(BragBaseline):
         if p >= FLUSH_PERCENTILE:
             return [*self.smallest_raise(mask), STAY]  # do not sit at the table minimum
         if p >= PAIR_PERCENTILE:
-            # Pairs are decent with many players, but not worth the stack, nor strong early bets.
+            # Pairs are decent with many players, but not worth the stack, nor strong early bets;
+            # once more is in the pot from this hand than is left in the stack, the pot is
+            # committed: stay (and, short, cover the pot, B16) rather than give it all up.
             scared = v.raises_since_mine >= self.fear_raises
-            too_dear = v.stay_cost > self.max_share * max(v.chips, 1)
+            committed = v.chips_in >= v.chips
+            too_dear = v.stay_cost > self.max_share * max(v.chips, 1) and not committed
             return [FOLD] if scared or too_dear else [STAY]
         # A high card only: fold; heads-up, play one better than the median hand.
         return [STAY] if heads_up and p >= 0.5 else [FOLD]
+
+
+@register("brag", "never_look")
+class NeverLook(BragBaseline):
+    """Never looks; stays blind (raising with probability ``raise``) and covers when short."""
+
+    DEFAULTS: ClassVar[dict[str, Any]] = {"raise": 0.0}
+
+    def preferences(self, v: BragView, mask: np.ndarray) -> list[int]:
+        chance = self.params["raise"]  # a Python keyword: no attribute access
+        if chance > 0 and self.rng.random() < chance:
+            return [*self.smallest_raise(mask), STAY]
+        return [STAY]

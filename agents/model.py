@@ -50,7 +50,7 @@ _PLAIN_POLICY_KWARGS = {
 
 
 #: The JSON entry, inside a model .zip, naming the game and table options it was trained with:
-#: ``{"game": "brag", "env_config": {...}}`` (``env_config`` as given to ``brag_v0.env``).
+#: ``{"game": "brag", "env_config": {...}}`` (``env_config`` as given to ``brag_v1.env``).
 MODEL_ENTRY = "brag_env_model.json"
 #: Table options that change what the observation's numbers or the action ids mean, per game.
 OBSERVATION_OPTIONS: dict[str, tuple[str, ...]] = {
@@ -62,6 +62,7 @@ OBSERVATION_OPTIONS: dict[str, tuple[str, ...]] = {
         "raise_sizes",  # the raise actions
         "hands_per_session",  # the hand number is divided by it
         "lowball",  # the hand-strength order (B21)
+        "cover_pot",  # the cover action and the cover block (B16): off for brag_v0 models
     ),
     "put": ("num_players", "target_points"),  # seats and sides; scores are / target_points
 }

@@ -9,12 +9,17 @@ from typing import Any
 from agents.base import TableInfo
 
 # env metadata name -> (game name, env module)
-_ENV_MODULES = {"brag_v0": ("brag", "brag_env.brag_v0"), "put_v0": ("put", "brag_env.put_v0")}
+_ENV_MODULES = {
+    "brag_v0": ("brag", "brag_env.brag_v0"),
+    "brag_v1": ("brag", "brag_env.brag_v1"),
+    "put_v0": ("put", "brag_env.put_v0"),
+}
+# game name -> the env module of its current version (the last one listed above wins)
 _GAME_MODULES = {game: module for game, module in _ENV_MODULES.values()}
 
 
 def table_info_from_env(env: Any) -> TableInfo:
-    """The ``TableInfo`` of a ``brag_v0``/``put_v0`` env (wrapped or raw)."""
+    """The ``TableInfo`` of a ``brag_v0``/``brag_v1``/``put_v0`` env (wrapped or raw)."""
     raw = env.unwrapped
     name = raw.metadata.get("name")
     if name not in _ENV_MODULES:

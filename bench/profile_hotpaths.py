@@ -1,6 +1,6 @@
 """cProfile one row of ``bench/throughput.py`` and print where its time goes.
 
-    python bench/profile_hotpaths.py brag-env          # brag_v0.env(), 4 players
+    python bench/profile_hotpaths.py brag-env          # brag_v1.env(), 4 players
     python bench/profile_hotpaths.py brag-engine --games 3000 --top 25
 
 The loop is exactly the one the benchmark times. cProfile adds a fixed cost to every Python
@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import throughput as tp
 
-from brag_env import brag_v0, put_v0
+from brag_env import brag_v1, put_v0
 from brag_env.brag.rules import BragConfig
 from brag_env.put.rules import PutConfig
 
@@ -32,8 +32,8 @@ def _targets(games: int) -> dict[str, Callable[[], Any]]:
         return lambda: tp.play_env(env, games, 0, hands)
 
     return {
-        "brag-env": env_run(lambda: brag_v0.env(num_players=4), tp._brag_hands),
-        "brag-raw": env_run(lambda: brag_v0.raw_env(num_players=4), tp._brag_hands),
+        "brag-env": env_run(lambda: brag_v1.env(num_players=4), tp._brag_hands),
+        "brag-raw": env_run(lambda: brag_v1.raw_env(num_players=4), tp._brag_hands),
         "put-env": env_run(put_v0.env, tp._put_hands),
         "put-raw": env_run(put_v0.raw_env, tp._put_hands),
         "brag-engine": lambda: tp.play_brag_engine(BragConfig(num_players=4), games, 0),

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from brag_env import brag_v0, put_v0
+from brag_env import brag_v1, put_v0
 from brag_env.brag.game import BragGame
 from brag_env.brag.hands import ALL_HANDS, hand_strength_batch
 from brag_env.brag.rules import BragConfig
@@ -179,17 +179,17 @@ def build_rows(games: int, put_matches: int, eval_size: int) -> list[Row]:
 
     rows = [
         _env_row("leduc_holdem_v4.env()", leduc_holdem_v4.env, games, _one_hand),
-        _env_row("brag_v0.env(4 players)", lambda: brag_v0.env(num_players=4), games, _brag_hands),
+        _env_row("brag_v1.env(4 players)", lambda: brag_v1.env(num_players=4), games, _brag_hands),
         _env_row("texas_holdem_v4.env()", texas_holdem_v4.env, games, _one_hand),
         _env_row("put_v0.env()", put_v0.env, put_matches, _put_hands),
         _env_row("leduc_holdem_v4.raw_env()", leduc_holdem_v4.raw_env, games, _one_hand),
         _env_row(
-            "brag_v0.raw_env(4 players)", lambda: brag_v0.raw_env(num_players=4), games, _brag_hands
+            "brag_v1.raw_env(4 players)", lambda: brag_v1.raw_env(num_players=4), games, _brag_hands
         ),
         _env_row("put_v0.raw_env()", put_v0.raw_env, put_matches, _put_hands),
         _env_row("texas_holdem_v4.raw_env()", texas_holdem_v4.raw_env, games, _one_hand),
-        _env_row("brag_v0.env(2 players)", lambda: brag_v0.env(num_players=2), games, _brag_hands),
-        _env_row("brag_v0.env(8 players)", lambda: brag_v0.env(num_players=8), games, _brag_hands),
+        _env_row("brag_v1.env(2 players)", lambda: brag_v1.env(num_players=2), games, _brag_hands),
+        _env_row("brag_v1.env(8 players)", lambda: brag_v1.env(num_players=8), games, _brag_hands),
     ]
     brag4 = BragConfig(num_players=4)
     session = BragConfig(num_players=4, hands_per_session=100)
@@ -228,14 +228,14 @@ class Target:
 TARGETS = (
     Target(
         "brag env() / leduc env(), decisions/s",
-        "brag_v0.env(4 players)",
+        "brag_v1.env(4 players)",
         "decisions",
         "leduc_holdem_v4.env()",
         5.0,
     ),
     Target(
         "brag env() / texas env(), hands/s",
-        "brag_v0.env(4 players)",
+        "brag_v1.env(4 players)",
         "hands",
         "texas_holdem_v4.env()",
         3.0,
@@ -249,7 +249,7 @@ TARGETS = (
     ),
     Target(
         "brag raw_env() / leduc raw_env(), decisions/s",
-        "brag_v0.raw_env(4 players)",
+        "brag_v1.raw_env(4 players)",
         "decisions",
         "leduc_holdem_v4.raw_env()",
         3.0,

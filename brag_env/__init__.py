@@ -1,6 +1,6 @@
 """brag-env: PettingZoo environments for Three-Card Brag and Put.
 
-Importing the package registers its envs: ``pettingzoo.make("aec", "brag_env/brag_v0")``,
+Importing the package registers its envs: ``pettingzoo.make("aec", "brag_env/brag_v1")``,
 ``pettingzoo.make("aec", "brag_env/put_v0")`` and the self-play envs
 ``gymnasium.make("brag_env/BragVsPool-v0")`` / ``"brag_env/PutVsPool-v0"``.
 """

@@ -9,7 +9,7 @@ Examples::
 
 You take seat ``--seat`` (default 0); the agent specs fill the other seats in order (any spec
 ``evaluate.py`` takes: "random", "brag:<style>", "put:<style>", a trained model's .zip).
-``--option KEY=VALUE`` sets a rule option of the game (``brag_v0``/``put_v0`` arguments).
+``--option KEY=VALUE`` sets a rule option of the game (``brag_v1``/``put_v0`` arguments).
 Answer each question with the number of a choice (or its name); ``q`` leaves the table.
 ``--history FILE.jsonl`` saves every finished hand in ``evaluate.py --history``'s format, for
 ``python -m brag_env.replay FILE.jsonl``; an existing file is refused unless ``--force`` is

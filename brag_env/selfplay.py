@@ -11,7 +11,7 @@ obs, reward, terminated, truncated, info = env.step(env.unwrapped.action_masks()
 | | |
 |-------------|------------------------------------------------------------------------------|
 | ids         | `brag_env/BragVsPool-v0`, `brag_env/PutVsPool-v0` (`import brag_env`)         |
-| observation | the learner's `"observation"` vector of the PettingZoo env (brag_v0, put_v0) |
+| observation | the learner's `"observation"` vector of the PettingZoo env (brag_v1, put_v0) |
 | action      | `Discrete(n)`, the PettingZoo env's actions; `action_masks()`: legal ones    |
 | reward      | the learner's OWN rewards since its last decision, times `reward_scale`      |
 | episode     | one PettingZoo episode (Brag: a session, default one hand; Put: a match)     |
@@ -109,7 +109,7 @@ class OpponentPool:
 def make_aec_env(game: str, env_config: Mapping[str, Any] | None = None) -> Any:
     """The raw PettingZoo env of a game (an illegal action raises instead of ending the game)."""
     if game == "brag":
-        from brag_env import brag_v0 as module
+        from brag_env import brag_v1 as module
     elif game == "put":
         from brag_env import put_v0 as module
     else:
@@ -311,7 +311,7 @@ class VsPoolEnv(gymnasium.Env):
 
 
 class BragVsPoolEnv(VsPoolEnv):
-    """:class:`VsPoolEnv` for Three-Card Brag (``brag_v0``)."""
+    """:class:`VsPoolEnv` for Three-Card Brag (``brag_v1``)."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(game="brag", **kwargs)

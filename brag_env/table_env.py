@@ -1,4 +1,4 @@
-"""The AEC plumbing that brag_v0 and put_v0 share: one card table, one game engine behind it.
+"""The AEC plumbing that brag_v1 (brag_v0 its alias) and put_v0 share: one table, one engine.
 
 ``CardTableEnv`` does what does not depend on the game: the config from keywords or a config
 object, agents and spaces, the render-mode checks, ``reset()`` bookkeeping and its options,

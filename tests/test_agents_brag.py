@@ -1,7 +1,7 @@
 """Brag baselines: each style's documented behaviour on crafted observations.
 
 Observations are written through the env's own named layout (``observation_layout(config)
-.views``), so they are exactly what ``brag_v0`` would give a player in that situation.
+.views``), so they are exactly what ``brag_v1`` would give a player in that situation.
 """
 
 import numpy as np
@@ -57,7 +57,7 @@ def craft(
     return buffer
 
 
-def mask(*legal: int, size: int = 7) -> np.ndarray:
+def mask(*legal: int, size: int = 8) -> np.ndarray:
     m = np.zeros(size, dtype=np.int8)
     m[list(legal)] = 1
     return m
@@ -193,10 +193,10 @@ def test_bluffer_raises_weak_hands_at_its_bluff_probability(config):
 
 def test_bluffer_stops_after_bluff_bets_at_eight_players():
     """At 8 players the 16-event history holds about two of its own bets: it counts them itself."""
-    from brag_env import brag_v0
+    from brag_env import brag_v1
 
     options = {"num_players": 8, "max_stake": 64}
-    env = brag_v0.raw_env(**options)
+    env = brag_v1.raw_env(**options)
     info = table_info("brag", **options)
     bluffer = make_agent("brag:bluffer:bluff=1,bluff_bets=3", info, seed=0)
     callers = [make_agent("brag:caller", info, seed=s) for s in range(1, 8)]
@@ -281,12 +281,21 @@ def test_seed_tips_player_plays_blind_only_early_in_a_session():
 
 def test_baselines_only_play_legal_actions_in_real_games():
     """Every style, at tables of 2 to 8, picks a legal action at every decision."""
-    from brag_env import brag_v0
+    from agents.tables import table_info_from_env
+    from brag_env import brag_v0, brag_v1
 
-    for players in (2, 5, 8):
-        env = brag_v0.raw_env(num_players=players, hands_per_session=3)
-        info = table_info("brag", num_players=players, hands_per_session=3)
-        specs = ["brag:caller", "brag:tight", "brag:bluffer", "brag:blind", "brag:tips", "random"]
+    for players, module in ((2, brag_v1), (5, brag_v1), (8, brag_v1), (3, brag_v0)):
+        env = module.raw_env(num_players=players, hands_per_session=3, starting_chips=30)
+        info = table_info_from_env(env)
+        specs = [
+            "brag:caller",
+            "brag:tight",
+            "brag:bluffer",
+            "brag:blind",
+            "brag:tips",
+            "brag:never_look:raise=0.3",
+            "random",
+        ]
         agents = [make_agent(specs[i % len(specs)], info, seed=i) for i in range(players)]
         for episode in range(15):
             env.reset(seed=episode)
@@ -299,3 +308,68 @@ def test_baselines_only_play_legal_actions_in_real_games():
                 action = agents[int(name.split("_")[1])].act(obs["observation"], obs["action_mask"])
                 assert obs["action_mask"][action] == 1
                 env.step(action)
+
+
+# ----------------------------------------------------------------------------- B16 covers
+COVER = 7  # the cover action with the default ladder (brag_v1)
+SHORT_OPEN = mask(FOLD, COVER)
+SHORT_BLIND = mask(FOLD, LOOK, COVER)
+
+
+@pytest.mark.parametrize("style", ["caller", "tight", "bluffer:bluff=0", "blind", "tips"])
+def test_B16_every_style_covers_a_strong_hand_when_short(config, style):
+    obs = craft(config, PRIAL, others=HEADS_UP, stake=16, pot=60, chips=5)
+    assert agent(f"brag:{style}").act(obs, SHORT_OPEN) == COVER
+
+
+@pytest.mark.parametrize("style", ["tight", "bluffer:bluff=0", "blind", "tips"])
+def test_B16_styles_fold_a_weak_hand_rather_than_cover(config, style):
+    obs = craft(config, WEAK, others=("open", "open", "open"), stake=16, pot=60, chips=5)
+    assert agent(f"brag:{style}").act(obs, SHORT_OPEN) == FOLD
+
+
+def test_B16_short_blind_styles_that_look_first_still_look(config):
+    obs = craft(config, None, stake=16, pot=60, chips=5)
+    assert agent("brag:tight").act(obs, SHORT_BLIND) == LOOK
+    assert agent("brag:never_look").act(obs, SHORT_BLIND) == COVER
+
+
+def test_never_look_stays_blind_and_raises_with_its_parameter(config):
+    obs = craft(config, None)
+    probe = agent("brag:never_look")
+    assert {probe.act(obs, BLIND_MASK) for _ in range(50)} == {STAY}
+    raiser = agent("brag:never_look:raise=0.5")
+    assert {raiser.act(obs, BLIND_MASK) for _ in range(200)} == {STAY, RAISE}
+    with pytest.raises(ValueError, match="raise"):
+        agent("brag:never_look:raise=x")
+
+
+def test_B16_coverers_count_in_the_equity(config):
+    layout = observation_layout(config)
+    obs = craft(config, PAIR, others=HEADS_UP)
+    view = BragView(table_info("brag", num_players=4))
+    view.load(obs)
+    alone = view.equity()
+    obs[layout.offset("seat_covered") + 2] = 1.0
+    view.load(obs)
+    assert view.coverers == 1 and view.equity() == pytest.approx(alone**2)
+
+
+def test_tips_looks_once_the_pot_is_large(config):
+    """"Stay blind only while the pot justifies the risk": a low stake but a pot of 8 minimum
+    stakes (16 chips) makes it look."""
+    tips = agent("brag:tips:blind_raise=0")
+    assert tips.act(craft(config, None, pot=14), BLIND_MASK) == STAY
+    assert agent("brag:tips:blind_raise=0").act(craft(config, None, pot=16), BLIND_MASK) == LOOK
+
+
+def test_tips_does_not_fold_a_committed_pair(config):
+    """A pair folds when a stay costs more than max_share of the stack, unless the hand took
+    more of its chips than it has left (the pot is committed): then it stays, or covers."""
+    layout = observation_layout(config)
+    obs = craft(config, PAIR, others=HEADS_UP, stake=8, pot=60, chips=20)
+    assert agent("brag:tips").act(obs, OPEN_MASK) == FOLD
+    obs[layout.offset("seat_chips_in")] = 30 / config.starting_chips
+    assert agent("brag:tips").act(obs, OPEN_MASK) == STAY
+    obs[layout.offset("seat_chips")] = 5 / config.starting_chips
+    assert agent("brag:tips").act(obs, SHORT_OPEN) == COVER

@@ -14,14 +14,14 @@ import torch
 
 from agents import make_agent, parse_spec, table_info
 from agents.model import ModelAgent, load_policy
-from brag_env import brag_v0
+from brag_env import brag_v1
 
 
 class _TableShapedEnv(gym.Env):
     """A dummy single-agent env with the spaces of a 2-player Brag table and the env's masks."""
 
     def __init__(self) -> None:
-        self.inner = brag_v0.raw_env(num_players=2)
+        self.inner = brag_v1.raw_env(num_players=2)
         space = self.inner.observation_space("player_0")["observation"]
         self.observation_space = gym.spaces.Box(0.0, space.high, space.shape, np.float32)
         self.action_space = gym.spaces.Discrete(self.inner.action_space("player_0").n)
@@ -103,8 +103,8 @@ def test_model_agent_loads_and_plays_legal_actions(model_path):
     agent = make_agent(str(model_path), table, seed=0)
     assert isinstance(agent, ModelAgent)
     assert agent.info.observation_shape == table.observation_shape
-    assert agent.info.num_actions == 7
-    env = brag_v0.raw_env(num_players=2)
+    assert agent.info.num_actions == 8
+    env = brag_v1.raw_env(num_players=2)
     env.reset(seed=5)
     obs = env.observe(env.agent_selection)
     for _ in range(50):
@@ -115,7 +115,7 @@ def test_model_agent_loads_and_plays_legal_actions(model_path):
 def test_numpy_forward_matches_torch_policy(model_path):
     agent = ModelAgent(model_path, seed=0)
     assert agent._layers is not None  # the fast path is in use for an MLP
-    env = brag_v0.raw_env(num_players=2)
+    env = brag_v1.raw_env(num_players=2)
     for seed in range(5):
         env.reset(seed=seed)
         obs = env.observe(env.agent_selection)
@@ -131,7 +131,7 @@ def test_numpy_forward_matches_torch_policy(model_path):
 
 def test_deterministic_flag_plays_the_most_probable_action(model_path):
     agent = make_agent(f"{model_path}:deterministic=true", table_info("brag", num_players=2))
-    env = brag_v0.raw_env(num_players=2)
+    env = brag_v1.raw_env(num_players=2)
     env.reset(seed=2)
     obs = env.observe(env.agent_selection)
     probs = agent.action_probabilities(obs["observation"], obs["action_mask"])
@@ -139,7 +139,7 @@ def test_deterministic_flag_plays_the_most_probable_action(model_path):
 
 
 def test_sampling_repeats_with_the_seed(model_path):
-    env = brag_v0.raw_env(num_players=2)
+    env = brag_v1.raw_env(num_players=2)
     env.reset(seed=2)
     obs = env.observe(env.agent_selection)
     one, two = ModelAgent(model_path, seed=4), ModelAgent(model_path, seed=4)
@@ -201,7 +201,7 @@ def test_loading_never_unpickles_the_data_entries(tmp_path, model_path):
     _rewrite_data(model_path, trapped, plant)
     policy, info = load_policy(trapped)
     assert not marker.exists()
-    assert info.num_actions == 7 and policy is not None
+    assert info.num_actions == 8 and policy is not None
 
     # The trap is live: SB3's default loading would have run it.
     from sb3_contrib import MaskablePPO
@@ -317,4 +317,4 @@ def test_plain_json_policy_kwargs_pass_the_same_whitelist(tmp_path, model_path):
     kwargs = {"net_arch": {"pi": [16], "vf": [16]}, "activation_fn": "<class 'torch.nn.ReLU'>"}
     _rewrite_data(model_path, fine, plain(kwargs))
     policy, info = load_policy(fine)
-    assert info.num_actions == 7 and type(policy.mlp_extractor.policy_net[1]).__name__ == "ReLU"
+    assert info.num_actions == 8 and type(policy.mlp_extractor.policy_net[1]).__name__ == "ReLU"

@@ -13,7 +13,7 @@ from agents import (
     table_info,
     table_info_from_env,
 )
-from brag_env import brag_v0
+from brag_env import brag_v1
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +49,15 @@ def test_parse_model_path_and_flag():
 
 
 def test_every_documented_style_is_registered():
-    assert set(styles("brag")) == {"random", "caller", "tight", "bluffer", "blind", "tips"}
+    assert set(styles("brag")) == {
+        "random",
+        "caller",
+        "tight",
+        "bluffer",
+        "blind",
+        "tips",
+        "never_look",
+    }
     assert set(styles("put")) == {"random", "greedy", "caller", "bluffer"}
 
 
@@ -98,7 +106,7 @@ def test_parameter_values_out_of_range_are_refused(brag_table, put_table):
 
 
 def test_table_info_from_env_matches_env(brag_table):
-    env = brag_v0.env(num_players=3)
+    env = brag_v1.env(num_players=3)
     info = table_info_from_env(env)
     assert info.game == "brag" and info.num_players == 3
     assert info.action_names == tuple(env.unwrapped.action_names)
@@ -123,8 +131,14 @@ def test_random_agent_plays_legal_actions_and_repeats_with_seed():
 
 
 def test_agents_built_with_equal_seeds_choose_alike(brag_table):
-    env = brag_v0.raw_env()
-    for spec in ("random", "brag:bluffer:bluff=0.5", "brag:blind", "brag:tips"):
+    env = brag_v1.raw_env()
+    for spec in (
+        "random",
+        "brag:bluffer:bluff=0.5",
+        "brag:blind",
+        "brag:tips",
+        "brag:never_look:raise=0.5",
+    ):
         env.reset(seed=3)
         one = make_agent(spec, brag_table, seed=11)
         two = make_agent(spec, brag_table, seed=11)

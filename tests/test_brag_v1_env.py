@@ -85,7 +85,7 @@ def test_B15_B16_random_sessions_replay_and_stay_zero_sum() -> None:
         )
         env.reset(seed=seed)
         total = dict.fromkeys(env.possible_agents, 0.0)
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             action = None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"])))
             env.step(action)
@@ -112,5 +112,5 @@ def test_brag_v0_is_the_original_rules() -> None:
     ):
         with pytest.raises(ValueError, match=f"^{field}: brag_v0"):
             brag_v0.env(**options)
-    with pytest.raises(ValueError, match="^cover_pot: brag_v0"):
+    with pytest.raises(ValueError, match=r"^cover_pot: brag_v0"):
         brag_v0.raw_env(config=BragConfig())

@@ -263,15 +263,28 @@ def test_brag_bluff_statistics_of_a_scripted_hand():
 
 
 def test_brag_forced_folds_are_not_style():
-    """Seat 0 (3 chips) stays blind, seat 1 raises blind: seat 0 cannot pay and must fold (B16)."""
+    """Seat 0 (3 chips) stays blind, seat 1 raises blind: seat 0 cannot pay and must fold (B16,
+    the original ruling)."""
     deck = "2s Ks 5h Kh 9d Kd"
     script = [(0, "stay"), (1, "raise_2x"), (0, "fold")]
-    (zero, one), _ = _play_scripted("brag", deck, 1, script, options={"starting_chips": 3})
+    options = {"starting_chips": 3, "cover_pot": False}
+    (zero, one), _ = _play_scripted("brag", deck, 1, script, options=options)
     assert zero["forced_decisions"] == 1 and zero["betting_decisions"] == 1
     assert zero["fold_rate"] == 0.0 and zero["fold_to_raise"] is None
     assert zero["actions_by_decile"]["counts"][-1] == [0, 1, 0, 0]  # only the blind stay
     assert zero["blind_to_end_rate"] == 1.0 and zero["turns_before_look"] is None
     assert one["forced_decisions"] == 0 and one["blind_to_end_rate"] == 1.0
+
+
+def test_B16_covers_are_counted_apart():
+    """Seat 0 (3 chips) stays blind, seat 1 raises blind: seat 0 covers blind (B16) and wins."""
+    deck = "Ks Kh 5h 2s 9d 3d"
+    script = [(0, "stay"), (1, "raise_2x"), (0, "cover")]
+    (zero, one), _ = _play_scripted("brag", deck, 1, script, options={"starting_chips": 3})
+    assert zero["cover_rate"] == 1.0 and zero["cover_win_rate"] == 1.0
+    assert zero["cover_decided_rate"] == 1.0 and one["cover_decided_rate"] == 1.0
+    assert one["cover_rate"] == 0.0 and one["cover_win_rate"] is None
+    assert zero["betting_decisions"] == 1 and zero["counts"]["covers"] == 1
 
 
 def test_brag_light_see_is_not_a_bluff_raise():

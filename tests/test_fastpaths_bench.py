@@ -31,8 +31,8 @@ def test_throughput_reports_every_row_and_target(capsys: pytest.CaptureFixture[s
     for name in (
         "leduc_holdem_v4.env()",
         "texas_holdem_v4.raw_env()",
-        "brag_v0.env(4 players)",
-        "brag_v0.env(8 players)",
+        "brag_v1.env(4 players)",
+        "brag_v1.env(8 players)",
         "put_v0.raw_env()",
         "Brag engine, 4 players",
         "Put engine, 2 players",

@@ -309,6 +309,8 @@ def test_forced_fold_and_sitting_out_are_explained():
             "12",
             "--option",
             "starting_chips=3",
+            "--option",
+            "cover_pot=false",
         ],
         "1\n" * 60,
     )
@@ -335,6 +337,8 @@ def test_sessions_say_why_they_ended(tmp_path):
             "12",
             "--option",
             "starting_chips=6",
+            "--option",
+            "cover_pot=false",
         ],
         "2\n" * 100,
     )
@@ -342,6 +346,20 @@ def test_sessions_say_why_they_ended(tmp_path):
     assert "Session over after 2 of 12 hands: only You can still pay the ante (B16, B17)" in out
     code, out = play(["brag", *CALLERS, "--seed", "5", "--hands", "2"], "1\n" * 20)
     assert code == 0 and "Session over: all 2 hands played (B17)" in out
+
+
+def test_B16_a_cover_is_explained_when_offered():
+    """With too few chips to stay, the screen says what covering the pot means; the end of the
+    hand shows the compared hands and who took which pot."""
+    code, out = play(
+        ["brag", *CALLERS, "--seed", "3", "--hands", "6", "--option", "starting_chips=3"],
+        "stay\n" * 80,
+    )
+    assert code == 0
+    assert "so you may COVER THE POT (B16)" in out
+    assert "cover the pot: put in your last 0 chips and stop betting (B16)" in out
+    assert "seat 1: cover the pot (paid 0, B16)" in out
+    assert "The pot of 8 covered by seat 1 goes to seat 2." in out
 
 
 def test_answers_by_name_and_ambiguous_ones():

@@ -9,7 +9,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from brag_env import brag_v0
+from brag_env import brag_v1
 from brag_env.play import main as play_main
 from brag_env.replay import main as replay_main
 
@@ -18,7 +18,7 @@ class _TableSpaces(gym.Env):
     """Only the spaces of a 2-player Brag seat: enough to build and save an (untrained) model."""
 
     def __init__(self) -> None:
-        env = brag_v0.raw_env(num_players=2)
+        env = brag_v1.raw_env(num_players=2)
         space = env.observation_space("player_0")["observation"]
         self.observation_space = gym.spaces.Box(0.0, space.high, space.shape, np.float32)
         self.action_space = gym.spaces.Discrete(env.action_space("player_0").n)

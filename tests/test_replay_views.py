@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from brag_env import brag_v0, put_v0
+from brag_env import brag_v0, brag_v1, put_v0
 from brag_env.replay import group_sessions, load_histories, prepare
 
 
@@ -61,6 +61,24 @@ def test_brag_replay_views_equal_live_observations(players, options, tmp_path):
     replayed = _replayed(histories, tmp_path)
     assert len(replayed) == len(live)
     assert sum(v["previous_hand"]["by_see"] for _, v in live) > 0  # the block is not empty
+    for k, (got, want) in enumerate(zip(replayed, live, strict=True)):
+        assert got == want, f"decision {k}"
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_B15_B16_brag_v1_replay_views_with_covers_and_carries(players, tmp_path):
+    env = brag_v1.raw_env(
+        num_players=players,
+        hands_per_session=10,
+        starting_chips=15,
+        blind_alone="carries",
+        unopened_pot="carries",
+        shuffle="after_prial_or_cycle",
+    )
+    histories, live = _live(env, brag_v1.decode_observation, players, 4)
+    assert any(h["covers"] for h in histories) and any(h["carried"] for h in histories)
+    replayed = _replayed(histories, tmp_path)
+    assert len(replayed) == len(live)
     for k, (got, want) in enumerate(zip(replayed, live, strict=True)):
         assert got == want, f"decision {k}"
 

@@ -20,7 +20,7 @@ vectors (``tests/test_fastpaths_brag.py`` compares them on many random states) f
   including the previous-hand block (``BragObserver.write_previous_hand``), which is constant
   during a hand.
 
-The game must change only through ``BragGame.apply`` / ``new_session`` (as inside ``brag_v0``):
+The game must change only through ``BragGame.apply`` / ``new_session`` (as inside ``brag_v1``):
 state written into the game's attributes by hand is not noticed. Use ``BragObserver.fill``
 for such games.
 """
@@ -298,8 +298,8 @@ class IncrementalObserver:
         mv[o_stake] = game.stake * inv_stake
         mv[o_pot] = game.pot * inv
         mv[o_choice] = 1.0 if game.choosing else 0.0
-        if self._o_cover is not None:
-            mv[self._o_cover[2]] = side_pot(game) * inv
+        if game.covers:  # B16 (a new hand rebuilds, so without a cover the field stays 0)
+            mv[self._o_cover[2]] = side_pot(game) * inv  # type: ignore[index]
         player = game.current_player
         at = o_to_act + player if player >= 0 else -1
         old = self._to_act_at

@@ -1,7 +1,8 @@
 """A text table of a Brag game, for ``render_mode="ansi"``/``"human"`` and terminal tools.
 
 The default view is a spectator's: it shows what everyone at the table can see (stacks, stake,
-pot, statuses, the betting, and the cards shown at a see) and never a hand that is still hidden.
+pot, statuses, covers and the side pot (B16), the betting, and the cards shown at a see or a cover
+comparison) and never a hand that is still hidden.
 ``reveal=True`` shows every hand, marked as such, for debugging and commentary: the hands on
 the table and a blind hand kept for a pending B19 choice.
 """
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from brag_env.brag.hands import hand_category
-from brag_env.brag.observation import STATUS_NAMES
+from brag_env.brag.observation import STATUS_NAMES, side_pot
 from brag_env.cards import format_cards
 
 HIDDEN = "▮ ▮ ▮"
@@ -21,11 +22,22 @@ RECENT_EVENTS = 8
 
 def _result_text(result: Any, names: Sequence[str]) -> list[str]:
     deltas = ", ".join(f"{names[s]} {d:+d}" for s, d in enumerate(result.deltas))
-    how = "at a see" if result.by_see else "as everyone else folded"
-    lines = [
-        f"Hand {result.hand_number + 1}: {names[result.winner]} wins the pot of "
-        f"{result.pot} {how}. Changes: {deltas}"
-    ]
+    head = f"Hand {result.hand_number + 1}: "
+    if result.carried:  # B15
+        lines = [f"{head}the pot of {result.carried} carries to the next deal. Changes: {deltas}"]
+    elif result.pots:  # B16: side pot, then the covered pots from the last closed outwards
+        shares = "; ".join(
+            (f"the side pot of {c}" if k < 0 else f"the pot of {c} covered by {names[k]}")
+            + f" goes to {names[w]}"
+            for c, w, k in result.pots
+            if c
+        )
+        lines = [f"{head}{shares}. Changes: {deltas}"]
+    else:
+        how = "at a see" if result.by_see else "as everyone else folded"
+        lines = [
+            f"{head}{names[result.winner]} wins the pot of {result.pot} {how}. Changes: {deltas}"
+        ]
     for seat, cards in result.shown.items():
         lines.append(f"  shown by {names[seat]}: {format_cards(cards)} ({hand_category(cards)})")
     return lines
@@ -56,6 +68,8 @@ def render_table(
         marker = ">" if s == game.current_player else " "
         dealer = "D" if s == game.dealer else " "
         status = STATUS_NAMES[game.status[s]]
+        if game.covered[s] and game.covers:  # B16: out of the betting, its hand on the pot
+            status = "covered"
         last = game.last_action[s]
         last_text = action_names[last] if last >= 0 else "-"
         hand = game.hands[s]
@@ -72,6 +86,9 @@ def render_table(
             f"{game.contributed[s]:>6}  {last_text:<13} {cards}"
         )
     lines.append(f"stake {game.stake} (open; blind players pay {game.stake // 2}) · pot {game.pot}")
+    if game.covers and game.pot:  # B16
+        closed = ", ".join(f"{names[s]} covered {pot}" for s, pot in game.covers)
+        lines.append(f"covered pots: {closed} · side pot {side_pot(game)}")
     if game.choosing and game.current_player >= 0:
         chooser = names[game.current_player]
         old = "the old blind hand"

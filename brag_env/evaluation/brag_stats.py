@@ -34,7 +34,12 @@ the decile table.
 - ``see_frequency``: of its decisions where a see was legal (B14), the share it saw.
 - ``showdown_win_rate``: of the sees it took part in (as seer or seen), the share it won.
 - ``fold_rate``, ``raise_rate``: shares of all its betting decisions; ``hand_win_rate``: share of
-  its hands it won.
+  its hands it won (with covers: the first covered pot, the one that beat every comparison).
+- Covering the pot (B16): ``cover_rate``: share of its hands in which it covered (covers are
+  counted apart: not betting decisions, not in the decile table); ``cover_win_rate``: of its
+  covers, the share where it took the pot it closed; ``cover_decided_rate``: share of its hands
+  that ended with a cover comparison (anyone's cover). ``carried_rate`` (B15): share of its
+  hands whose pot was carried to the next deal.
 """
 
 from __future__ import annotations
@@ -66,6 +71,10 @@ class _Counts:
         "bluff_raise_hands",
         "bluff_wins",
         "by_decile",
+        "carried_hands",
+        "cover_decided_hands",
+        "cover_wins",
+        "covers",
         "faced_raise",
         "folded_to_raise",
         "folds",
@@ -103,6 +112,7 @@ class BragCollector(Collector):
         self.payoff_unit = "antes/hand" if antes else "min-stakes/hand"
         self.lowball = cfg.lowball
         self.keep_ids = (cfg.keep_old_hand_action, cfg.take_new_hand_action)
+        self.cover_id = cfg.cover_action  # B16; -1 without cover_pot
         self.counts = [_Counts() for _ in range(num_agents)]
         self._episode: Episode | None = None
 
@@ -152,6 +162,12 @@ class BragCollector(Collector):
         legal = game.legal_mask()
         if sum(legal) == 1:  # forced (B16): no choice, no style to measure
             c.forced += 1
+            self._last_event[seat] = len(betting) + 1
+            return
+        if action == self.cover_id:  # B16: counted apart from the betting decisions
+            c.covers += 1
+            if status == BLIND:
+                self._played_blind[seat] = True
             self._last_event[seat] = len(betting) + 1
             return
         # A betting decision: fold, stay, raise or see.
@@ -228,6 +244,10 @@ class BragCollector(Collector):
             if saw:
                 c.see_hands += 1
                 c.light_see_hands += weak
+            if result.covers:  # B16
+                c.cover_decided_hands += 1
+                c.cover_wins += sum(w == seat == k for _, w, k in result.pots)
+            c.carried_hands += result.carried > 0  # B15
             if result.by_see and seat in (result.seer, result.seen):
                 c.showdowns += 1
                 c.showdown_wins += won
@@ -258,6 +278,10 @@ class BragCollector(Collector):
             "fold_rate": ratio(c.folds, c.betting_decisions),
             "raise_rate": ratio(c.raises, c.betting_decisions),
             "hand_win_rate": ratio(c.hands_won, c.hands),
+            "cover_rate": ratio(c.covers, c.hands),
+            "cover_win_rate": ratio(c.cover_wins, c.covers),
+            "cover_decided_rate": ratio(c.cover_decided_hands, c.hands),
+            "carried_rate": ratio(c.carried_hands, c.hands),
             "counts": {
                 "hands": c.hands,
                 "hands_won": c.hands_won,
@@ -281,6 +305,10 @@ class BragCollector(Collector):
                 "showdown_wins": c.showdown_wins,
                 "folds": c.folds,
                 "raises": c.raises,
+                "covers": c.covers,
+                "cover_wins": c.cover_wins,
+                "cover_decided_hands": c.cover_decided_hands,
+                "carried_hands": c.carried_hands,
             },
             "actions_by_decile": table,
         }

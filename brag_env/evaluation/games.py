@@ -19,9 +19,9 @@ class BragAdapter(GameAdapter):
     allowed_num_players = tuple(range(2, 9))
 
     def make_env(self, num_agents: int, options: dict[str, Any]) -> Any:
-        from brag_env import brag_v0
+        from brag_env import brag_v1
 
-        return brag_v0.raw_env(**{**options, "num_players": num_agents})
+        return brag_v1.raw_env(**{**options, "num_players": num_agents})
 
     def table_info(self, env: Any) -> TableInfo:
         return table_info_from_env(env)

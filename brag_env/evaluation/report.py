@@ -28,6 +28,10 @@ BEHAVIOUR_COLUMNS: dict[str, list[tuple[str, str]]] = {
         ("fold_to_raise", "fold to raise"),
         ("see_frequency", "see freq"),
         ("showdown_win_rate", "showdown win"),
+        ("cover_rate", "covers (B16)"),
+        ("cover_win_rate", "cover won"),
+        ("cover_decided_rate", "decided by a cover"),
+        ("carried_rate", "pot carried (B15)"),
     ],
     "put": [
         ("put_rate", "Put rate"),

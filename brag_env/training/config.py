@@ -75,7 +75,7 @@ class TrainConfig:
     game: str = "put"
     seed: int = 0
     total_timesteps: int = 100_000  # learner decisions; rounded up to whole rollouts
-    env: dict[str, Any] = field(default_factory=dict)  # options of brag_v0 / put_v0
+    env: dict[str, Any] = field(default_factory=dict)  # options of brag_v1 / put_v0
     reward_scale: float = 1.0  # the learner's reward = env reward (chips, points) * reward_scale
     n_envs: int = 8
     vec_env: str = "dummy"

@@ -1,6 +1,6 @@
 """A human's Brag session against agents, in the terminal.
 
-The human's screen is built from that seat's observation (``brag_v0.decode_observation``), never
+The human's screen is built from that seat's observation (``brag_v1.decode_observation``), never
 from the engine's hidden state. What everybody at the table sees anyway is read from the
 engine's public record: each betting event as it happens (``game.betting``), the stacks and who
 sits out (B16), and, when a hand ends, the public parts of its hand history (winner, see, shown
@@ -15,7 +15,7 @@ import numpy as np
 from rich.panel import Panel
 from rich.text import Text
 
-from brag_env import brag_v0
+from brag_env import brag_v1
 from brag_env.ui.brag_view import (
     action_options,
     event_text,
@@ -44,7 +44,7 @@ class BragSession(TableSession):
                 f"--option num_players={wanted} but the table has {n} seats (you and "
                 f"{n - 1} opponents)"
             )
-        self.env = brag_v0.raw_env(**{**options, "num_players": n})
+        self.env = brag_v1.raw_env(**{**options, "num_players": n})
         self.game = self.env.game
         self.config = self.env.config
         self.seating = seating
@@ -63,7 +63,7 @@ class BragSession(TableSession):
     # ------------------------------------------------------------------ views
     def _human_view(self) -> dict[str, Any]:
         obs = self.env.observe(self.human_agent)
-        return brag_v0.decode_observation(obs["observation"], self.config)
+        return brag_v1.decode_observation(obs["observation"], self.config)
 
     def intro(self) -> None:
         cfg = self.config
@@ -91,7 +91,7 @@ class BragSession(TableSession):
             self.console.print("No ante is due this hand (B8): the pot starts empty.")
 
     def _ask_human(self, obs: dict[str, np.ndarray]) -> int:
-        view = brag_v0.decode_observation(obs["observation"], self.config)
+        view = brag_v1.decode_observation(obs["observation"], self.config)
         names = self.config.action_names
         legal = [names[a] for a in np.flatnonzero(obs["action_mask"])]
         self.console.print(

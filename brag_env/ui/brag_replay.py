@@ -94,6 +94,10 @@ def shown_before(session: Sequence[Mapping[str, Any]]) -> list[int]:
             shown = []
         if i == len(session) - 1:
             break
+        if "shown" in record:  # every hand shown: the see's and the B16 comparisons'
+            for cards in record["shown"].values():
+                shown.extend(parse_cards(cards))
+            continue
         see = record.get("see")
         if see is not None:
             for seat in (see["seer"], see["seen"]):
@@ -132,6 +136,7 @@ def brag_steps(
         dealt=[parse_cards(c) if c is not None else [] for c in record["cards"]],
         keep=None if keep is None else (keep["seat"], parse_cards(keep["old_hand"])),
         previous=previous,
+        carried_in=record.get("carried_in", 0),
     )
     # B18: a fresh engine forgets earlier hands; give it what their sees showed.
     game.shown_cards = list(shown)
@@ -168,6 +173,8 @@ def hand_header(record: Mapping[str, Any], names: Sequence[str]) -> list[Rendera
             f"the dealer's left: {', '.join(names[s] for s in record['deal_order'])}"
         )
     ]
+    if record.get("carried_in"):
+        lines.append(Text(f"Carried from the last deal (B15): {record['carried_in']} chips."))
     if record.get("sitting_out"):
         out = ", ".join(names[s] for s in record["sitting_out"])
         lines.append(Text(f"Sitting out (B16): {out}"))
@@ -175,8 +182,8 @@ def hand_header(record: Mapping[str, Any], names: Sequence[str]) -> list[Rendera
     if keep is not None:
         lines.append(
             Text(
-                f"{names[keep['seat']]} won the last hand blind and first chooses between that "
-                "unseen hand and the new one (B19)."
+                f"{names[keep['seat']]} was left alone blind last hand and first chooses "
+                "between that unseen hand and the new one (B19)."
             )
         )
     return lines

@@ -1,13 +1,14 @@
 """Rich views of a Brag table: one seat's knowledge, and the public end of a hand.
 
-The table view is drawn from a DECODED OBSERVATION (``brag_v0.decode_observation``) of one seat,
+The table view is drawn from a DECODED OBSERVATION (``brag_v1.decode_observation``) of one seat,
 so it can only show what that seat knows: its own cards once it has looked (B10), every seat's
 status, chips and bets, the stake and pot, the public betting and the cards shown at sees since
 the last shuffle (B18). Seats in an observation are relative to the observer; ``names`` are
 indexed by absolute seat.
 
 The end of a hand is drawn from the public parts of a hand history (``brag_env.brag.history``):
-who won and how, the hands shown at a see (B14), the chip changes. The dealt cards in the
+who won and how, the hands shown at a see (B14) and in cover comparisons (B16), how covered
+pots were shared, a pot carried to the next deal (B15), the chip changes. The dealt cards in the
 history are never read here: a hand won by folds shows nothing (B15).
 """
 
@@ -20,7 +21,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from brag_env.brag.hands import hand_strength
+from brag_env.brag.hands import hand_category, hand_strength
 from brag_env.brag.rules import BragConfig
 from brag_env.cards import format_cards, parse_cards
 from brag_env.ui.terminal import card_text, hidden_cards, verb
@@ -53,6 +54,7 @@ def event_text(action: str, paid: int) -> str:
         "see": f"see (paid {paid})",
         "keep_old_hand": "keep the old blind hand (B19)",
         "take_new_hand": "take the new hand (B19)",
+        "cover": f"cover the pot (paid {paid}, B16)",
     }.get(action, action)
 
 
@@ -62,11 +64,15 @@ def last_action_text(action: str | None) -> str:
         return "-"
     if action.startswith("raise_"):
         return f"raise ×{raise_multiplier(action)}"
-    return {"keep_old_hand": "kept old hand", "take_new_hand": "took new hand"}.get(action, action)
+    return {
+        "keep_old_hand": "kept old hand",
+        "take_new_hand": "took new hand",
+        "cover": "covered",
+    }.get(action, action)
 
 
-def option_text(action: str, blind: bool, stake: int) -> str:
-    """A legal action as a menu entry, with what it costs (B11, B13, B14)."""
+def option_text(action: str, blind: bool, stake: int, chips: int = 0) -> str:
+    """A legal action as a menu entry, with what it costs (B11, B13, B14, B16)."""
     if action == "fold":
         return "fold: give up this hand"
     if action == "stay":
@@ -83,20 +89,36 @@ def option_text(action: str, blind: bool, stake: int) -> str:
         return "keep your old blind hand (unseen)"
     if action == "take_new_hand":
         return "take the newly dealt hand (unseen)"
+    if action == "cover":
+        return f"cover the pot: put in your last {chips} chips and stop betting (B16)"
     return action
 
 
 def action_options(view: Mapping[str, Any], legal: Sequence[str]) -> list[tuple[str, str]]:
     """``(name, description)`` per legal action, for ``Prompter.choose``."""
-    blind = view["seats"][0]["status"] == "blind"
-    return [(name, option_text(name, blind, view["stake"])) for name in legal]
+    me = view["seats"][0]
+    blind = me["status"] == "blind"
+    return [(name, option_text(name, blind, view["stake"], me["chips"])) for name in legal]
 
 
 def forced_reason(view: Mapping[str, Any], legal: Sequence[str]) -> str | None:
-    """Why the observer has a single choice (B16: too few chips to stay), else None."""
+    """Why the observer has a single choice (B16: too few chips to stay), what covering the pot
+    means when it is offered (B16), else None."""
+    me = view["seats"][0]
+    if "cover" in legal:
+        blind = me["status"] == "blind"
+        cost = view["stake"] // 2 if blind else view["stake"]
+        look = " You may also look at your cards first." if "look" in legal else ""
+        return (
+            f"You hold {me['chips']} chips and staying {'blind' if blind else 'open'} costs "
+            f"{cost}, so you may COVER THE POT (B16): you put in all you have and bet no more; "
+            f"the pot as it stands now ({view['pot'] + me['chips']} chips with yours) is closed "
+            "with your hand face down on it. The others bet on into a side pot; whoever wins "
+            "that must then show a better hand than yours to take the covered pot (equal hands "
+            f"go against you). Or fold.{look}"
+        )
     if len(legal) != 1:
         return None
-    me = view["seats"][0]
     if legal[0] == "fold":
         blind = me["status"] == "blind"
         cost = view["stake"] // 2 if blind else view["stake"]
@@ -155,6 +177,8 @@ def seat_table(
     for row in rows:
         seat = _absolute(me, row["relative_seat"], n)
         status = row["status"] or ""
+        if row.get("covered"):  # B16: out of the betting, the hand waits on its pot
+            status = "covered"
         style = "dim" if status in ("folded", "sitting_out") else ""
         if row["relative_seat"] == 0:
             style += " bold"
@@ -199,8 +223,19 @@ def table_view(
     if not config.allow_blind:  # B10 variant: everyone is open from the start
         costs = f"staying costs {stake}"
     parts.append(Text(f"Stake {stake} ({costs}) · pot {view['pot']}", style="bold"))
+    covers = sorted(
+        (row["covered_pot"], _absolute(me, row["relative_seat"], n))
+        for row in view["seats"]
+        if row.get("covered")
+    )
+    if covers:  # B16
+        closed = " · ".join(f"{names[seat]} covered a pot of {pot}" for pot, seat in covers)
+        parts.append(Text(f"{closed} · side pot {view.get('side_pot', 0)} (B16)"))
+    chips_in = sum(row["chips_in"] for row in view["seats"])
+    if view["pot"] > chips_in and not covers:  # B15: a carried pot (pot beyond this deal's bets)
+        parts.append(Text(f"Carried from the last deal (B15): {view['pot'] - chips_in} chips."))
     if view["shown_cards"]:
-        line = Text("Shown at sees since the last shuffle: ")
+        line = Text("Shown since the last shuffle: ")
         line.append_text(card_text(view["shown_cards"]))
         parts.append(line)
     events = recent_events(view, me, names, n)
@@ -225,6 +260,7 @@ def hand_result(record: Mapping[str, Any], names: Sequence[str], lowball: bool =
     winner = record["winner"]
     lines: list[RenderableType] = []
     see = record.get("see")
+    pots = record.get("pots") or []
     if record["by_see"] and see is not None:
         seer, seen = see["seer"], see["seen"]
         lines.append(Text(f"{names[seer]} paid {see['cost']} to see {names[seen]} (B14):"))
@@ -237,13 +273,25 @@ def hand_result(record: Mapping[str, Any], names: Sequence[str], lowball: bool =
             line.append(f"  {CATEGORY_TEXT.get(see['categories'][str(seat)], '')}")
             lines.append(line)
         tie = " (equal hands: the player seen wins ties)" if strengths[0] == strengths[1] else ""
+        if not pots:
+            lines.append(
+                Text(
+                    f"{names[winner]} {verb(names[winner], 'win')} the pot of "
+                    f"{record['pot']}{tie}.",
+                    style="bold green",
+                )
+            )
+    if pots:  # B16: the side pot, then each covered pot from the last closed outwards
+        lines.extend(_cover_lines(record, pots, names))
+    elif record.get("carried"):  # B15
         lines.append(
             Text(
-                f"{names[winner]} {verb(names[winner], 'win')} the pot of {record['pot']}{tie}.",
-                style="bold green",
+                f"Nobody wins: the pot of {record['carried']} stays on the table for the next "
+                "deal (B15); no cards are shown.",
+                style="bold",
             )
         )
-    else:
+    elif not (record["by_see"] and see is not None):
         lines.append(
             Text(
                 f"{names[winner]} {verb(names[winner], 'win')} the pot of {record['pot']}: "
@@ -261,17 +309,45 @@ def hand_result(record: Mapping[str, Any], names: Sequence[str], lowball: bool =
             )
         )
     if record.get("keep_offer"):
+        keeper = record.get("keeper", winner)
         lines.append(
             Text(
-                f"{names[winner]} {verb(names[winner], 'choose')} at the next deal between "
-                "these unseen cards and a fresh hand, as the pot was won without looking (B19)."
+                f"{names[keeper]} {verb(names[keeper], 'choose')} at the next deal between "
+                "these unseen cards and a fresh hand, as the pot was "
+                f"{'carried (B15)' if record.get('carried') else 'won'} without looking (B19)."
             )
         )
     changes = ", ".join(
-        f"{names[s]} {d:+d}" for s, d in enumerate(record["deltas"]) if d or s == winner
+        f"{names[s]} {d:+d}" for s, d in enumerate(record["deltas"]) if d or s == winner >= 0
     )
     lines.append(Text(f"Chip changes: {changes}"))
     return Group(*lines)
+
+
+def _cover_lines(
+    record: Mapping[str, Any], pots: Sequence[Mapping[str, Any]], names: Sequence[str]
+) -> list[RenderableType]:
+    """B16: the hands shown for the covered pots and who took each pot."""
+    lines: list[RenderableType] = []
+    shown = record.get("shown") or {}
+    see = record.get("see") or {}
+    for seat, cards in sorted(shown.items(), key=lambda item: int(item[0])):
+        if str(seat) in (see.get("hands") or {}):
+            continue  # already printed with the see
+        name = names[int(seat)]
+        line = Text(f"  {name} {verb(name, 'show')} ")
+        line.append_text(card_text(shown_text(cards)))
+        line.append(f"  {CATEGORY_TEXT.get(hand_category(parse_cards(cards)), '')}")
+        lines.append(line)
+    for pot in pots:
+        if not pot["chips"]:  # nothing was bet after that cover
+            continue
+        if pot["coverer"] < 0:
+            what = f"The side pot of {pot['chips']}"
+        else:
+            what = f"The pot of {pot['chips']} covered by {names[pot['coverer']]}"
+        lines.append(Text(f"{what} goes to {names[pot['winner']]}.", style="bold green"))
+    return lines
 
 
 def standings(chips: Sequence[int], starting_chips: int, names: Sequence[str], title: str) -> Group:
