@@ -73,9 +73,10 @@ def test_learner_acts_at_every_step_and_is_paid_the_match_result_P6():
 
 def test_seats_rotate_per_table_and_episode():
     venv = _venv()
-    venv.reset()
-    assert venv._seat.tolist() == [i % 2 for i in range(8)]
-    _, _, seats = _run(venv, 400, 1)
+    _, _, seats = _run(venv, 400, 1)  # _run's reset starts every table's episode 0
+    first = _venv()
+    first.reset()
+    assert [info["learner_seat"] for info in first.reset_infos] == [i % 2 for i in range(8)]
     # table i's k-th episode (k from 0) seats the learner at (i + k) % 2
     count = dict.fromkeys(range(8), 0)
     for table, seat in seats:
