@@ -124,3 +124,17 @@ class RandomAgent(Agent):
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = legal_actions(action_mask)
         return int(legal[self.rng.integers(legal.size)])
+
+    def act_batch(
+        self, observations: np.ndarray, masks: np.ndarray, rows: np.ndarray
+    ) -> np.ndarray:
+        """One uniform legal action per row (``rows``, the table ids, are not needed)."""
+        masks = np.asarray(masks).astype(bool)
+        counts = masks.sum(axis=1)
+        if not counts.all():
+            raise ValueError("the action mask allows no action")
+        pick = self.rng.integers(counts)
+        return (masks.cumsum(axis=1) > pick[:, None]).argmax(axis=1)
+
+    def reset_rows(self, rows: np.ndarray) -> None:
+        """Stateless: nothing to forget."""

@@ -78,6 +78,11 @@ def _percentile_tables() -> list[np.ndarray]:
 
 _PERCENTILE = _percentile_tables()
 _PERCENTILE_LISTS = [t.tolist() for t in _PERCENTILE]
+# _PERCENTILE_GRID[k, s]: the same tables padded into one array, for lookups over many tables
+_PERCENTILE_GRID = np.zeros((4, 12 * 3 + 1))
+for _k in (1, 2, 3):
+    _PERCENTILE_GRID[_k, : _PERCENTILE[_k].size] = _PERCENTILE[_k]
+_CARD_VALUES = np.array([card_value(r) for r in range(NUM_RANKS)], dtype=np.float64)
 
 
 def card_percentile(put_ranks: list[int] | tuple[int, ...]) -> float:
@@ -96,7 +101,11 @@ def live_strength(put_ranks: list[int], tricks_ahead: int) -> float:
 
 
 class PutView:
-    """Reads the fields a Put baseline needs from one observation vector."""
+    """Reads the fields a Put baseline needs from one observation vector.
+
+    ``load`` converts the vector to a Python list once and reads it by precomputed offsets:
+    a handful of numpy calls per field cost more than the whole decision.
+    """
 
     def __init__(self, table: TableInfo) -> None:
         n = self.n = table.num_players
@@ -109,43 +118,72 @@ class PutView:
             offsets[name] = (pos, shape)
             pos += int(np.prod(shape))
         self._offsets = offsets
+        self._won = offsets["tricks_won"][0]
+        self._cur = offsets["current_trick"][0]
+        self._played = offsets["played"][0]
+        self._end = self._cur + TRICKS_PER_HAND  # load reads nothing beyond current_trick
+        self._opponents = [s for s in range(1, n) if not (self.partnerships and s == 2)]
+
+    def load(self, obs: np.ndarray) -> None:
+        vals = obs[: self._end].tolist()
+        n = self.n
+        self.ranks = ranks = [r for r in range(NUM_RANKS) for _ in range(round(vals[r]))]
+        o = self._won
+        won = vals[o : o + n]
+        if self.partnerships:
+            ahead = won[0] + won[2] - (won[1] + won[3])
+        else:
+            ahead = won[0] - max(won[s] for s in self._opponents)
+        self.tricks_ahead = round(ahead)
+        current = vals[self._cur : self._end]
+        top = max(current)
+        # one-hot: the first maximum is the argmax; all zero (match over) reads as the last trick
+        self.trick = current.index(top) if top != 0.0 else TRICKS_PER_HAND - 1
+        base = self._played + self.trick * n * NUM_RANKS
+        self.best_rank = NUM_RANKS  # nothing on the table
+        self.best_seat = -1
+        self.in_play = list(ranks)
+        for s in range(n):
+            row = vals[base + s * NUM_RANKS : base + (s + 1) * NUM_RANKS]
+            high = max(row)
+            if high != 0.0:
+                r = row.index(high)
+                if s == 0:  # my card of the unfinished trick still counts
+                    self.in_play.append(r)
+                if r < self.best_rank:
+                    self.best_rank, self.best_seat = r, s
+        self.leading = self.best_seat < 0
+        self._obs = obs  # the match-state properties below read it only when asked (put:tips)
 
     def _view(self, obs: np.ndarray, name: str) -> np.ndarray:
         start, shape = self._offsets[name]
         return obs[start : start + int(np.prod(shape))].reshape(shape)
 
-    def load(self, obs: np.ndarray) -> None:
-        counts = self._view(obs, "hand")
-        self.ranks = [r for r in range(NUM_RANKS) for _ in range(round(float(counts[r])))]
-        won = self._view(obs, "tricks_won")
-        opponents = [s for s in range(1, self.n) if not (self.partnerships and s == 2)]
-        mine = won[0] + (won[2] if self.partnerships else 0)
-        theirs = won[1] + won[3] if self.partnerships else max(won[s] for s in opponents)
-        self.tricks_ahead = round(float(mine - theirs))
-        current = self._view(obs, "current_trick")
-        self.trick = int(np.argmax(current)) if current.any() else TRICKS_PER_HAND - 1
-        played = self._view(obs, "played")[self.trick]  # (n, 13) this trick
-        self.best_rank = NUM_RANKS  # nothing on the table
-        self.best_seat = -1
-        self.in_play = list(self.ranks)
-        if played[0].any():  # my card of the unfinished trick still counts
-            self.in_play.append(int(np.argmax(played[0])))
-        for s in range(self.n):
-            row = played[s]
-            if row.any():
-                r = int(np.argmax(row))
-                if r < self.best_rank:
-                    self.best_rank, self.best_seat = r, s
-        self.leading = self.best_seat < 0
-        scores = self._view(obs, "scores")
-        self.scores = [float(x) for x in scores]  # relative seats, score / target_points
-        self.my_score = self.scores[0]
-        self.their_score = max(float(scores[s]) for s in opponents)
-        self.caller = self._seat_of(obs, "put_caller")
-        first_winner = self._seat_of(obs, "trick_winner", 0)
-        self.won_first_with = -1  # put rank of my card if I took trick 1, else -1
-        if first_winner == 0:
-            self.won_first_with = int(np.argmax(self._view(obs, "played")[0][0]))
+    @property
+    def scores(self) -> list[float]:
+        """Relative seats' scores / target_points."""
+        return [float(x) for x in self._view(self._obs, "scores")]
+
+    @property
+    def my_score(self) -> float:
+        return self.scores[0]
+
+    @property
+    def their_score(self) -> float:
+        scores = self.scores
+        return max(scores[s] for s in self._opponents)
+
+    @property
+    def caller(self) -> int:
+        """The relative seat that called Put this hand, or -1."""
+        return self._seat_of(self._obs, "put_caller")
+
+    @property
+    def won_first_with(self) -> int:
+        """The Put rank of my card if I took trick 1, else -1."""
+        if self._seat_of(self._obs, "trick_winner", 0) != 0:
+            return -1
+        return int(np.argmax(self._view(self._obs, "played")[0][0]))
 
     def _seat_of(self, obs: np.ndarray, name: str, trick: int | None = None) -> int:
         """The relative seat marked in a one-hot seat view (a trick's row of it), or -1."""
@@ -157,8 +195,53 @@ class PutView:
         return live_strength(self.in_play, self.tricks_ahead)
 
 
+class PutBatchView:
+    """``PutView``'s fields for many observations at once (rows of one array)."""
+
+    def __init__(self, view: PutView) -> None:
+        self.view = view
+
+    def load(self, obs: np.ndarray) -> None:
+        v = self.view
+        n, k = v.n, len(obs)
+        ix = np.arange(k)
+        counts = obs[:, :NUM_RANKS]
+        won = obs[:, v._won : v._won + n]
+        if v.partnerships:
+            ahead = won[:, 0] + won[:, 2] - (won[:, 1] + won[:, 3])
+        else:
+            ahead = won[:, 0] - won[:, v._opponents].max(axis=1)
+        self.tricks_ahead = np.rint(ahead)
+        current = obs[:, v._cur : v._end]
+        self.trick = np.where(current.max(axis=1) != 0, current.argmax(axis=1), 2)
+        size = TRICKS_PER_HAND * n * NUM_RANKS
+        played = obs[:, v._played : v._played + size].reshape(k, TRICKS_PER_HAND, n, NUM_RANKS)
+        played = played[ix, self.trick]  # (k, n, 13): the trick in play
+        on_table = played.max(axis=2) != 0  # (k, n)
+        rank = played.argmax(axis=2)
+        best_rank = np.full(k, NUM_RANKS)
+        best_seat = np.full(k, -1)
+        for seat in range(n):
+            better = on_table[:, seat] & (rank[:, seat] < best_rank)
+            best_rank = np.where(better, rank[:, seat], best_rank)
+            best_seat = np.where(better, seat, best_seat)
+        self.best_rank, self.best_seat = best_rank, best_seat
+        self.leading = best_seat < 0
+        self.held = counts.sum(axis=1)  # len(PutView.ranks)
+        mine = on_table[:, 0]
+        cards = self.held + mine
+        total = counts @ _CARD_VALUES + np.where(mine, NUM_RANKS - 1 - rank[:, 0], 0)
+        pct = _PERCENTILE_GRID[cards.astype(np.int64), total.astype(np.int64)]
+        live = np.minimum(1.0, np.maximum(0.0, pct + TRICK_WEIGHT * self.tricks_ahead))
+        self.strength = np.where(cards == 0, 0.0, live)
+
+
 class PutBaseline(StyleAgent):
-    """Shared plumbing: greedy card play, the pass, parameter storage."""
+    """Shared plumbing: greedy card play, the pass, parameter storage.
+
+    ``act_batch`` decides for many tables at once exactly as ``act`` does for one (the
+    bluffer's random draws aside: one generator for the batch, its own per-table state).
+    """
 
     game: ClassVar[str | None] = "put"
 
@@ -167,21 +250,21 @@ class PutBaseline(StyleAgent):
         self.view = PutView(table)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        mask = np.asarray(action_mask).astype(bool)
+        mask = np.asarray(action_mask).tolist()
         v = self.view
         v.load(observation)
         if mask[SEE] or mask[FOLD]:
             return SEE if self.answer_put(v) else FOLD
-        if mask[PASS : PASS + NUM_RANKS].any():
-            return PASS + min(r for r in range(NUM_RANKS) if mask[PASS + r])  # the best card
+        if any(mask[PASS : PASS + NUM_RANKS]):
+            return PASS + next(r for r in range(NUM_RANKS) if mask[PASS + r])  # the best card
         if mask[PUT] and self.call_put(v):
             return PUT
         choice = self.greedy_card(v, mask)
         if choice is None:
-            return int(legal_actions(mask)[0])
+            return int(legal_actions(np.asarray(action_mask))[0])
         return choice
 
-    def greedy_card(self, v: PutView, mask: np.ndarray) -> int | None:
+    def greedy_card(self, v: PutView, mask: list) -> int | None:
         held = [r for r in range(NUM_RANKS) if mask[PLAY + r]]  # best (lowest put rank) first
         if not held:
             return None
@@ -198,6 +281,47 @@ class PutBaseline(StyleAgent):
 
     def answer_put(self, v: PutView) -> bool:
         return True
+
+    def act_batch(
+        self, observations: np.ndarray, masks: np.ndarray, rows: np.ndarray
+    ) -> np.ndarray:
+        """One action per row, each as ``act`` would choose it; ``rows`` are the table ids."""
+        masks = np.asarray(masks).astype(bool)
+        b = PutBatchView(self.view)
+        b.load(np.asarray(observations))
+        out = np.full(len(masks), -1, np.int64)
+        answer = masks[:, SEE] | masks[:, FOLD]
+        out[answer] = np.where(self.answer_put_batch(b)[answer], SEE, FOLD)
+        passing = ~answer & masks[:, PASS:].any(axis=1)
+        out[passing] = PASS + masks[passing, PASS:].argmax(axis=1)
+        todo = ~answer & ~passing
+        may_put = todo & masks[:, PUT]
+        if may_put.any():
+            calls = np.zeros(len(masks), bool)
+            calls[may_put] = self.call_put_batch(b, np.flatnonzero(may_put), rows)
+            out[calls] = PUT
+            todo &= ~calls
+        held = masks[:, PLAY : PLAY + NUM_RANKS]
+        has = held.any(axis=1)
+        first = held.argmax(axis=1)  # best card held
+        last = NUM_RANKS - 1 - held[:, ::-1].argmax(axis=1)  # lowest card held
+        beaters = held & (np.arange(NUM_RANKS) < b.best_rank[:, None])
+        cheapest = NUM_RANKS - 1 - beaters[:, ::-1].argmax(axis=1)
+        partner_holds = self.view.partnerships & (b.best_seat == 2)
+        follow = np.where(beaters.any(axis=1) & ~partner_holds, cheapest, last)
+        card = PLAY + np.where(b.leading, first, follow)
+        out[todo] = np.where(has, card, masks.argmax(axis=1))[todo]
+        return out
+
+    def call_put_batch(self, b: PutBatchView, idx: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """``call_put`` for the rows ``idx`` of the batch (``rows``: their tables)."""
+        return np.zeros(idx.size, bool)
+
+    def answer_put_batch(self, b: PutBatchView) -> np.ndarray:
+        return np.ones(len(b.strength), bool)
+
+    def reset_rows(self, rows: np.ndarray) -> None:
+        """Forget the per-hand state of these tables (``reset`` of one table)."""
 
 
 @register("put", "random")
@@ -225,6 +349,12 @@ class PutCaller(PutBaseline):
     def answer_put(self, v: PutView) -> bool:
         return v.strength() >= self.see_at
 
+    def call_put_batch(self, b: PutBatchView, idx: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        return b.strength[idx] >= self.put_at
+
+    def answer_put_batch(self, b: PutBatchView) -> np.ndarray:
+        return b.strength >= self.see_at
+
 
 @register("put", "bluffer")
 class PutBluffer(PutCaller):
@@ -246,6 +376,24 @@ class PutBluffer(PutCaller):
             self._bluff_hand = bool(self.rng.random() < self.bluff)
         return v.strength() >= self.put_at or self._bluff_hand
 
+    def reset_rows(self, rows: np.ndarray) -> None:
+        rows = np.asarray(rows, np.int64)
+        if rows.size:
+            self._grow(int(rows.max()) + 1)
+            self._bluff_rows[rows] = False
+
+    def _grow(self, size: int) -> None:
+        flags = getattr(self, "_bluff_rows", np.zeros(0, bool))
+        if flags.size < size:
+            self._bluff_rows = np.concatenate([flags, np.zeros(size - flags.size, bool)])
+
+    def call_put_batch(self, b: PutBatchView, idx: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        tables = np.asarray(rows, np.int64)[idx]
+        self._grow(int(tables.max()) + 1)
+        first = (b.trick[idx] == 0) & (b.held[idx] == 3)  # the hand's first chance (call_put)
+        draw = tables[first]
+        self._bluff_rows[draw] = self.rng.random(draw.size) < self.bluff
+        return (b.strength[idx] >= self.put_at) | self._bluff_rows[tables]
 
 @register("put", "tips")
 class PutTips(PutBaseline):

@@ -202,6 +202,11 @@ class VsPoolEnv(gymnasium.Env):
         self._rng = np.random.default_rng(seed)
         self._opponent_cache: dict[tuple[int, str], Agent] = {}
         self._episodes = 0
+        # brag_v0/put_v0 keep their generator across unseeded resets, so they are seeded once
+        # from _rng (a new Generator per episode cost 15% of a heads-up Brag step); an env from
+        # aec_env_fn may not, so it is reseeded every episode.
+        self._keep_stream = aec_env_fn is None
+        self._aec_seeded = False
         self._skipped = 0
         self._seat = 0
         self._learner = self.seats[0]
@@ -230,6 +235,7 @@ class VsPoolEnv(gymnasium.Env):
             self._rng = np.random.default_rng(seed)
             self._episodes = 0
             self._opponent_cache.clear()
+            self._aec_seeded = False
         skipped = 0
         while True:
             self._start_episode(options)
@@ -312,7 +318,11 @@ class VsPoolEnv(gymnasium.Env):
             self._opponent_specs[seat] = spec
             self._opponent_cache[key].reset()
         self._forget_dropped_snapshots()
-        self.aec.reset(seed=int(self._rng.integers(2**31)), options=options)
+        if self._aec_seeded and self._keep_stream:
+            self.aec.reset(options=options)  # the env's generator runs on: no new one per episode
+        else:
+            self.aec.reset(seed=int(self._rng.integers(2**31)), options=options)
+            self._aec_seeded = True
         self._pending = 0.0
 
     def _forget_dropped_snapshots(self) -> None:

@@ -306,7 +306,14 @@ def train(args: argparse.Namespace) -> None:
     def evaluate(path: Path, episodes: int, label: str) -> list[dict[str, Any]]:
         """The model file against every eval opponent: TensorBoard and a line of evals.jsonl."""
         results = evaluate_model(
-            cfg.game, path, cfg.eval.opponents, episodes, eval_seed, cfg.env, cfg.eval.deterministic
+            cfg.game,
+            path,
+            cfg.eval.opponents,
+            episodes,
+            eval_seed,
+            cfg.env,
+            cfg.eval.deterministic,
+            batched=cfg.vec_env == "batched",
         )
         for r in results:
             for key in ("mean", "ci_low", "ci_high"):

@@ -39,6 +39,7 @@ from pydantic import (
 )
 from pydantic.fields import FieldInfo
 
+BATCHED_GAMES = ("put",)  # games with a batched engine (brag_env.training.batched)
 MAX_SEED = 2**31 - 1  # numpy seeds up to 2**32 - 1; a run adds its steps and env index
 
 
@@ -175,8 +176,9 @@ class TrainConfig(Section):
     env: dict[Str, Any] = Field({}, description="options of brag_v1 / put_v1 (docs/rules.md)")
     reward_scale: Num = Field(1.0, gt=0, description="learner reward = env reward * reward_scale")
     n_envs: Int = Field(8, ge=1, description="parallel self-play envs")
-    vec_env: Literal["dummy", "subproc"] = Field(
-        "dummy", description="dummy: one process; subproc: one per env"
+    vec_env: Literal["dummy", "subproc", "batched"] = Field(
+        "dummy",
+        description="dummy: one process; subproc: one per env; batched: one array engine (Put)",
     )
     torch_threads: Int = Field(1, ge=1, description="torch CPU threads")
     checkpoint_every: Int = Field(
@@ -218,6 +220,10 @@ class TrainConfig(Section):
             )
         check_env_options(self.game, self.env)
         check_agent_specs(self)
+        if self.vec_env == "batched" and self.game not in BATCHED_GAMES:
+            raise ValueError(
+                f"vec_env: batched supports game {', '.join(BATCHED_GAMES)}, not {self.game!r}"
+            )
         if self.eval.exploitability and (self.game != "put" or self.env.get("num_players", 2) != 2):
             raise ValueError("eval.exploitability is exact for heads-up Put only (put, 2 seats)")
         return self

@@ -47,8 +47,25 @@ def env_factory(
 
 
 def make_vec_env(cfg: TrainConfig, seed: int, snapshots: Sequence[str] = ()) -> VecEnv:
-    """``cfg.n_envs`` envs in one process (``dummy``) or one process each (``subproc``), monitored
-    so that episode returns reach TensorBoard (``rollout/ep_rew_mean``)."""
+    """``cfg.n_envs`` envs in one process (``dummy``), one process each (``subproc``) or as the
+    tables of one batched engine (``batched``), monitored so that episode returns reach
+    TensorBoard (``rollout/ep_rew_mean``)."""
+    if cfg.vec_env == "batched":
+        from brag_env.training.batched import BatchedSelfPlayVecEnv
+
+        return VecMonitor(
+            BatchedSelfPlayVecEnv(
+                cfg.game,
+                cfg.env,
+                cfg.n_envs,
+                opponents=cfg.pool.opponents,
+                snapshots=list(snapshots),
+                snapshot_prob=cfg.pool.snapshot_prob,
+                max_snapshots=cfg.pool.max_snapshots,
+                reward_scale=cfg.reward_scale,
+                seed=seed,
+            )
+        )
     subproc = cfg.vec_env == "subproc"
     thunks = [env_factory(cfg, i, seed, snapshots, subproc) for i in range(cfg.n_envs)]
     return VecMonitor(SubprocVecEnv(thunks) if subproc else DummyVecEnv(thunks))

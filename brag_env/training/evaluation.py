@@ -18,6 +18,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from brag_env.evaluation import run_headsup
+from brag_env.evaluation.batched import run_headsup_batched, supports_batched
 
 
 def evaluate_model(
@@ -28,13 +29,21 @@ def evaluate_model(
     seed: int,
     env_config: dict[str, Any],
     deterministic: bool = False,
+    batched: bool = False,
 ) -> list[dict[str, Any]]:
-    """One result dict per opponent: ``opponent, metric, mean, ci_low, ci_high, n, seconds``."""
+    """One result dict per opponent: ``opponent, metric, mean, ci_low, ci_high, n, seconds``.
+
+    ``batched``: play each opponent's matches on the batched engine when it supports them
+    (``brag_env.evaluation.batched``: heads-up Put), else as usual.
+    """
     spec = f"{model_path}:deterministic=true" if deterministic else str(model_path)
     results = []
     for opponent in opponents:
         start = time.perf_counter()
-        result = run_headsup(game, spec, opponent, episodes, seed=seed, env_config=env_config)
+        if batched and supports_batched(game, [spec, opponent], env_config):
+            result = run_headsup_batched(spec, opponent, episodes, seed, env_config)
+        else:
+            result = run_headsup(game, spec, opponent, episodes, seed=seed, env_config=env_config)
         result["opponent"] = opponent
         result["seconds"] = round(time.perf_counter() - start, 2)
         results.append(result)

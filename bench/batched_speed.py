@@ -1,0 +1,150 @@
+"""Decisions/s of the batched Put engine against OpenSpiel's C++ leduc_poker and PettingZoo.
+
+    python bench/batched_speed.py              # N = 256, 1024, 4096 tables, 3 repetitions
+    python bench/batched_speed.py --quick
+
+Needs the ``bench`` extra (open_spiel, rlcard). Every row plays uniform random legal actions
+and builds the acting player's observation at every decision:
+
+    batched put N     ``BatchedPut`` with N tables: ``masks``, ``observe`` of the seats to act,
+                      a uniform legal action per table, ``step``; finished matches reset
+    self-play VecEnv  ``BatchedSelfPlayVecEnv`` (N tables, the learner random, the four Put
+                      baselines as opponents); counts learner and opponent decisions
+    open_spiel leduc  ``pyspiel.load_game("leduc_poker")``: ``legal_actions``,
+                      ``observation_tensor``, ``apply_action`` (the game is C++; the loop is
+                      the usual Python one over pyspiel)
+    pettingzoo leduc  ``leduc_holdem_v4.env()`` through the AEC loop (bench/throughput.py's)
+
+Rates use process CPU time; each repetition runs every row once (interleaved) and the table
+shows medians over repetitions; ratios are paired within a repetition.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from brag_env.put.batched import BatchedPut
+from brag_env.training.batched import BatchedSelfPlayVecEnv
+
+
+def _uniform_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    masks = masks.astype(bool)
+    pick = (rng.random(len(masks)) * masks.sum(axis=1)).astype(np.int64)
+    return (masks.cumsum(axis=1) > pick[:, None]).argmax(axis=1)
+
+
+def batched_put(tables: int, decisions: int) -> float:
+    game = BatchedPut(tables, seed=0)
+    game.reset()
+    rng = np.random.default_rng(0)
+    rows = np.arange(tables)
+    out = np.zeros((tables, game.obs_size), np.float32)
+    done = 0
+    start = time.process_time()
+    while done < decisions:
+        game.observe(rows, game.current, out)
+        actions = _uniform_legal(game.masks(rows), rng)
+        _, over = game.step(rows, actions)
+        done += tables
+        if over.any():
+            game.reset(np.flatnonzero(over))
+    return done / (time.process_time() - start)
+
+
+def selfplay_vecenv(tables: int, decisions: int) -> float:
+    venv = BatchedSelfPlayVecEnv(
+        "put", {}, tables, opponents=["random", "put:greedy", "put:caller", "put:bluffer"], seed=0
+    )
+    venv.reset()
+    rng = np.random.default_rng(0)
+    counted = [0]
+    step = venv.engine.step
+
+    def counting_step(rows, actions):
+        counted[0] += len(rows)
+        return step(rows, actions)
+
+    venv.engine.step = counting_step
+    start = time.process_time()
+    while counted[0] < decisions:
+        venv.step(_uniform_legal(venv.action_masks(), rng))
+    return counted[0] / (time.process_time() - start)
+
+
+def open_spiel_leduc(decisions: int) -> float:
+    import pyspiel
+
+    game = pyspiel.load_game("leduc_poker")
+    rng = np.random.default_rng(0)
+    uniforms = iter(rng.random(decisions * 3).tolist())
+    done = 0
+    start = time.process_time()
+    while done < decisions:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            if state.is_chance_node():
+                state.apply_action(legal[int(next(uniforms) * len(legal))])
+                continue
+            state.observation_tensor(state.current_player())
+            state.apply_action(legal[int(next(uniforms) * len(legal))])
+            done += 1
+    return done / (time.process_time() - start)
+
+
+def pettingzoo_leduc(decisions: int) -> float:
+    import throughput as tp
+    from pettingzoo.classic import leduc_holdem_v4
+
+    env = leduc_holdem_v4.env()
+    episodes = max(1, decisions // 3)
+    sample = tp.play_env(env, episodes, 0, tp._one_hand)
+    return sample.decisions / sample.seconds
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args(argv)
+    decisions = 100_000 if args.quick else 400_000
+    repeats = 1 if args.quick else args.repeats
+    rows = {
+        **{
+            f"batched put N={n}": (lambda n=n: batched_put(n, decisions)) for n in (256, 1024, 4096)
+        },
+        "self-play VecEnv N=4096": lambda: selfplay_vecenv(4096, decisions),
+        "open_spiel leduc_poker": lambda: open_spiel_leduc(decisions // 4),
+        "pettingzoo leduc env()": lambda: pettingzoo_leduc(decisions // 8),
+    }
+    rates: dict[str, list[float]] = {name: [] for name in rows}
+    for _ in range(repeats):
+        for name, fn in rows.items():
+            rates[name].append(fn())
+    print(f"load average {os.getloadavg()[0]:.1f}, {repeats} repetition(s), CPU time")
+    print(f"{'row':<26} {'decisions/s':>12} {'/ open_spiel':>13} {'/ pettingzoo':>13}")
+    for name, values in rates.items():
+        ratio_os = statistics.median(
+            v / o for v, o in zip(values, rates["open_spiel leduc_poker"], strict=True)
+        )
+        ratio_pz = statistics.median(
+            v / o for v, o in zip(values, rates["pettingzoo leduc env()"], strict=True)
+        )
+        print(
+            f"{name:<26} {statistics.median(values):>12,.0f} {ratio_os:>12.2f}x {ratio_pz:>12.2f}x"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,241 @@
+"""Self-play on N tables stepped as arrays: one SB3 ``VecEnv`` over a batched engine.
+
+``BatchedSelfPlayVecEnv`` is ``DummyVecEnv`` of ``VsPoolEnv`` (``brag_env.selfplay``) done with
+arrays: env i is table i of a batched engine (``brag_env.put.batched``); the learner holds one
+seat per table, the opponents the others. Opponents are asked for the moves of all the tables
+where it is their turn in one ``act_batch`` call per opponent spec (``agents.batch``): the Put
+baselines vectorised, a snapshot as one forward pass for all its tables.
+
+The same as ``VsPoolEnv``:
+
+- seats rotate: table i's k-th episode puts the learner in seat ``(i + k) % num_players``;
+- opponents are drawn per seat and episode from the same ``OpponentPool``;
+- the learner is paid every reward of its seat, whoever's move caused it, at its next step;
+  an episode that ends before its first decision is skipped;
+- the same seed gives the same run (one generator for the pool draws and the agents' seeds,
+  one for the deals). The random streams differ from ``DummyVecEnv``'s: same distribution,
+  other deals.
+
+Masks reach MaskablePPO through ``env_method("action_masks")``; ``add_snapshot`` (the one
+pool call ``train.py`` makes) through ``env_method`` too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from stable_baselines3.common.vec_env import VecEnv
+
+from brag_env.selfplay import MAX_SKIPPED_EPISODES, OpponentPool, is_model_spec, make_aec_env
+from brag_env.training.config import BATCHED_GAMES
+
+
+def make_engine(game: str, env_config: Mapping[str, Any], num_tables: int, seed: int) -> Any:
+    """The batched engine of a game; an option it does not cover is a one-line ValueError."""
+    if game == "put":
+        from brag_env.put.batched import BatchedPut
+        from brag_env.put.rules import PutConfig
+
+        return BatchedPut(num_tables, PutConfig.from_dict(dict(env_config)), seed=seed)
+    raise ValueError(
+        f"vec_env: batched supports game {', '.join(BATCHED_GAMES)}, not {game!r}; "
+        "use vec_env: dummy"
+    )
+
+
+class BatchedSelfPlayVecEnv(VecEnv):
+    """N self-play tables of one game on a batched engine (see the module docstring)."""
+
+    def __init__(
+        self,
+        game: str,
+        env_config: Mapping[str, Any] | None,
+        num_envs: int,
+        opponents: Sequence[str] = ("random",),
+        snapshots: Sequence[str] = (),
+        snapshot_prob: float = 0.5,
+        max_snapshots: int = 5,
+        reward_scale: float = 1.0,
+        seed: int | None = None,
+    ) -> None:
+        if not np.isfinite(reward_scale) or reward_scale <= 0:
+            raise ValueError(f"reward_scale must be a positive number, got {reward_scale}")
+        self.game = game
+        self.env_config = dict(env_config or {})
+        aec = make_aec_env(game, self.env_config)  # the spaces and the agents' table info
+        from agents import table_info_from_env
+
+        self.table = table_info_from_env(aec)
+        seat0 = aec.possible_agents[0]
+        space = aec.observation_space(seat0)
+        obs_space = space["observation"] if isinstance(space, gymnasium.spaces.Dict) else space
+        self.render_mode = None
+        super().__init__(num_envs, obs_space, aec.action_space(seat0))
+        self.num_players = len(aec.possible_agents)
+        self.pool = OpponentPool(opponents, snapshots, snapshot_prob, max_snapshots)
+        self.reward_scale = float(reward_scale)
+        self._seed = seed
+        self._start(seed)
+
+    def _start(self, seed: int | None) -> None:
+        self._rng = np.random.default_rng(seed)
+        self.engine = make_engine(
+            self.game, self.env_config, self.num_envs, int(self._rng.integers(2**31))
+        )
+        n = self.num_envs
+        self._agents: dict[str, Any] = {}
+        self._episodes = np.zeros(n, np.int64)
+        self._seat = np.zeros(n, np.int64)
+        self._specs = np.zeros((n, self.num_players), np.int64)  # index into self._spec_names
+        self._spec_names: list[str] = []
+        self._pending = np.zeros(n)
+        self._skipped = 0
+        self._actions = np.zeros(n, np.int64)
+        self._obs = np.zeros((n, *self.observation_space.shape), np.float32)
+
+    # --- pool ------------------------------------------------------------------------------------
+    def add_snapshot(self, path: str) -> None:
+        self.pool.add_snapshot(str(path))
+        live = set(self.pool.baselines) | set(self.pool.snapshots)
+        for spec in [s for s in self._agents if s not in live]:
+            del self._agents[spec]
+
+    def _spec_id(self, spec: str) -> int:
+        if spec not in self._spec_names:
+            self._spec_names.append(spec)
+        return self._spec_names.index(spec)
+
+    def _agent(self, spec_id: int) -> Any:
+        spec = self._spec_names[spec_id]
+        agent = self._agents.get(spec)
+        if agent is None:
+            from agents.batch import batch_agent
+
+            agent = batch_agent(spec, self.table, int(self._rng.integers(2**31)))
+            self._agents[spec] = agent
+        return agent
+
+    # --- episodes --------------------------------------------------------------------------------
+    def _start_episodes(self, tables: np.ndarray) -> None:
+        """New matches on ``tables``: the learner's seat rotates, opponents are drawn."""
+        p = self.num_players
+        self._seat[tables] = (tables + self._episodes[tables]) % p
+        self._episodes[tables] += 1
+        for t in tables.tolist():
+            for seat in range(p):
+                if seat == self._seat[t]:
+                    self._specs[t, seat] = -1
+                    continue
+                spec = self.pool.draw(self._rng)
+                self._specs[t, seat] = sid = self._spec_id(spec)
+                if not is_model_spec(spec):
+                    self._agent(sid).reset_rows(np.array([t * p + seat]))
+        self._pending[tables] = 0.0
+        self.engine.reset(tables)
+
+    def _advance(self, tables: np.ndarray) -> np.ndarray:
+        """Play the opponents on ``tables`` until the learner is to act or the match is over;
+        returns the tables whose match ended (their rewards are in ``_pending``)."""
+        engine, p = self.engine, self.num_players
+        ended: list[np.ndarray] = []
+        live = tables
+        while live.size:
+            current = engine.current[live]
+            over = current < 0
+            if over.any():
+                ended.append(live[over])
+            waiting = ~over & (current != self._seat[live])
+            live = live[waiting]
+            if not live.size:
+                break
+            seats = engine.current[live]
+            specs = self._specs[live, seats]
+            actions = np.empty(live.size, np.int64)
+            obs = engine.observe(live, seats)  # once for all the opponents to act
+            masks = engine.masks(live)
+            state_rows = live * p + seats  # an agent's per-table state: one per seat
+            for sid in np.unique(specs).tolist():
+                k = np.flatnonzero(specs == sid)
+                actions[k] = self._agent(sid).act_batch(obs[k], masks[k], state_rows[k])
+            rewards, _ = engine.step(live, actions)
+            self._pending[live] += rewards[np.arange(live.size), self._seat[live]]
+        return np.concatenate(ended) if ended else np.zeros(0, np.int64)
+
+    def _begin(self, tables: np.ndarray) -> None:
+        """Start episodes on ``tables`` and play up to the learner's first decision; episodes
+        without one are skipped (as ``VsPoolEnv.reset``)."""
+        skipped = 0
+        while tables.size:
+            self._start_episodes(tables)
+            tables = self._advance(tables)
+            skipped += tables.size
+            if skipped >= MAX_SKIPPED_EPISODES * self.num_envs:
+                raise RuntimeError(
+                    f"the learner got no decision in {skipped} episodes: check the pool and seats"
+                )
+        self._skipped += skipped
+
+    # --- VecEnv API ------------------------------------------------------------------------------
+    def reset(self) -> np.ndarray:
+        if self._seeds[0] is not None:  # VecEnv.seed(s): start the run over from s
+            self._seed = self._seeds[0]
+            self._start(self._seed)
+        self._reset_seeds()
+        self._reset_options()
+        tables = np.arange(self.num_envs)
+        self._begin(tables)
+        self.reset_infos = [{"learner_seat": int(s)} for s in self._seat]
+        return self.engine.observe(tables, self._seat, self._obs).copy()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions, np.int64).reshape(self.num_envs)
+
+    def step_wait(self):
+        engine = self.engine
+        tables = np.arange(self.num_envs)
+        # MaskablePPO only picks legal actions; engine.step refuses others (one-line error)
+        rewards, _ = engine.step(tables, self._actions)
+        self._pending += rewards[tables, self._seat]
+        self._advance(tables)
+        done = engine.current < 0
+        reward = (self._pending * self.reward_scale).astype(np.float32)
+        self._pending[:] = 0.0
+        infos: list[dict[str, Any]] = [{"learner_seat": s} for s in self._seat.tolist()]
+        finished = np.flatnonzero(done)
+        if finished.size:
+            final = engine.observe(finished, self._seat[finished])
+            for j, t in enumerate(finished.tolist()):
+                infos[t]["terminal_observation"] = final[j]
+            self._begin(finished)
+        obs = engine.observe(tables, self._seat, self._obs).copy()
+        return obs, reward, done.copy(), infos
+
+    def action_masks(self) -> np.ndarray:
+        """(num_envs, num_actions) legal actions of the learner on every table."""
+        return self.engine.masks().astype(bool)
+
+    def close(self) -> None:
+        self._agents.clear()
+
+    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
+        return [getattr(self, attr_name)] * len(self._get_indices(indices))
+
+    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        raise AttributeError(f"BatchedSelfPlayVecEnv has no per-env attribute {attr_name!r}")
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
+        index = self._get_indices(indices)
+        if method_name == "action_masks":
+            return list(self.action_masks()[list(index)])
+        if method_name == "add_snapshot":  # one pool for all tables
+            self.add_snapshot(*method_args, **method_kwargs)
+            return [None] * len(index)
+        if method_name == "pool_snapshots":
+            return [list(self.pool.snapshots)] * len(index)
+        raise AttributeError(f"BatchedSelfPlayVecEnv has no env method {method_name!r}")
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        return [False] * len(self._get_indices(indices))

@@ -1,0 +1,117 @@
+"""The batched Put engine against put_v0, move for move: same deals, same actions (P1-P6).
+
+Every step compares, on every table, both seats' observation vectors (bit for bit), the mask
+of the seat to act and both seats' rewards; the scalar env is the reference.
+"""
+
+import numpy as np
+import pytest
+
+from brag_env import put_v0
+from brag_env.put.batched import BatchedPut
+from brag_env.put.rules import PutConfig
+
+
+class _Mirrored(BatchedPut):
+    """Deals what the scalar tables dealt: their current hand's deck and first dealer."""
+
+    def __init__(self, envs, config):
+        super().__init__(len(envs), config, seed=0)
+        self.envs = envs
+
+    def _draw_dealers(self, rows):
+        return np.array([self.envs[r].game.dealer for r in rows])
+
+    def _draw_deals(self, rows):
+        return np.array([self.envs[r].game.record.deck for r in rows])
+
+
+def _play_both(config: dict, tables: int, hands: int, seed: int) -> int:
+    """Random legal play on both engines until ``hands`` hands finished; returns the count."""
+    cfg = PutConfig.from_dict(config)
+    envs = [put_v0.raw_env(**config) for _ in range(tables)]
+    for i, env in enumerate(envs):
+        env.reset(seed=seed * 100_003 + i)
+    batched = _Mirrored(envs, cfg)
+    batched.reset()
+    rng = np.random.default_rng(seed)
+    matches = np.zeros(tables, np.int64)
+    rows = np.arange(tables)
+    finished = 0
+    while finished < hands:
+        for seat in (0, 1):
+            got = batched.observe(rows, np.full(tables, seat))
+            for i, env in enumerate(envs):
+                want = env.observe(f"player_{seat}")["observation"]
+                assert got[i].tobytes() == want.tobytes(), (i, seat)
+        masks = batched.masks(rows)
+        actions = np.empty(tables, np.int64)
+        for i, env in enumerate(envs):
+            assert env.game.current == batched.current[i]
+            mask = env.observe(env.agent_selection)["action_mask"]
+            assert np.array_equal(masks[i], mask), i
+            legal = np.flatnonzero(mask)
+            actions[i] = legal[rng.integers(legal.size)]
+            env.step(int(actions[i]))
+        hands_before = batched.hands_played.sum()
+        rewards, over = batched.step(rows, actions)
+        for i, env in enumerate(envs):
+            want = [env.rewards[a] for a in env.possible_agents]
+            assert rewards[i].tolist() == want, (i, rewards[i], want)
+            assert bool(over[i]) == all(env.terminations.values())
+        finished += int(batched.hands_played.sum() - hands_before)
+        done = np.flatnonzero(over)
+        if done.size:
+            for seat in (0, 1):  # the final view, then a new match on both sides
+                got = batched.observe(done, np.full(done.size, seat))
+                for j, i in enumerate(done):
+                    want = envs[i].observe(f"player_{seat}")["observation"]
+                    assert got[j].tobytes() == want.tobytes()
+            for i in done:
+                matches[i] += 1
+                envs[i].reset(seed=seed * 100_003 + tables * int(matches[i]) + int(i))
+            batched.reset(done)
+    return finished
+
+
+CONFIGS = [
+    {},  # put_ppo.yaml: target 5, seen Put 2, match reward
+    {"target_points": 7, "seen_put_points": "game", "reward": "points"},
+    {"target_points": 3, "seen_put_points": 3, "put_draw_to_opponent": True},
+]
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_batched_put_equals_put_v0_move_for_move_P1_P6(config):
+    assert _play_both(config, tables=32, hands=600, seed=1) >= 600
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("config", CONFIGS)
+def test_batched_put_equals_put_v0_over_10000_hands(config):
+    assert _play_both(config, tables=256, hands=10_000, seed=2) >= 10_000
+
+
+def test_unsupported_options_are_named():
+    with pytest.raises(ValueError, match="num_players=3 is not supported"):
+        BatchedPut(4, PutConfig(num_players=3))
+    with pytest.raises(ValueError, match="num_tables"):
+        BatchedPut(0)
+
+
+def test_illegal_action_is_refused_and_changes_nothing():
+    game = BatchedPut(3, seed=0)
+    game.reset()
+    before = game.counts.copy(), game.current.copy()
+    with pytest.raises(ValueError, match="illegal action 14 on table 0"):
+        game.step(np.arange(3), np.array([14, 13, 13]))  # SEE without a Put
+    assert np.array_equal(game.counts, before[0]) and np.array_equal(game.current, before[1])
+
+
+def test_deals_are_reproducible_and_legal():
+    a, b = BatchedPut(64, seed=5), BatchedPut(64, seed=5)
+    a.reset()
+    b.reset()
+    assert np.array_equal(a.counts, b.counts) and np.array_equal(a.dealer, b.dealer)
+    assert (a.counts.sum(axis=(1, 2)) == 6).all()
+    assert (a.counts.sum(axis=1) <= 4).all()  # four suits per rank

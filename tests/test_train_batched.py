@@ -1,0 +1,188 @@
+"""The batched self-play VecEnv: VsPoolEnv's contract on a batched engine (Put heads-up)."""
+
+import numpy as np
+import pytest
+
+from brag_env.put.batched import BatchedPut
+from brag_env.put.observation import observation_layout
+from brag_env.put.rules import PutConfig
+from brag_env.training.batched import BatchedSelfPlayVecEnv
+from brag_env.training.config import config_from_dict
+
+OPPONENTS = ["random", "put:greedy", "put:caller", "put:bluffer"]
+
+
+def _offset(name: str) -> int:
+    pos = 0
+    for field, shape in observation_layout(2):
+        if field == name:
+            return pos
+        pos += int(np.prod(shape))
+    raise KeyError(name)
+
+
+def _run(venv, steps: int, seed: int):
+    """Random legal learner play; the per-step arrays and the finished episodes' returns."""
+    rng = np.random.default_rng(seed)
+    obs = venv.reset()
+    trace, returns, seats = [obs.copy()], [], []
+    total = np.zeros(venv.num_envs)
+    for _ in range(steps):
+        masks = venv.env_method("action_masks")
+        actions = [int(rng.choice(np.flatnonzero(m))) for m in masks]
+        obs, reward, done, infos = venv.step(np.array(actions))
+        trace += [obs.copy(), reward.copy(), done.copy()]
+        total += reward
+        for i in np.flatnonzero(done):
+            returns.append(total[i])
+            seats.append((i, infos[i]["learner_seat"]))
+            total[i] = 0.0
+            assert infos[i]["terminal_observation"].shape == obs[i].shape
+    return trace, returns, seats
+
+
+def _venv(seed=3, **kw):
+    return BatchedSelfPlayVecEnv("put", {}, 8, opponents=OPPONENTS, seed=seed, **kw)
+
+
+def test_same_seed_same_run_and_another_seed_another():
+    a, _, _ = _run(_venv(seed=3), 300, 0)
+    b, _, _ = _run(_venv(seed=3), 300, 0)
+    c, _, _ = _run(_venv(seed=4), 300, 0)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+    assert not all(np.array_equal(x, y) for x, y in zip(a, c, strict=True))
+
+
+def test_learner_acts_at_every_step_and_is_paid_the_match_result_P6():
+    venv = _venv()
+    obs = venv.reset()
+    acting = _offset("acting")
+    rng = np.random.default_rng(0)
+    returns = []
+    total = np.zeros(8)
+    for _ in range(600):
+        assert (obs[:, acting] == 1.0).all()  # relative seat 0: the learner's own decision
+        masks = venv.action_masks()
+        assert masks.any(axis=1).all()
+        obs, reward, done, _ = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        total += reward
+        returns += total[done].tolist()
+        total[done] = 0.0
+    assert len(returns) > 20 and set(returns) == {1.0, -1.0}  # match reward, scale 1
+
+
+def test_seats_rotate_per_table_and_episode():
+    venv = _venv()
+    _, _, seats = _run(venv, 400, 1)  # _run's reset starts every table's episode 0
+    first = _venv()
+    first.reset()
+    assert [info["learner_seat"] for info in first.reset_infos] == [i % 2 for i in range(8)]
+    # table i's k-th episode (k from 0) seats the learner at (i + k) % 2
+    count = dict.fromkeys(range(8), 0)
+    for table, seat in seats:
+        assert seat == (table + count[table]) % 2
+        count[table] += 1
+
+
+def test_reward_scale_and_points_reward():
+    venv = BatchedSelfPlayVecEnv(
+        "put", {"reward": "points"}, 4, opponents=["put:greedy"], reward_scale=0.5, seed=0
+    )
+    _, returns, _ = _run(venv, 200, 2)
+    assert returns and all(r == int(r * 2) / 2 for r in returns)
+
+
+def test_unsupported_game_and_options_are_one_line_errors():
+    with pytest.raises(ValueError, match="vec_env: batched supports game put, not 'brag'"):
+        BatchedSelfPlayVecEnv("brag", {}, 2)
+    with pytest.raises(ValueError, match="num_players=3 is not supported"):
+        BatchedSelfPlayVecEnv("put", {"num_players": 3}, 2)
+    with pytest.raises(ValueError, match="vec_env: batched supports game put"):
+        config_from_dict({"name": "x", "game": "brag", "vec_env": "batched"})
+
+
+def test_snapshot_opponents_play_one_batched_forward_pass(tmp_path):
+    import gymnasium as gym
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    venv = _venv()
+
+    class Shaped(gym.Env):
+        observation_space = venv.observation_space
+        action_space = venv.action_space
+
+    torch.manual_seed(0)
+    model = MaskablePPO("MlpPolicy", Shaped(), policy_kwargs={"net_arch": [16]}, device="cpu")
+    model.save(tmp_path / "snap.zip")
+    (tmp_path / "config.yaml").write_text("game: put\nenv:\n  num_players: 2\n")
+    venv = BatchedSelfPlayVecEnv("put", {}, 8, opponents=["random"], snapshot_prob=1.0, seed=1)
+    venv.env_method("add_snapshot", str(tmp_path / "snap.zip"))
+    _, returns, _ = _run(venv, 200, 0)
+    assert returns
+    assert [s for s in venv._agents if s.endswith(".zip")]
+
+
+def test_maskable_ppo_learns_on_it():
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    venv = VecMonitor(_venv())
+    model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=64, n_epochs=1, seed=0)
+    model.learn(512)
+    assert model.num_timesteps >= 512
+
+
+def test_engine_is_the_batched_put():
+    assert isinstance(_venv().engine, BatchedPut)
+
+
+class _MirroredEngine(BatchedPut):
+    """Deals what a VsPoolEnv's put_v0 dealt: the first dealer and each hand's deck."""
+
+    def __init__(self, scalar):
+        super().__init__(1, PutConfig.from_dict(scalar.env_config), seed=0)
+        self.scalar = scalar
+
+    def _draw_dealers(self, rows):
+        game = self.scalar.aec.game
+        return np.array([(game.history[0] if game.history else game.record).dealer])
+
+    def _draw_deals(self, rows):
+        game = self.scalar.aec.game
+        records = [*game.history, game.record]
+        number = int(self.hands_played[0]) + 1  # the hand about to be dealt
+        return np.array([next(r.deck for r in records if r.number == number)])
+
+
+@pytest.mark.parametrize("opponent", ["put:greedy", "put:caller", "put:bluffer:bluff=0.0"])
+@pytest.mark.parametrize("options", [{}, {"reward": "points", "seen_put_points": "game"}])
+def test_same_run_as_vs_pool_env_on_the_same_deals(opponent, options):
+    # VsPoolEnv's contract, step for step: seat rotation, observations, masks, the learner's
+    # rewards (including those of hands an opponent ends) and episode ends.
+    from brag_env.selfplay import VsPoolEnv
+
+    scalar = VsPoolEnv(game="put", env_config=options, opponents=[opponent], seed=0)
+    venv = BatchedSelfPlayVecEnv("put", options, 1, opponents=[opponent], seed=0)
+    obs_s, info = scalar.reset()
+    venv.engine = _MirroredEngine(scalar)
+    obs_b = venv.reset()
+    episodes = 0
+    for _ in range(3000):
+        assert obs_b[0].tobytes() == obs_s.tobytes()
+        mask = scalar.action_masks()
+        assert np.array_equal(venv.action_masks()[0], mask)
+        legal = np.flatnonzero(mask)
+        action = int(legal[len(legal) // 2])  # a fixed rule: the middle legal action
+        obs_s, reward_s, done_s, _, info = scalar.step(action)
+        seat = info["learner_seat"]  # the step's (DummyVecEnv's infos: the finished episode's)
+        if done_s:
+            final = obs_s
+            obs_s, _ = scalar.reset()  # before the batched env deals its next match
+            episodes += 1
+        obs_b, reward_b, done_b, infos = venv.step(np.array([action]))
+        assert reward_b[0] == np.float32(reward_s) and done_b[0] == done_s
+        if done_s:
+            assert infos[0]["terminal_observation"].tobytes() == final.tobytes()
+        assert infos[0]["learner_seat"] == seat
+    assert episodes > 30
