@@ -122,7 +122,7 @@ def resolve_config(args: argparse.Namespace) -> tuple[TrainConfig, Path]:
                 "--config/--set/--seed (or none of them)"
             )
         return saved, run_dir
-    if ((run_dir / "checkpoint.zip").exists() or (run_dir / "model.zip").exists()) and (
+    if any((run_dir / f).exists() for f in ("checkpoint.zip", "model.zip", "rllib_checkpoint")) and (
         not args.overwrite
     ):
         raise ValueError(
@@ -133,8 +133,8 @@ def resolve_config(args: argparse.Namespace) -> tuple[TrainConfig, Path]:
 
 
 # What a run writes besides config.yaml and evals.jsonl (both rewritten at the start of a run).
-RUN_ARTEFACTS = ("checkpoint.zip", "model.zip", "final_eval.json", "eval_model.zip")
-RUN_ARTEFACT_DIRS = ("snapshots", "tb")
+RUN_ARTEFACTS = ("checkpoint.zip", "model.zip", "final_eval.json", "eval_model.zip", "rllib_runners.json")
+RUN_ARTEFACT_DIRS = ("snapshots", "tb", "rllib_checkpoint")
 
 
 def clear_run_dir(run_dir: Path) -> None:
@@ -232,6 +232,13 @@ def train(args: argparse.Namespace) -> None:
     # --- 1. config and run directory -------------------------------------------------------------
     cfg, run_dir = resolve_config(args)
     check_agent_specs(cfg)
+    if cfg.backend == "rllib":  # Ray RLlib, on a cluster too: docs/rllib.md
+        from brag_env.training.rllib_backend import train_rllib
+
+        progress = {"auto": None, "on": True, "off": False}[args.progress]
+        hooks = {"clear_run_dir": clear_run_dir, "truncate_evals": truncate_evals}
+        opts = {"resume": args.resume, "overwrite": args.overwrite, "progress": progress}
+        return train_rllib(cfg, run_dir, config_hash=config_hash(cfg), **opts, **hooks)
     checkpoint_path = run_dir / "checkpoint.zip"
     state: dict[str, Any] = {
         "num_timesteps": 0,

@@ -20,6 +20,7 @@ import yaml
 
 GAMES = ("brag", "put")
 VEC_ENVS = ("dummy", "subproc")
+BACKENDS = ("sb3", "rllib")
 ACTIVATIONS = ("tanh", "relu")
 
 
@@ -67,6 +68,20 @@ class EvalConfig:
 
 
 @dataclass
+class RLlibConfig:
+    """``backend: rllib`` (brag_env/training/rllib_backend.py, docs/rllib.md): Ray's env runners.
+
+    An iteration samples ``ppo.n_steps * n_envs`` env steps (every seat's decisions) spread over
+    the env runners; ``n_envs`` and ``vec_env`` mean nothing else to this backend.
+    """
+
+    address: str | None = None  # a Ray cluster ("host:port"); null = $RAY_ADDRESS, else local
+    num_env_runners: int = 2  # sampling actors, placed by Ray on any node with free CPUs
+    num_cpus_per_env_runner: float = 1.0  # with `ray start --num-cpus`: runners per node
+    resources_per_env_runner: dict[str, float] = field(default_factory=dict)  # custom resources
+
+
+@dataclass
 class TrainConfig:
     """A whole run."""
 
@@ -83,6 +98,8 @@ class TrainConfig:
     ppo: PPOConfig = field(default_factory=PPOConfig)
     pool: PoolConfig = field(default_factory=PoolConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
+    backend: str = "sb3"  # sb3 (MaskablePPO in this process) or rllib (Ray, also on a cluster)
+    rllib: RLlibConfig = field(default_factory=RLlibConfig)
 
     @property
     def rollout_steps(self) -> int:
@@ -96,6 +113,10 @@ class TrainConfig:
         """Value checks beyond the types; ``ValueError`` naming the key."""
         _choice("game", self.game, GAMES)
         _choice("vec_env", self.vec_env, VEC_ENVS)
+        _choice("backend", self.backend, BACKENDS)
+        _at_least("rllib.num_env_runners", self.rllib.num_env_runners, 0)
+        if not self.rllib.num_cpus_per_env_runner > 0:
+            raise ValueError("rllib.num_cpus_per_env_runner must be > 0")
         _choice("ppo.activation", self.ppo.activation, ACTIVATIONS)
         if not self.name or "/" in self.name or self.name.startswith("."):
             raise ValueError(f"name must be a plain directory name, got {self.name!r}")
