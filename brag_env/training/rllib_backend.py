@@ -396,6 +396,7 @@ def _run(
                 if _crossed(before, done, cfg.checkpoint_every) or done >= total:
                     state["num_timesteps"] = done
                     _save_checkpoint(algo, run_dir, state)
+                    bar.write(f"checkpoint saved at step {done:,}: {run_dir / CHECKPOINT_DIR}")
         seconds = time.perf_counter() - start
         reports = runner_reports(algo)
         (run_dir / "rllib_runners.json").write_text(json.dumps(reports, indent=1))
