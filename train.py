@@ -122,9 +122,8 @@ def resolve_config(args: argparse.Namespace) -> tuple[TrainConfig, Path]:
                 "--config/--set/--seed (or none of them)"
             )
         return saved, run_dir
-    if any((run_dir / f).exists() for f in ("checkpoint.zip", "model.zip", "rllib_checkpoint")) and (
-        not args.overwrite
-    ):
+    held = ("checkpoint.zip", "model.zip", "rllib_checkpoint")  # rllib: a directory
+    if any((run_dir / name).exists() for name in held) and not args.overwrite:
         raise ValueError(
             f"{run_dir} already holds a run: add --resume to continue it, --overwrite to start "
             "over, or --out DIR for a new directory"
@@ -133,7 +132,8 @@ def resolve_config(args: argparse.Namespace) -> tuple[TrainConfig, Path]:
 
 
 # What a run writes besides config.yaml and evals.jsonl (both rewritten at the start of a run).
-RUN_ARTEFACTS = ("checkpoint.zip", "model.zip", "final_eval.json", "eval_model.zip", "rllib_runners.json")
+RUN_ARTEFACTS = ("checkpoint.zip", "model.zip", "final_eval.json", "eval_model.zip")
+RUN_ARTEFACTS += ("rllib_runners.json",)  # backend: rllib
 RUN_ARTEFACT_DIRS = ("snapshots", "tb", "rllib_checkpoint")
 
 

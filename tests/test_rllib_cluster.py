@@ -23,14 +23,14 @@ import pytest
 
 pytest.importorskip("ray.rllib")
 
-import torch  # noqa: E402
-from ray.rllib.core.columns import Columns  # noqa: E402
+import torch
+from ray.rllib.core.columns import Columns
 
-from agents import make_agent, table_info_from_env  # noqa: E402
-from brag_env.selfplay import make_aec_env  # noqa: E402
-from brag_env.training import rllib_module as rm  # noqa: E402
-from brag_env.training.config import load_config  # noqa: E402
-from brag_env.training.rllib_backend import export_model  # noqa: E402
+from agents import make_agent, table_info_from_env
+from brag_env.selfplay import make_aec_env
+from brag_env.training import rllib_module as rm
+from brag_env.training.config import load_config
+from brag_env.training.rllib_backend import export_model
 
 ROOT = Path(__file__).resolve().parents[1]
 SMOKE = ROOT / "configs" / "put_rllib_smoke.yaml"
@@ -96,8 +96,8 @@ def test_masked_module_never_samples_an_illegal_action():
     env = rm.SelfPlayEnv({"game": "put", "env": {}})
     obs, _ = env.reset(seed=3)
     (agent,) = obs
-    mask = torch.as_tensor(obs[agent]["action_mask"][None]).repeat(2000, 1)
-    observation = torch.as_tensor(obs[agent]["observation"][None]).repeat(2000, 1)
+    mask = torch.tensor(obs[agent]["action_mask"][None]).repeat(2000, 1)
+    observation = torch.tensor(obs[agent]["observation"][None]).repeat(2000, 1)
     batch = {Columns.OBS: {"observation": observation, "action_mask": mask}}
     logits = module.forward_exploration(batch)[Columns.ACTION_DIST_INPUTS]
     actions = torch.distributions.Categorical(logits=logits).sample()
@@ -344,4 +344,32 @@ def test_two_node_cluster_trains_resumes_and_exports_a_model_evaluate_loads(clus
     # The exported learner is an agent spec for evaluate.py, snapshots too.
     model = str(out / "model.zip")
     assert evaluate.main(["--game", "put", "--agents", model, "random", "--matches", "4"]) == 0
-    assert evaluate.main(["--game", "put", "--agents", model, str(snapshots[-1]), "--matches", "4"]) == 0
+    assert (
+        evaluate.main(["--game", "put", "--agents", model, str(snapshots[-1]), "--matches", "4"])
+        == 0
+    )
+
+
+def test_brag_four_players_on_a_local_ray_trains_and_exports(tmp_path):
+    """No cluster address: train.py starts (and stops) a Ray of its own. Four Brag seats: the
+    learner, snapshots and both baselines share tables; the model plays in evaluate.py."""
+    out = tmp_path / "brag"
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    config = ROOT / "configs" / "brag_rllib_smoke.yaml"
+    args = [sys.executable, str(ROOT / "train.py"), "--config", str(config), "--out", str(out)]
+    done = subprocess.run(
+        [*args, "--progress", "off"], capture_output=True, text=True, env=env, timeout=600
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "4 players" in done.stdout
+    assert "0 illegal actions of" in done.stdout
+    assert "final evaluation" in done.stdout
+    state = json.loads((out / "rllib_checkpoint" / "brag_env_training.json").read_text())
+    assert state["num_timesteps"] >= 256
+    argv = ["--game", "brag", "--agents", str(out / "model.zip"), "random", "random", "random"]
+    assert evaluate.main([*argv, "--hands", "10"]) == 0
+    # A second start over the finished run is refused; --resume says there is nothing to do.
+    again = subprocess.run(args, capture_output=True, text=True, env=env, timeout=120)
+    assert again.returncode == 2
+    assert "already holds a run" in again.stderr

@@ -43,9 +43,7 @@ def module_ids(cfg: TrainConfig, num_players: int) -> list[str]:
     ids = [LEARNER]
     ids += [snapshot_id(k) for k in range(cfg.pool.max_snapshots)]
     ids += [
-        baseline_id(i, seat)
-        for i in range(len(cfg.pool.opponents))
-        for seat in range(num_players)
+        baseline_id(i, seat) for i in range(len(cfg.pool.opponents)) for seat in range(num_players)
     ]
     return ids
 
@@ -60,7 +58,9 @@ def build_algo_config(cfg: TrainConfig, num_players: int) -> Any:
 
     env_config = {"game": cfg.game, "env": dict(cfg.env), "reward_scale": cfg.reward_scale}
     net = {"net_arch": list(cfg.ppo.net_arch), "activation": cfg.ppo.activation}
-    specs: dict[str, Any] = {rm.LEARNER: RLModuleSpec(module_class=rm.MaskedMLPModule, model_config=net)}
+    specs: dict[str, Any] = {
+        rm.LEARNER: RLModuleSpec(module_class=rm.MaskedMLPModule, model_config=net)
+    }
     for k in range(cfg.pool.max_snapshots):
         specs[rm.snapshot_id(k)] = RLModuleSpec(module_class=rm.MaskedMLPModule, model_config=net)
     for i, spec in enumerate(cfg.pool.opponents):
@@ -125,7 +125,14 @@ def build_algo_config(cfg: TrainConfig, num_players: int) -> Any:
 
 
 def check_rllib_config(cfg: TrainConfig) -> None:
-    """What the SB3 path takes but this backend cannot do: refused, naming the key."""
+    """Ray present, and nothing the SB3 path takes but this backend cannot do (naming the key)."""
+    try:
+        import ray.rllib  # noqa: F401
+    except ImportError:
+        raise ValueError(
+            "backend: rllib needs Ray RLlib, which is not installed here; create its venv with "
+            ".ci/rllib_venv.sh (docs/rllib.md)"
+        ) from None
     if cfg.ppo.target_kl is not None:
         raise ValueError("ppo.target_kl: backend rllib has no early stop on KL; set it to null")
     if not cfg.ppo.normalize_advantage:
@@ -146,9 +153,7 @@ def learner_weights(algo: Any) -> dict[str, Any]:
     return next(iter(algo.learner_group.foreach_learner(grab))).get()
 
 
-def export_model(
-    weights: dict[str, Any], cfg: TrainConfig, path: Path, num_timesteps: int
-) -> Path:
+def export_model(weights: dict[str, Any], cfg: TrainConfig, path: Path, num_timesteps: int) -> Path:
     """Write the learner as a MaskablePPO model.zip (``agents/model.py`` format, atomically).
 
     The learner's ``pi_body``/``pi_head``/``vf_body``/``vf_head`` have the shapes of SB3's
@@ -259,7 +264,9 @@ def runner_reports(algo: Any) -> list[dict[str, Any]]:
     from brag_env.training.rllib_module import runner_report
 
     remote = algo.env_runner_group.num_remote_env_runners() > 0
-    return list(algo.env_runner_group.foreach_env_runner(runner_report, local_env_runner=not remote))
+    return list(
+        algo.env_runner_group.foreach_env_runner(runner_report, local_env_runner=not remote)
+    )
 
 
 def train_rllib(
@@ -303,7 +310,10 @@ def train_rllib(
     done = int(state["num_timesteps"])
     if resume:
         if done >= total and (run_dir / "final_eval.json").is_file():
-            print(f"train.py: the run in {run_dir} already finished at step {done:,}; nothing to resume")
+            print(
+                f"train.py: the run in {run_dir} already finished at step {done:,}; "
+                "nothing to resume"
+            )
             return
         truncate_evals(run_dir / "evals.jsonl", done)
 
@@ -349,7 +359,12 @@ def _run(
 
         def evaluate(path: Path, episodes: int, label: str, step: int) -> list[dict[str, Any]]:
             results = evaluate_model(
-                cfg.game, path, cfg.eval.opponents, episodes, eval_seed, cfg.env,
+                cfg.game,
+                path,
+                cfg.eval.opponents,
+                episodes,
+                eval_seed,
+                cfg.env,
                 cfg.eval.deterministic,
             )
             with (run_dir / "evals.jsonl").open("a") as f:
@@ -418,7 +433,11 @@ def _run(
     counts = sorted({int(r["n"]) for r in results})
     n = str(counts[0]) if len(counts) == 1 else "-".join(map(str, (counts[0], counts[-1])))
     unit = "matches" if cfg.game == "put" else "hands"
-    print(format_table(results, cfg.game, f"final evaluation, seed {eval_seed} ({n} {unit} per opponent):"))
+    print(
+        format_table(
+            results, cfg.game, f"final evaluation, seed {eval_seed} ({n} {unit} per opponent):"
+        )
+    )
 
 
 def _crossed(before: int, after: int, every: int) -> bool:

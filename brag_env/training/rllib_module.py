@@ -21,6 +21,7 @@ only what they need: ray, torch, numpy and this project.
 
 from __future__ import annotations
 
+import itertools
 import zlib
 from typing import Any
 
@@ -92,7 +93,7 @@ class SelfPlayEnv(PettingZooEnv):
 
 def _mlp(sizes: list[int], activation: type[nn.Module]) -> nn.Sequential:
     layers: list[nn.Module] = []
-    for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True):
+    for fan_in, fan_out in itertools.pairwise(sizes):
         layers += [nn.Linear(fan_in, fan_out), activation()]
     return nn.Sequential(*layers)
 
@@ -109,7 +110,9 @@ class MaskedMLPModule(TorchRLModule, ValueFunctionAPI):
             "observation",
             "action_mask",
         }:
-            raise ValueError(f"expected the env's Dict(observation, action_mask) space, got {space}")
+            raise ValueError(
+                f"expected the env's Dict(observation, action_mask) space, got {space}"
+            )
         arch = [int(n) for n in self.model_config.get("net_arch", [128, 128])]
         activation = ACTIVATIONS[self.model_config.get("activation", "tanh")]
         sizes = [int(np.prod(space["observation"].shape)), *arch]
