@@ -203,12 +203,14 @@ def export_model(weights: dict[str, Any], cfg: TrainConfig, path: Path, num_time
     return path
 
 
-def _learner_steps(result: dict[str, Any]) -> int:
-    from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_MODULE_STEPS_SAMPLED_LIFETIME
+def learner_steps(result: dict[str, Any]) -> int:
+    """The learner module's steps sampled in this iteration (not the lifetime count, which a
+    restored algorithm need not carry over)."""
+    from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_MODULE_STEPS_SAMPLED
 
     from brag_env.training.rllib_module import LEARNER
 
-    steps = result.get(ENV_RUNNER_RESULTS, {}).get(NUM_MODULE_STEPS_SAMPLED_LIFETIME, {})
+    steps = result.get(ENV_RUNNER_RESULTS, {}).get(NUM_MODULE_STEPS_SAMPLED, {})
     return int(steps.get(LEARNER, 0)) if isinstance(steps, dict) else 0
 
 
@@ -376,7 +378,7 @@ def _run(
         with ProgressBar(total, initial=done, enabled=progress) as bar:
             while done < total:
                 result = algo.train()
-                before, done = done, max(done, _learner_steps(result))
+                before, done = done, done + learner_steps(result)
                 state["iterations"] = int(state["iterations"]) + 1
                 bar.bar.update(done - before)
                 reports = runner_reports(algo)
