@@ -11,6 +11,9 @@ baselines of ``pool.opponents`` plus frozen snapshots of the learner, one every
 ``pool.snapshot_every`` steps. The learner is paid its own result of every hand, seats rotate,
 illegal actions are masked.
 
+``backend: rllib`` in the config runs the same self-play on Ray RLlib, also on a cluster
+(``brag_env/training/rllib_backend.py``, docs/rllib.md).
+
 Everything that shapes a run is in the YAML config (``brag_env/training/config.py`` is its schema);
 ``--set key=value`` overrides one key. A run writes to ``runs/<name>/`` (or ``--out DIR``):
 
@@ -53,7 +56,7 @@ from brag_env.training.config import (
     load_config,
 )
 from brag_env.training.envs import close_quietly, make_vec_env
-from brag_env.training.evaluation import evaluate_model, format_short, format_table
+from brag_env.training.evaluation import evaluate_model, format_final, format_short
 from brag_env.training.progress import ProgressBar
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "put_ppo.yaml"
@@ -359,15 +362,7 @@ def train(args: argparse.Namespace) -> None:
     (run_dir / "eval_model.zip").unlink(missing_ok=True)  # left by a run killed mid-evaluation
     results = evaluate(run_dir / "model.zip", cfg.eval.final_episodes, "final")
     (run_dir / "final_eval.json").write_text(json.dumps(results, indent=1))
-    # The evaluator plays whole seat rotations, so n may exceed eval.final_episodes.
-    counts = sorted({int(r["n"]) for r in results})
-    n = str(counts[0]) if len(counts) == 1 else "-".join(map(str, (counts[0], counts[-1])))
-    unit = "matches" if cfg.game == "put" else "hands"
-    print(
-        format_table(
-            results, cfg.game, f"final evaluation, seed {eval_seed} ({n} {unit} per opponent):"
-        )
-    )
+    print(format_final(results, cfg.game, eval_seed))
 
 
 if __name__ == "__main__":

@@ -68,3 +68,12 @@ def format_table(results: Sequence[dict[str, Any]], game: str, title: str) -> st
         mark = "yes" if beats(r, game) else "no"
         lines.append(f"  {r['opponent']:<20} {mean:>20}   {ci:<20} {r['n']:>6}  {mark}")
     return "\n".join(lines)
+
+
+def format_final(results: Sequence[dict[str, Any]], game: str, seed: int) -> str:
+    """The final evaluation's table, titled with the episodes played per opponent (the
+    evaluator plays whole seat rotations, so n may exceed the number asked for)."""
+    counts = sorted({int(r["n"]) for r in results})
+    n = str(counts[0]) if len(counts) == 1 else "-".join(map(str, (counts[0], counts[-1])))
+    unit = "matches" if game == "put" else "hands"
+    return format_table(results, game, f"final evaluation, seed {seed} ({n} {unit} per opponent):")

@@ -28,7 +28,7 @@ from typing import Any
 
 from brag_env.training.checkpoint import atomic_write_bytes, save_model
 from brag_env.training.config import TrainConfig, dump_config
-from brag_env.training.evaluation import evaluate_model, format_short, format_table
+from brag_env.training.evaluation import evaluate_model, format_final, format_short
 
 CHECKPOINT_DIR = "rllib_checkpoint"
 STATE_FILE = "brag_env_training.json"
@@ -255,7 +255,11 @@ def connect(cfg: TrainConfig) -> Any:
 
     address = cfg.rllib.address or os.environ.get("RAY_ADDRESS") or None
     if address:
-        ray.init(address=address, log_to_driver=False, logging_level="ERROR")
+        try:
+            ray.init(address=address, log_to_driver=False, logging_level="ERROR")
+        except (ConnectionError, RuntimeError) as e:  # one line, not Ray's traceback
+            reason = " ".join(str(e).split())[:200]
+            raise ValueError(f"cannot connect to the Ray cluster at {address}: {reason}") from None
     else:
         cpus = max(1, int(cfg.rllib.num_env_runners * cfg.rllib.num_cpus_per_env_runner + 0.999))
         ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
@@ -432,14 +436,7 @@ def _run(
     (run_dir / "eval_model.zip").unlink(missing_ok=True)
     results = evaluate(run_dir / "model.zip", cfg.eval.final_episodes, "final", done)
     (run_dir / "final_eval.json").write_text(json.dumps(results, indent=1))
-    counts = sorted({int(r["n"]) for r in results})
-    n = str(counts[0]) if len(counts) == 1 else "-".join(map(str, (counts[0], counts[-1])))
-    unit = "matches" if cfg.game == "put" else "hands"
-    print(
-        format_table(
-            results, cfg.game, f"final evaluation, seed {eval_seed} ({n} {unit} per opponent):"
-        )
-    )
+    print(format_final(results, cfg.game, eval_seed))
 
 
 def _crossed(before: int, after: int, every: int) -> bool:
