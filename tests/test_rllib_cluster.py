@@ -10,6 +10,7 @@ import contextlib
 import json
 import os
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -282,7 +283,10 @@ def cluster():
     finally:
         c.stop()
         time.sleep(1.0)
-        assert c.leftovers() == [], "Ray processes of the test cluster outlived it"
+        left = c.leftovers()
+        if not left:
+            shutil.rmtree(root, ignore_errors=True)  # logs kept when something went wrong
+        assert left == [], f"Ray processes of the test cluster outlived it: {left}"
 
 
 def _train(cluster: LoopbackCluster, out: Path, *extra: str) -> subprocess.Popen:
