@@ -43,7 +43,6 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from rich.console import Console
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.logger import configure
 
@@ -52,7 +51,7 @@ from brag_env.training.checkpoint import load_parameters, read_training_state, s
 from brag_env.training.config import TrainConfig, dump_config, load_config
 from brag_env.training.curves import plot_runs
 from brag_env.training.envs import close_quietly, make_vec_env
-from brag_env.training.evaluation import evaluate_model, final_table, format_short
+from brag_env.training.evaluation import evaluate_model, format_short, print_final
 from brag_env.training.exploitability import model_exploitability
 from brag_env.training.files import (
     DISK_ERRORS,
@@ -147,9 +146,8 @@ def resolve_config(args: argparse.Namespace) -> tuple[TrainConfig, Path]:
                 "--config/--set/--seed (or none of them)"
             )
         return saved, run_dir
-    if ((run_dir / "checkpoint.zip").exists() or (run_dir / "model.zip").exists()) and (
-        not args.overwrite
-    ):
+    held = ("checkpoint.zip", "model.zip", "rllib_checkpoint")  # rllib: a directory
+    if any((run_dir / name).exists() for name in held) and not args.overwrite:
         raise ValueError(
             f"{run_dir} already holds a run: add --resume to continue it, --overwrite to start "
             "over, or --out DIR for a new directory"
@@ -159,7 +157,8 @@ def resolve_config(args: argparse.Namespace) -> tuple[TrainConfig, Path]:
 
 # What a run writes besides config.yaml and evals.jsonl (both rewritten at the start of a run).
 RUN_ARTEFACTS = ("checkpoint.zip", "model.zip", "final_eval.json", "eval_model.zip", "curves.png")
-RUN_ARTEFACT_DIRS = ("snapshots", "tb")
+RUN_ARTEFACTS += ("rllib_runners.json",)  # backend: rllib
+RUN_ARTEFACT_DIRS = ("snapshots", "tb", "rllib_checkpoint")
 
 
 def clear_run_dir(run_dir: Path) -> None:
@@ -240,6 +239,13 @@ def save_checkpoint(
 def train(args: argparse.Namespace) -> None:
     # --- 1. config and run directory: everything is checked before anything is written ---------
     cfg, run_dir = resolve_config(args)
+    if cfg.backend == "rllib":  # Ray RLlib, on a cluster too: docs/rllib.md
+        from brag_env.training.rllib_backend import train_rllib
+
+        progress = {"auto": None, "on": True, "off": False}[args.progress]
+        hooks = {"clear_run_dir": clear_run_dir, "truncate_evals": truncate_evals}
+        opts = {"resume": args.resume, "overwrite": args.overwrite, "progress": progress}
+        return train_rllib(cfg, run_dir, config_hash=config_hash(cfg), **opts, **hooks)
     checkpoint_path = run_dir / "checkpoint.zip"
     evals_path = run_dir / "evals.jsonl"
     state: dict[str, Any] = {
@@ -383,12 +389,7 @@ def train(args: argparse.Namespace) -> None:
     (run_dir / "eval_model.zip").unlink(missing_ok=True)  # left by a run killed mid-evaluation
     results = evaluate(run_dir / "model.zip", cfg.eval.final_episodes, "final")
     write_file(run_dir / "final_eval.json", json.dumps(results, indent=1))
-    # The evaluator plays whole seat rotations, so n may exceed eval.final_episodes.
-    counts = sorted({int(r["n"]) for r in results})
-    n = str(counts[0]) if len(counts) == 1 else "-".join(map(str, (counts[0], counts[-1])))
-    unit = "matches" if cfg.game == "put" else "hands"
-    print(f"final evaluation, seed {eval_seed} ({n} {unit} per opponent):")
-    Console(soft_wrap=False).print(final_table(results, cfg.game))
+    print_final(results, cfg.game, eval_seed)
     plot_runs([run_dir], run_dir / "curves.png")
     print(f"learning curves: {run_dir / 'curves.png'}")
 

@@ -164,6 +164,27 @@ class EvalConfig(Section):
     )
 
 
+class RLlibConfig(Section):
+    """``backend: rllib`` (brag_env/training/rllib_backend.py, docs/rllib.md): Ray's env runners.
+
+    An iteration samples ``ppo.n_steps * n_envs`` env steps (every seat's decisions) spread over
+    the env runners; ``n_envs`` and ``vec_env`` mean nothing else to this backend.
+    """
+
+    address: Str | None = Field(
+        None, description='a Ray cluster ("host:port"); null = $RAY_ADDRESS, else a local Ray'
+    )
+    num_env_runners: Int = Field(
+        2, ge=0, description="sampling actors, placed by Ray on any node with free CPUs"
+    )
+    num_cpus_per_env_runner: Num = Field(
+        1.0, gt=0, description="CPUs each runner takes (with `ray start --num-cpus`: per node)"
+    )
+    resources_per_env_runner: dict[Str, Num] = Field(
+        {}, description="custom Ray resources each runner needs (pin runners to nodes)"
+    )
+
+
 class TrainConfig(Section):
     """A whole run."""
 
@@ -187,6 +208,10 @@ class TrainConfig(Section):
     ppo: PPOConfig = Field(default_factory=PPOConfig)
     pool: PoolConfig = Field(default_factory=PoolConfig)
     eval: EvalConfig = Field(default_factory=EvalConfig)
+    backend: Literal["sb3", "rllib"] = Field(
+        "sb3", description="sb3: MaskablePPO in this process; rllib: Ray RLlib (docs/rllib.md)"
+    )
+    rllib: RLlibConfig = Field(default_factory=RLlibConfig)
 
     @property
     def rollout_steps(self) -> int:

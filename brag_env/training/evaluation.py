@@ -87,3 +87,15 @@ def final_table(results: Sequence[dict[str, Any]], game: str) -> Table:
             escape(str(r["opponent"])), mean, ci, str(r["n"]), "yes" if beats(r, game) else "no"
         )
     return table
+
+
+def print_final(results: Sequence[dict[str, Any]], game: str, seed: int) -> None:
+    """The final evaluation's header and rich table, for every training backend. The evaluator
+    plays whole seat rotations, so n may exceed the number of episodes asked for."""
+    from rich.console import Console
+
+    counts = sorted({int(r["n"]) for r in results})
+    n = str(counts[0]) if len(counts) == 1 else "-".join(map(str, (counts[0], counts[-1])))
+    unit = "matches" if game == "put" else "hands"
+    print(f"final evaluation, seed {seed} ({n} {unit} per opponent):")
+    Console(soft_wrap=False).print(final_table(results, game))
