@@ -159,6 +159,20 @@ def test_B15_blind_alone_carries_to_the_next_deal():
     assert [a + b for a, b in zip(result.deltas, second.deltas, strict=True)] == [5, -3, -2]
 
 
+def test_B15_B16_no_carry_to_a_deal_the_lone_player_sits_out():
+    """The lone blind player has no chips left for the next ante: the pot does not carry to a
+    deal it cannot play (it would sit out, B16): it wins the pot, as on the last hand."""
+    g = BragGame(
+        BragConfig(num_players=3, starting_chips=2, hands_per_session=3, blind_alone="carries")
+    )
+    deck = stack_deck(["2h 5d 9c", "As Ad 5c", "Jc Jh 3d"], 0, "")
+    g.new_session(np.random.default_rng(0), deck=deck, dealer=0)
+    (result,) = apply_names(g, ["stay", "fold", "fold"])  # seat 1 stays blind with its last chip
+    assert result.carried == 0 and result.winner == 1
+    assert result.deltas == [-1, 2, -1] and sum(g.chips) + g.pot == 6
+    assert g.current_player not in g.sitting_out  # the next deal's first decision is a player's
+
+
 def test_B15_open_player_left_alone_always_wins():
     game = start([NINE, ACES, JACKS], hands_per_session=3, blind_alone="carries")
     (result,) = apply_names(game, ["look", "stay", "fold", "fold"])

@@ -805,8 +805,11 @@ class BragGame:
         if covers:
             winner, pots = self._settle_covers(lone, pot)
         elif seer < 0 and (self._carry_blind or self._carry_unopened) and self._may_carry(lone):
-            # B15: the pot stays for the next deal, but never carries out of the session.
-            if self._another_hand(self._threshold_after(False), False):
+            # B15: the pot stays for the next deal, but never carries out of the session, nor
+            # to a deal its lone player will not play in (short of the next ante it sits out,
+            # B16): then it wins the pot, as on the last hand.
+            threshold = self._threshold_after(False)
+            if self._another_hand(threshold, False) and chips[lone] >= threshold:
                 carried, winner = pot, -1
             else:
                 chips[lone] += pot
@@ -836,6 +839,7 @@ class BragGame:
             and not covers
             and self._blind_keep_hand
             and self.status[lone] == BLIND
+            and not self._out[lone]
         )
         keeper = lone if keep_offer else -1
 
