@@ -55,10 +55,21 @@ class PerTableAgents:
             self._agent(r).reset()
 
 
+def natively_batched(agent: object) -> bool:
+    """Whether ``agent`` decides for many tables itself: it has ``act_batch``/``reset_rows``
+    and its class does not opt out (``batched = False``: a subclass whose one-table rules have
+    no vector version, which the inherited ``act_batch`` would silently ignore)."""
+    return (
+        hasattr(agent, "act_batch")
+        and hasattr(agent, "reset_rows")
+        and getattr(type(agent), "batched", True)
+    )
+
+
 def batch_agent(spec: str, table: TableInfo, seed: int) -> BatchAgent:
-    """The agent ``spec`` names, for many tables: native if it has ``act_batch``, else one
+    """The agent ``spec`` names, for many tables: native if ``natively_batched``, else one
     scalar agent per table (seeded from ``seed`` and the table id, so runs repeat)."""
     agent = make_agent(spec, table, seed)
-    if hasattr(agent, "act_batch") and hasattr(agent, "reset_rows"):
+    if natively_batched(agent):
         return agent
     return PerTableAgents(lambda row: make_agent(spec, table, np.random.default_rng([seed, row])))

@@ -399,6 +399,9 @@ class PutBluffer(PutCaller):
 class PutTips(PutBaseline):
     """The Put seed's strategy tips (module docstring: which are modelled, which not)."""
 
+    # The tips have no vector version: many tables get one agent each (agents.batch).
+    batched: ClassVar[bool] = False
+
     DEFAULTS: ClassVar[dict[str, Any]] = {
         "mid_at": 0.4,
         "strong_at": 0.75,

@@ -46,8 +46,13 @@ def solve(config, score, iterations, out, checkpoint, every, resume, force, prog
     started = time.perf_counter()
     if resume and checkpoint.exists():
         arrays, saved = load_checkpoint(checkpoint)
-        if saved.get("config") != rules or saved.get("score") != list(score):
-            raise ValueError(f"checkpoint {checkpoint} was made for other rules or another score")
+        # A key the checkpoint lacks is an option added since; heads-up play ignores the 3- and
+        # 4-player ones (P7, P8), so only the keys both name must agree.
+        stored = saved.get("config") or {}
+        differ = sorted(k for k in rules if k in stored and stored[k] != rules[k])
+        if differ or saved.get("score") != list(score):
+            what = ", ".join(differ) if differ else "score"
+            raise ValueError(f"checkpoint {checkpoint} was made for other rules ({what})")
         regret = Accumulators.from_arrays({k[2:]: v for k, v in arrays.items() if k[:2] == "r_"})
         avg = Accumulators.from_arrays({k[2:]: v for k, v in arrays.items() if k[:2] == "a_"})
         done = int(saved["iterations"])

@@ -31,3 +31,15 @@ def test_batched_and_scalar_estimates_agree_within_their_intervals(pair):
     slow = run_headsup("put", *pair, 1000, seed=1)
     half = (fast["ci_high"] - fast["ci_low"] + slow["ci_high"] - slow["ci_low"]) / 2
     assert abs(fast["mean"] - slow["mean"]) < half
+
+
+def test_put_tips_has_no_vector_rules_so_it_plays_one_agent_per_table():
+    """put:tips overrides the one-table Put rules only: the batched paths must not run the
+    inherited (greedy) vector hooks under its name."""
+    from agents import table_info
+    from agents.batch import PerTableAgents, batch_agent
+    from brag_env.evaluation.batched import supports_batched
+
+    assert not supports_batched("put", ["random", "put:tips"], {})
+    assert isinstance(batch_agent("put:tips", table_info("put"), 0), PerTableAgents)
+    assert supports_batched("put", ["random", "put:caller"], {})

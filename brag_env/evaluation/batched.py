@@ -30,11 +30,12 @@ def supports_batched(game: str, specs: list[str], env_config: dict[str, Any]) ->
     if int(env_config.get("deck_ranks", 13)) != 13:  # the batched engine deals the full pack
         return False
     from agents import make_agent, table_info
+    from agents.batch import natively_batched
 
     table = table_info("put", **env_config)
     for spec in specs:
         agent = make_agent(spec, table, 0)
-        if not (hasattr(agent, "act_batch") and hasattr(agent, "reset_rows")):
+        if not natively_batched(agent):
             return False
         if getattr(agent, "_layers", True) is None:  # a model without the numpy actor
             return False

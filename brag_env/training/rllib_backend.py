@@ -262,7 +262,13 @@ def connect(cfg: TrainConfig) -> Any:
             raise ValueError(f"cannot connect to the Ray cluster at {address}: {reason}") from None
     else:
         cpus = max(1, int(cfg.rllib.num_env_runners * cfg.rllib.num_cpus_per_env_runner + 0.999))
-        ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+        ray.init(  # "local": a new Ray of this process, never a `ray start` cluster on the host
+            address="local",
+            num_cpus=cpus,
+            include_dashboard=False,
+            log_to_driver=False,
+            logging_level="ERROR",
+        )
     return ray
 
 

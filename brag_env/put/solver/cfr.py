@@ -1,8 +1,8 @@
 """Discounted CFR (Brown and Sandholm's DCFR, alpha 1.5, beta 0, gamma 2) on the layered tree.
 
-Both players update at every iteration (simultaneous updates) from one forward and one
-backward pass. Regrets and the cumulative (average) strategy are arrays shaped like the
-strategy profile (``passes``); the average strategy is the one that converges.
+The players update in turn (alternating updates: each iteration updates one seat, then the
+other, each from one forward and one backward pass). Regrets and the cumulative (average)
+strategy are arrays shaped like the strategy profile (``passes``); the average strategy is the one that converges.
 """
 
 from __future__ import annotations
