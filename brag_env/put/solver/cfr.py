@@ -2,7 +2,8 @@
 
 The players update in turn (alternating updates: each iteration updates one seat, then the
 other, each from one forward and one backward pass). Regrets and the cumulative (average)
-strategy are arrays shaped like the strategy profile (``passes``); the average strategy is the one that converges.
+strategy are arrays shaped like the strategy profile (``passes``); the average strategy is
+the one that converges.
 """
 
 from __future__ import annotations
