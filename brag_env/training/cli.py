@@ -42,9 +42,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import torch
-from sb3_contrib import MaskablePPO
-from stable_baselines3.common.logger import configure
+try:
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import configure
+except ModuleNotFoundError as missing:  # a core-only install: one line, not a traceback
+    raise SystemExit(
+        f"train.py: error: {missing.name} is not installed; training needs the train extra: "
+        "pip install -c constraints.txt '.[train]'"
+    ) from None
 
 from brag_env.training.callbacks import EverySteps
 from brag_env.training.checkpoint import load_parameters, read_training_state, save_model
