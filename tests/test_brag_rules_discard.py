@@ -247,7 +247,7 @@ def test_B22_play_and_replay_show_the_discards_to_the_discarder_only(tmp_path):
     code = play_main([*argv, "--history", str(history)], stdin=io.StringIO("1\n" * 60), stdout=out)
     text = out.getvalue()
     assert code == 0 and text.startswith("Five-Card Brag: 3 players")
-    assert "1) discard 3♥ 6♠ face down, keep 7♦ 7♣ Q♥  [discard_1_2]" in text
+    assert "1) discard 6♠ 3♥ face down, keep Q♥ 7♦ 7♣  [discard 1 2]" in text
     assert "You: discard 3♥ 6♠ face down" in text
     assert (
         "seat 1: discard 2 cards face down" in text and "seat 2: discard 2 cards face down" in text

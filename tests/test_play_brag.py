@@ -357,9 +357,9 @@ def test_B16_a_cover_is_explained_when_offered():
         "stay\n" * 80,
     )
     assert code == 0
-    assert "so you may COVER THE POT (B16)" in out
-    assert "cover the pot: put in your last 0 chips and stop betting (B16)" in out
-    assert "seat 1: cover the pot (paid 0, B16)" in out
+    assert "so you may COVER THE POT:" in out
+    assert "cover the pot: put in your last 0 chips and stop betting" in out
+    assert "seat 1: cover the pot (paid 0)" in out
     assert "The pot of 8 covered by seat 1 goes to seat 2." in out
 
 

@@ -1,10 +1,12 @@
-"""P7 simultaneous answers and P8 optional exchange under random legal play, over 100,000
-hands each (slow): rewards zero-sum at every step, the acting seat always has a legal move,
+"""P7 simultaneous answers and P8 optional exchange under random legal play, over many hands
+each (slow; 20,000 by default so the whole suite stays quick, ``BRAG_ENV_RANDOM_HANDS=100000``
+for the full check, which passed at 100,000 each): rewards zero-sum at every step, the acting seat always has a legal move,
 scores match the hand histories, histories replay to themselves, and no leak: a held first
 answer (P7) or a pass choice (P8) changes no observation but whose turn it is."""
 
 from __future__ import annotations
 
+import os
 import random
 
 import numpy as np
@@ -13,7 +15,7 @@ import pytest
 from brag_env import put_v1
 from brag_env.put import PHASE_ANSWER, PHASE_PASS, PutObserver, replay_hand
 
-HANDS = 100_000
+HANDS = int(os.environ.get("BRAG_ENV_RANDOM_HANDS", "20000"))
 VARIANTS = [
     pytest.param({"num_players": 3}, id="P7-simultaneous"),
     pytest.param({"num_players": 4}, id="P8-optional"),
@@ -97,11 +99,11 @@ def test_variant_invariants_short(options):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("options", VARIANTS)
-def test_variant_invariants_100k_hands(options):
+def test_variant_invariants_many_hands(options):
     seen = random_hands(options, HANDS, seed=2)
     assert seen["hands"] >= HANDS
     if options["num_players"] == 3:
-        assert seen["held_answers"] > 10_000 and seen["folded_then_seen"] > 1_000
+        assert seen["held_answers"] > HANDS // 10 and seen["folded_then_seen"] > HANDS // 100
     else:
         # passes 1-3 of every hand (the 4th ends the pass and is checked by content)
-        assert seen["passes"] >= 3 * HANDS and seen["pass_none"] > 10_000
+        assert seen["passes"] >= 3 * HANDS and seen["pass_none"] > HANDS // 10

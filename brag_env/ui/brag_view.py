@@ -101,7 +101,8 @@ def discard_text(action: str, own_cards: str) -> str:
     out = {int(i) - 1 for i in action.split("_")[1:]}
     thrown = " ".join(c for i, c in enumerate(cards) if i in out)
     kept = " ".join(c for i, c in enumerate(cards) if i not in out)
-    return f"discard {thrown} face down, keep {kept}"
+    # Shown highest rank first, as every hand on the screens.
+    return f"discard {hand_text(thrown)} face down, keep {hand_text(kept)}"
 
 
 def action_options(view: Mapping[str, Any], legal: Sequence[str]) -> list[tuple[str, str]]:
