@@ -1,8 +1,9 @@
 """P7 simultaneous answers and P8 optional exchange under random legal play, over many hands
 each (slow; 20,000 by default so the whole suite stays quick, ``BRAG_ENV_RANDOM_HANDS=100000``
 for the full check, which passed at 100,000 each): rewards zero-sum at every step, the acting
-seat always has a legal move, scores match the hand histories, histories replay to themselves, and no leak: a held first
-answer (P7) or a pass choice (P8) changes no observation but whose turn it is."""
+seat always has a legal move, scores match the hand histories, histories replay to themselves,
+and no leak: a held first answer (P7) or a pass choice (P8) changes no observation but whose
+turn it is."""
 
 from __future__ import annotations
 
