@@ -140,6 +140,7 @@ class Checker:
         self.failures: Counter[str] = Counter()
         self.examples: list[str] = []
         self.simultaneous = 0  # P7 simultaneous answers checked against their twin
+        self.carried = self.covered = 0  # Brag hands that carried their pot (B15) / had a cover
 
     def check(self, ok: bool, what: str, detail: str) -> None:
         if not ok:
@@ -250,6 +251,8 @@ def brag_episode(env: Any, seed: int, rnd: random.Random, checker: Checker) -> t
             )
             for cards in result.shown.values():
                 ever_shown |= set(cards)
+            checker.carried += result.carried > 0
+            checker.covered += bool(result.covers)
         if len(game.hand_results) == results + 1:
             rewards = [env.rewards.get(a, 0.0) for a in env.possible_agents]
             checker.check(
@@ -352,6 +355,10 @@ def run(game: str, decisions: int, seed: int, fixed: dict[str, tuple[Any, ...]])
     )
     if checker.simultaneous:
         print(f"  simultaneous first answers checked (see/fold twins): {checker.simultaneous:,}")
+    if game == "brag":
+        print(
+            f"  hands that carried the pot: {checker.carried:,}, with a cover: {checker.covered:,}"
+        )
     if by_cards:
         print(
             "  hands by cards_dealt: "
