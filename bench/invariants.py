@@ -38,8 +38,14 @@ values per config; ``2/3``: a tuple, for ``raise_sizes``); ``--variant b22`` is
 played (Brag: hands per ``cards_dealt``), the failures (0 expected; the first few are
 described) and the time; the exit status is 1 if any check failed.
 
-Last runs (a shared 2-core machine, under load from a test suite; wall clock):
-RESULTS
+Last runs (a shared 2-core machine, under load from a test suite; wall clock)::
+
+    --game brag --variant b22 --decisions 1050000 --seed 0: 1,050,702 decisions, 113,401 hands
+      (55,013 of 4 cards, 58,388 of 5), 6,614 episodes, 0 failures, 444 s
+    --game both --decisions 100000 --seed 1: Brag 100,038 decisions, 14,416 hands, 0 failures,
+      60 s; Put 100,006 decisions, 10,396 hands, 0 failures, 24 s
+
+(docs/hardening.md, "Fuzzing and invariants", has the details.)
 """
 
 from __future__ import annotations
