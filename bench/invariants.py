@@ -1,32 +1,57 @@
-"""Random-play invariants over a million decisions per game (not in CI: minutes, not seconds).
+"""Random-play invariants of ``brag_v1`` and ``put_v1`` (not in CI: minutes, not seconds).
 
-Plays ``brag_v0`` and ``put_v0`` (raw envs) with uniformly random legal actions, over rule
-configs drawn at random (player counts, antes, stakes, raise sizes, pot limit, sessions,
-shuffles, B19/B20/B21 options; Put's 2-4 players, targets and reward modes), and checks at
-every decision:
+Plays ``brag_v1`` and ``put_v1`` (raw envs) with uniformly random legal actions, over rule
+configs drawn at random. Brag: 2-8 players, antes and ante modes, stakes, raise sizes, pot
+limit, sessions, every B18 shuffle (``after_prial_or_cycle`` included), B15 carried pots
+(``blind_alone`` / ``unopened_pot`` "wins" | "carries"), B16 covering (``cover_pot``), B19-B21
+options and B22 Four-/Five-card Brag (``cards_dealt`` 3, 4 or 5; 4 and 5 with
+``allow_blind=False``). Put: 2-4 players, targets, seen-put points, reward modes,
+``put_answers`` (3 players) and ``partner_exchange`` (4 players). It checks at every decision:
 
 * the acting seat's mask is never empty and equals the engine's legal actions;
-* Brag: chips + pot equal the table's starting chips (conserved); Put: scores only grow, by
-  the points the hand history records;
-* every step's rewards sum to zero (zero-sum), and per Brag hand the chip deltas do;
+* Brag: chips + pot (a carried pot included) equal the table's starting chips; at each hand's
+  end chips + the pot carried to the next deal do, the hand's deltas sum to the chips carried
+  in minus the chips carried out, the step's rewards are the deltas, and each episode's total
+  reward is zero. Put: every step's rewards sum to zero, scores only grow, by the points the
+  hand history records;
 * no hidden card leaks into the acting seat's observation. Brag: its own cards appear only
-  once it has looked (B10), and the only other cards in it are the ones shown at sees
-  (``shown_cards``, the previous hand's shown hands) exactly as the engine holds them. Put:
-  its ``hand`` view is its own cards, and every card in the ``played`` view is a card that
-  seat played face up this hand.
+  once it has looked (B10); ``shown_cards`` is the engine's list and holds only cards shown in
+  a finished hand of the session (at a see or in a B16 cover comparison); ``prev_shown_cards``
+  is exactly the previous hand's seer's and seen player's hands. B22: ``own_discards`` is the
+  seat's own discards, after its discard its kept cards and discards are its deal, and no
+  other seat's discard is in its own cards, discards or ``shown_cards``. Put: its ``hand`` view
+  is its own cards, every card in the ``played`` view is a card that seat played face up this
+  hand, and with simultaneous answers (P7) the second answerer's observation and mask are the
+  same whether the first answer was see or fold (checked on twin copies of the game).
 
 Usage::
 
     python bench/invariants.py                     # 1,000,000 decisions per game, seed 0
     python bench/invariants.py --decisions 50000 --game put --seed 3
+    python bench/invariants.py --game brag --variant b22       # Four-/Five-card Brag only
+    python bench/invariants.py --game brag --brag-options cards_dealt=4,allow_blind=false
+    python bench/invariants.py --game put --put-options num_players=3,put_answers=simultaneous
 
-Prints, per game, the decisions, hands and episodes played, the failures (0 expected; the
-first few are described) and the time; the exit status is 1 if any check failed.
+``--brag-options`` / ``--put-options`` fix options of the random draw (``a|b``: one of these
+values per config; ``2/3``: a tuple, for ``raise_sizes``); ``--variant b22`` is
+``cards_dealt=4|5,allow_blind=false``. Prints, per game, the decisions, hands and episodes
+played (Brag: hands per ``cards_dealt``), the failures (0 expected; the first few are
+described) and the time; the exit status is 1 if any check failed.
+
+Last runs (a shared 2-core machine, under load from a test suite; wall clock)::
+
+    --game brag --variant b22 --decisions 1050000 --seed 0: 1,050,702 decisions, 113,401 hands
+      (55,013 of 4 cards, 58,388 of 5), 6,614 episodes, 0 failures, 444 s
+    --game both --decisions 100000 --seed 1: Brag 100,038 decisions, 14,416 hands, 0 failures,
+      60 s; Put 100,006 decisions, 10,396 hands, 0 failures, 24 s
+
+(docs/hardening.md, "Fuzzing and invariants", has the details.)
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import random
 import sys
 import time
@@ -35,30 +60,39 @@ from typing import Any
 
 import numpy as np
 
-from brag_env import brag_v0, put_v0
+from brag_env import brag_v1, put_v1
 from brag_env.brag.game import OPEN
 from brag_env.brag.observation import observation_layout
+from brag_env.put.rules import FOLD as PUT_FOLD
 from brag_env.put.rules import NUM_RANKS, PUT_RANK
+from brag_env.put.rules import SEE as PUT_SEE
+
+VARIANTS = {"b22": {"cards_dealt": (4, 5), "allow_blind": False}}
 
 
 def brag_options(rnd: random.Random) -> dict[str, Any]:
     min_stake = rnd.choice([2, 4, 10])
+    cards_dealt = rnd.choice([3, 3, 4, 5])
     return {
         "num_players": rnd.randint(2, 8),
         "ante": rnd.choice([0, 1, 2, 5]),
         "ante_mode": rnd.choice(["every_hand", "after_prial", "none"]),
-        "allow_blind": rnd.random() < 0.8,
+        "allow_blind": cards_dealt == 3 and rnd.random() < 0.8,  # B22 needs allow_blind=False
         "min_stake": min_stake,
         "raise_sizes": rnd.choice([(2,), (2, 3), (4, 2), (3,)]),
         "max_stake": min_stake * rnd.choice([1, 4, 16, 100]),
         "pot_limit": rnd.random() < 0.3,
         "blind_may_see_open": rnd.random() < 0.7,
+        "blind_alone": rnd.choice(["wins", "carries"]),
+        "unopened_pot": rnd.choice(["wins", "carries"]),
+        "cover_pot": rnd.random() < 0.8,
         "hands_per_session": rnd.choice([1, 5, 20, 100]),
         "starting_chips": rnd.choice([10, 40, 200]),
-        "shuffle": rnd.choice(["after_prial", "every_hand"]),
+        "shuffle": rnd.choice(["after_prial", "every_hand", "after_prial_or_cycle"]),
         "blind_keep_hand": rnd.random() < 0.7,
         "prial_bonus": rnd.choice([0, 0, 5]),
         "lowball": rnd.random() < 0.2,
+        "cards_dealt": cards_dealt,
     }
 
 
@@ -68,7 +102,41 @@ def put_options(rnd: random.Random) -> dict[str, Any]:
         "target_points": rnd.choice([1, 5, 7]),
         "seen_put_points": rnd.choice([2, "game"]),
         "reward": rnd.choice(["match", "points"]),
+        "put_answers": rnd.choice(["simultaneous", "in_turn"]),  # read with 3 players only
+        "partner_exchange": rnd.choice(["optional", "always"]),  # read with 4 players only
     }
+
+
+def parse_options(text: str) -> dict[str, Any]:
+    """``k=v,k=v`` -> options; ``a|b`` draws one of the values per config, ``2/3`` a tuple."""
+    options: dict[str, Any] = {}
+    for item in filter(None, text.split(",")):
+        key, _, value = item.partition("=")
+        options[key.strip()] = tuple(_value(v) for v in value.split("|"))
+    return options
+
+
+def _value(text: str) -> Any:
+    text = text.strip()
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    if "/" in text:
+        return tuple(int(v) for v in text.split("/"))
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def restricted(draw: Any, fixed: dict[str, tuple[Any, ...]]) -> Any:
+    """The random draw, with the options of ``fixed`` drawn from their given values only."""
+
+    def options(rnd: random.Random) -> dict[str, Any]:
+        drawn = draw(rnd)
+        drawn.update({key: rnd.choice(values) for key, values in fixed.items()})
+        return drawn
+
+    return options
 
 
 class Checker:
@@ -77,6 +145,8 @@ class Checker:
     def __init__(self) -> None:
         self.failures: Counter[str] = Counter()
         self.examples: list[str] = []
+        self.simultaneous = 0  # P7 simultaneous answers checked against their twin
+        self.carried = self.covered = 0  # Brag hands that carried their pot (B15) / had a cover
 
     def check(self, ok: bool, what: str, detail: str) -> None:
         if not ok:
@@ -98,12 +168,19 @@ def _zero_sum(env: Any, checker: Checker, where: str) -> None:
     checker.check(abs(total) < 1e-9, "rewards not zero-sum", f"{where}: {env.rewards}")
 
 
+def _cards(view: np.ndarray) -> set[int]:
+    return set(np.flatnonzero(view > 0.5).tolist())
+
+
 def brag_episode(env: Any, seed: int, rnd: random.Random, checker: Checker) -> tuple[int, int]:
     env.reset(seed=seed)
     game, config = env.game, env.config
     total = config.num_players * config.starting_chips
     layout = observation_layout(config)
+    b22 = config.cards_dealt > 3
     decisions = 0
+    episode_reward = 0.0
+    ever_shown: set[int] = set()  # every card shown at a see or a cover comparison this session
     while env.agents:
         agent = env.agent_selection
         if env.terminations[agent]:
@@ -114,32 +191,85 @@ def brag_episode(env: Any, seed: int, rnd: random.Random, checker: Checker) -> t
         checker.check(sum(game.chips) + game.pot == total, "chips not conserved", where)
         legal = _common(env, agent, checker, where)
         v = layout.views(env.observe(agent)["observation"])
-        looked = game.status[seat] == OPEN
+        looked = game.status[seat] == OPEN or (not config.allow_blind and len(game.hands[seat]) > 0)
         own = set(game.hands[seat]) if looked else set()
+        own_seen = _cards(v["own_cards"])
         blind_clean = looked or not (v["own_category"].any() or v["own_strength"].any())
         checker.check(
-            set(np.flatnonzero(v["own_cards"]).tolist()) == own and blind_clean,
+            own_seen == own and blind_clean,
             "own cards shown wrongly",
             f"{where}: seat {seat} looked: {looked}",
         )
-        shown = set(np.flatnonzero(v["shown_cards"]).tolist())
+        # Cards shown at sees and cover comparisons: the table's list, and only cards that were
+        # shown in a finished hand of this session (none of the hands now on the table).
+        shown = _cards(v["shown_cards"])
         checker.check(shown == set(game.shown_cards), "shown cards differ from the table's", where)
+        checker.check(shown <= ever_shown, "a card in shown_cards never shown", where)
         previous = game.previous_result
-        public = set()
-        if previous is not None and previous.shown:
-            for cards in previous.shown.values():
-                public |= set(cards)
-        seen = {c % 52 for c in np.flatnonzero(v["prev_shown_cards"]).tolist()}
-        checker.check(seen == public, "previous hand's shown cards leak or differ", where)
+        rows = [set(), set()]
+        if previous is not None and previous.by_see:
+            rows = [set(previous.shown[previous.seer]), set(previous.shown[previous.seen])]
+        seen = [_cards(row) for row in v["prev_shown_cards"]]
+        checker.check(seen == rows, "previous hand's shown cards leak or differ", where)
+        if b22:
+            mine = set(game.discards[seat])
+            discards = _cards(v["own_discards"])
+            checker.check(discards == mine, "own_discards is not the own discards", where)
+            if mine:
+                dealt = set(game._dealt[seat])
+                checker.check(
+                    own_seen | discards == dealt and not own_seen & discards and len(own_seen) == 3,
+                    "kept cards + discards are not the deal",
+                    where,
+                )
+            others: set[int] = set()
+            for s, cards in enumerate(game.discards):
+                if s != seat:
+                    others |= set(cards)
+            visible = own_seen | discards | (shown - ever_shown) | seen[0] | seen[1]
+            checker.check(
+                not others & (own_seen | discards | (shown - ever_shown)),
+                "another seat's discard in the observation",
+                f"{where}: {sorted(others & visible)}",
+            )
+            checker.check(
+                v["discard_pending"][0] == float(game.discarding), "discard_pending wrong", where
+            )
         if legal.size == 0:
             return decisions, len(game.hand_results)
         results = len(game.hand_results)
         env.step(int(legal[rnd.randrange(legal.size)]))
         decisions += 1
-        _zero_sum(env, checker, where)
-        if len(game.hand_results) != results:
-            deltas = game.hand_results[-1].deltas
-            checker.check(sum(deltas) == 0, "hand deltas not zero-sum", f"{where}: {deltas}")
+        step_total = sum(env.rewards.values())
+        episode_reward += step_total
+        expected = 0
+        for result in game.hand_results[results:]:
+            deltas = result.deltas
+            moved = result.carried_in - result.carried  # B15: a carried pot stays on the table
+            expected += moved
+            checker.check(
+                sum(deltas) == moved, "hand deltas != carried in - carried", f"{where}: {deltas}"
+            )
+            checker.check(
+                sum(result.chips) + result.carried == total,
+                "chips + carried pot not conserved",
+                f"{where}: {result.chips} + {result.carried}",
+            )
+            for cards in result.shown.values():
+                ever_shown |= set(cards)
+            checker.carried += result.carried > 0
+            checker.covered += bool(result.covers)
+        if len(game.hand_results) == results + 1:
+            rewards = [env.rewards.get(a, 0.0) for a in env.possible_agents]
+            checker.check(
+                rewards == [float(d) for d in game.hand_results[-1].deltas],
+                "rewards differ from the hand's deltas",
+                where,
+            )
+        checker.check(abs(step_total - expected) < 1e-9, "step rewards != chips moved", f"{where}")
+    checker.check(
+        abs(episode_reward) < 1e-9, "episode rewards not zero-sum", f"seed {seed}: {episode_reward}"
+    )
     return decisions, len(game.hand_results)
 
 
@@ -165,6 +295,26 @@ def put_episode(env: Any, seed: int, rnd: random.Random, checker: Checker) -> tu
         checker.check(marks <= played, "a card in 'played' that was not played", where)
         if legal.size == 0:
             return decisions, len(game.history)
+        if (
+            game._simultaneous
+            and game._held_answer < 0
+            and {PUT_SEE, PUT_FOLD} <= set(legal.tolist())
+        ):
+            # P7 simultaneous: the second answerer's view must not depend on the first answer.
+            views = []
+            for answer in (PUT_SEE, PUT_FOLD):
+                twin = copy.deepcopy(game)
+                twin.apply(answer)
+                obs = env.observer.set_from(twin, twin.current).copy()
+                views.append((twin.current, obs, np.array(twin.mask)))
+            (a1, o1, m1), (a2, o2, m2) = views
+            env.observer.set_from(game, seat)  # the views below read the acting seat again
+            checker.check(
+                a1 == a2 and np.array_equal(o1, o2) and np.array_equal(m1, m2),
+                "the held first answer shows in the second answerer's view",
+                where,
+            )
+            checker.simultaneous += 1
         env.step(int(legal[rnd.randrange(legal.size)]))
         decisions += 1
         _zero_sum(env, checker, where)
@@ -182,21 +332,25 @@ def put_episode(env: Any, seed: int, rnd: random.Random, checker: Checker) -> tu
     return decisions, len(game.history)
 
 
-def run(game: str, decisions: int, seed: int) -> bool:
+def run(game: str, decisions: int, seed: int, fixed: dict[str, tuple[Any, ...]]) -> bool:
     rnd = random.Random(seed)
     checker = Checker()
     done = hands = episodes = 0
+    by_cards: Counter[int] = Counter()
     start = time.perf_counter()
     make, options, episode = (
-        (brag_v0.raw_env, brag_options, brag_episode)
+        (brag_v1.raw_env, brag_options, brag_episode)
         if game == "brag"
-        else (put_v0.raw_env, put_options, put_episode)
+        else (put_v1.raw_env, put_options, put_episode)
     )
+    options = restricted(options, fixed)
     while done < decisions:
         env = make(**options(rnd))
         for _ in range(20):  # a few episodes per config
             played, finished = episode(env, rnd.randrange(2**31), rnd, checker)
             done, hands, episodes = done + played, hands + finished, episodes + 1
+            if game == "brag":
+                by_cards[env.config.cards_dealt] += finished
             if done >= decisions:
                 break
     seconds = time.perf_counter() - start
@@ -205,6 +359,17 @@ def run(game: str, decisions: int, seed: int) -> bool:
         f"{game}: {done:,} decisions, {hands:,} hands, {episodes:,} episodes, "
         f"{failed} failures, {seconds:.0f} s"
     )
+    if checker.simultaneous:
+        print(f"  simultaneous first answers checked (see/fold twins): {checker.simultaneous:,}")
+    if game == "brag":
+        print(
+            f"  hands that carried the pot: {checker.carried:,}, with a cover: {checker.covered:,}"
+        )
+    if by_cards:
+        print(
+            "  hands by cards_dealt: "
+            + ", ".join(f"{k}: {v:,}" for k, v in sorted(by_cards.items()))
+        )
     for what, count in checker.failures.items():
         print(f"  {count} x {what}")
     for example in checker.examples:
@@ -217,9 +382,24 @@ def main() -> int:
     parser.add_argument("--decisions", type=int, default=1_000_000, help="per game")
     parser.add_argument("--game", choices=["brag", "put", "both"], default="both")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--brag-options",
+        default="",
+        help="fix Brag options: k=v,k=v (a|b: one of these per config; 2/3: a tuple)",
+    )
+    parser.add_argument("--put-options", default="", help="fix Put options, as --brag-options")
+    parser.add_argument(
+        "--variant", choices=sorted(VARIANTS), help="b22: Four- and Five-card Brag only"
+    )
     args = parser.parse_args()
     games = ["brag", "put"] if args.game == "both" else [args.game]
-    ok = [run(game, args.decisions, args.seed) for game in games]
+    fixed = {"brag": parse_options(args.brag_options), "put": parse_options(args.put_options)}
+    if args.variant:
+        fixed["brag"] = {
+            **{k: v if isinstance(v, tuple) else (v,) for k, v in VARIANTS[args.variant].items()},
+            **fixed["brag"],
+        }
+    ok = [run(game, args.decisions, args.seed, fixed[game]) for game in games]
     return 0 if all(ok) else 1
 
 
