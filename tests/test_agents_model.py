@@ -98,6 +98,7 @@ class _Evil:
         return (os.mkdir, (self.marker,))
 
 
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_model_agent_loads_and_plays_legal_actions(model_path):
     table = table_info("brag", num_players=2)
     agent = make_agent(str(model_path), table, seed=0)

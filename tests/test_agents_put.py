@@ -147,6 +147,7 @@ def test_caller_counts_its_card_on_the_table_and_the_tricks_won():
     assert caller.act(craft(mid, trick=1, tricks_won={0: 1}), play_mask(mid)) == PUT
 
 
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_bluffer_puts_weak_hands_at_its_rate_and_sees_mid_hands():
     weak, mid = ["4", "5", "6"], ["J", "10", "8"]
     always, never = agent("put:bluffer:bluff=1"), agent("put:bluffer:bluff=0")

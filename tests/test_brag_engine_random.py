@@ -76,6 +76,7 @@ def play_session(cfg: BragConfig, seed: int, checks: bool = True) -> BragGame:
     return game
 
 
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_random_play_keeps_every_invariant():
     rnd = random.Random(2024)
     hands = 0

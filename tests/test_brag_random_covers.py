@@ -99,6 +99,7 @@ def _play(hands_wanted: int, seed: int, observe_every: int) -> dict[str, int]:
     return seen
 
 
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_B15_B16_random_play_keeps_the_invariants():
     seen = _play(3_000, seed=1, observe_every=3)
     assert seen["covers"] > 100 and seen["nested"] > 5 and seen["carries"] > 20

@@ -76,6 +76,7 @@ def test_B16_histories_with_covers_replay() -> None:
     assert [r.deltas for r in replay_session([hist])] == [[-4, 4]]
 
 
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_B15_B16_random_sessions_replay_and_stay_zero_sum() -> None:
     rng = np.random.default_rng(0)
     covers = carries = 0

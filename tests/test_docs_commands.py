@@ -248,6 +248,7 @@ def run_command(copy: Path, words: list[str], slow: bool) -> str:
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_commands_start_as_written_in_a_fresh_copy(page, tmp_path, monkeypatch):
     copy = fresh_copy(tmp_path / "clone")
     monkeypatch.chdir(copy)

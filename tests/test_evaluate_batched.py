@@ -13,6 +13,7 @@ def test_supported_only_for_heads_up_put_with_batch_agents():
     assert not supports_batched("brag", ["brag:tight", "random"], {})
 
 
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_same_result_shape_and_count_and_reproducible():
     a = run_headsup_batched("put:caller", "put:greedy", 301, seed=4)
     b = run_headsup_batched("put:caller", "put:greedy", 301, seed=4)
@@ -26,6 +27,7 @@ def test_same_result_shape_and_count_and_reproducible():
 @pytest.mark.parametrize(
     "pair", [("put:caller", "put:greedy"), ("random", "put:bluffer"), ("random", "random")]
 )
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_batched_and_scalar_estimates_agree_within_their_intervals(pair):
     fast = run_headsup_batched(*pair, 1000, seed=1)
     slow = run_headsup("put", *pair, 1000, seed=1)

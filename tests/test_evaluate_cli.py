@@ -124,6 +124,7 @@ def test_duplicate_sessions_print_a_one_line_warning():
         ("--plot", "hands.jsonl/plots", "is not a directory"),
     ],
 )
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_bad_output_paths_stop_before_the_run(tmp_path, option, value, fragment):
     """Nothing is played (the history file is never opened) when an output path is unusable."""
     (tmp_path / "hands.jsonl").write_text("keep\n")

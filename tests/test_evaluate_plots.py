@@ -27,6 +27,7 @@ def test_cell_text_shows_mean_interval_count_and_mark():
     assert cell_text(None) == ""
 
 
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_payoff_by_seat_cells_carry_interval_and_count():
     result = evaluate("brag", ["brag:tight", "random", "random"], 60, seed=1)
     fig = seat_heatmap(result)

@@ -106,6 +106,7 @@ def test_seats_rotate_and_duplicate_replays_the_same_deals():
         assert len({tuple(h["seat_agents"]) for h in group}) == 6  # every seating of 3 agents
 
 
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_same_seed_same_results_to_the_last_digit():
     specs = ["brag:bluffer", "brag:blind", "random", "brag:tips"]
     a = evaluate("brag", specs, 120, seed=5).to_dict()

@@ -45,6 +45,7 @@ def test_throughput_reports_every_row_and_comparison(capsys: pytest.CaptureFixtu
     assert "NO" not in out.split() and "needed" not in out  # figures, no verdicts
 
 
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_only_filters_rows_and_rejects_no_match(capsys: pytest.CaptureFixture[str]) -> None:
     bench = _load()
     assert bench.main(["--games", "2", "--reps", "1", "--only", "Brag engine"]) == 0

@@ -123,6 +123,7 @@ def random_walk(cfg: BragConfig, seed: int, sessions: int) -> Any:
 
 
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: f"{c.num_players}p")
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_incremental_observation_equals_fill(cfg: BragConfig) -> None:
     """Observed at random moments (often skipping several decisions), by random seats."""
     fast, reference = IncrementalObserver(cfg), BragObserver(cfg)
@@ -162,6 +163,7 @@ def test_incremental_observer_follows_several_games() -> None:
 
 
 @pytest.mark.parametrize("cfg", [*CONFIGS[:4], *CONFIGS[6:]], ids=lambda c: f"{c.num_players}p")
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_fill_equals_slow_reference(cfg: BragConfig) -> None:
     reference = BragObserver(cfg)
     checks = 0

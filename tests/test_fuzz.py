@@ -68,6 +68,7 @@ def _reset(module, seed, options) -> None:
 @pytest.mark.parametrize("module", [brag_v0, put_v0])
 @FAST
 @given(seed=SEEDS, options=OPTIONS)
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_reset_options_fuzz(module, seed, options):
     _reset(module, seed, options)
 
@@ -156,6 +157,7 @@ def _load_yaml(text: str) -> None:
 
 @FAST
 @given(text=YAML_TEXT)
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_yaml_config_fuzz(text):
     _load_yaml(text)
 
@@ -214,6 +216,7 @@ def _replay_text(text: str) -> None:
 
 @FAST
 @given(data=st.data())
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_history_line_fuzz(records, data):
     record = data.draw(st.sampled_from(records))
     paths = [p for p in _paths(record) if p]
@@ -224,6 +227,7 @@ def test_history_line_fuzz(records, data):
 
 @FAST
 @given(text=st.text(max_size=200) | JSON.map(json.dumps))
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_history_text_fuzz(text):
     _replay_text(text)
 

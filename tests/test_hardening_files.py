@@ -165,6 +165,7 @@ def test_streamed_read_stops_at_the_limit_whatever_the_directory_says():
     assert len(bio.read_zip_entry(_LyingArchive(), "data", "z", limit=2**23)) == 4 * 2**20
 
 
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_evaluate_refuses_a_bomb_in_one_line(bombs):
     args = ["--game", "brag", "--agents", str(bombs["data"]), "random", "--hands", "4"]
     result = subprocess.run(
@@ -407,6 +408,7 @@ def test_evaluate_permission_error_names_the_file(tmp_path, monkeypatch, capsys)
     assert code == 2 and f"cannot write --json {target}: Permission denied" in err
 
 
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_evaluate_refuses_to_overwrite_without_force(tmp_path, capsys):
     """Issue 18: evaluate.py --json/--history overwrote existing files silently."""
     for option in ("--json", "--history"):
@@ -509,12 +511,14 @@ def test_load_yaml_reads_a_config(tmp_path):
     assert bio.load_yaml(path) == {"game": "brag", "env": {"num_players": 2, "raise_sizes": [2, 4]}}
 
 
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_option_values_nested_thousands_deep_are_one_line(capsys):
     code, err = _evaluate([*EVAL, "--option", "raise_sizes=" + "[" * 5000], capsys)
     assert code == 2 and "bad --option" in err and err.count("\n") == 1
 
 
 # ------------------------------------------------------------------ the installed command
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_brag_evaluate_is_an_installed_script(tmp_path):
     """pyproject's [project.scripts] names brag_env.evaluation.cli:main; a wrapper like the
     one pip writes runs it under its own name (a non-editable install has no evaluate.py)."""

@@ -174,6 +174,7 @@ def test_seat_option_puts_the_human_elsewhere():
     assert "seat 0: brag:caller · seat 1: brag:caller · You: seat 2" in out
 
 
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_end_of_input_is_a_clean_exit():
     """Run as a module: EOF on stdin ends the session with a message and exit code 0."""
     result = subprocess.run(

@@ -39,6 +39,7 @@ SESSIONS = [
 
 @pytest.mark.parametrize("argv", SESSIONS, ids=lambda a: f"{a[0]}-{len(a)}")
 @pytest.mark.parametrize("answers", ["1\n", "2\n1\n"])  # "2" is asked again on one choice
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_no_rule_ids_raise_names_or_plural_markers_on_any_screen(argv, answers, tmp_path):
     history = tmp_path / "h.jsonl"
     out = play([*argv, "--history", str(history)], answers * 300)

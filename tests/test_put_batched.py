@@ -82,6 +82,7 @@ CONFIGS = [
 
 
 @pytest.mark.parametrize("config", CONFIGS)
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_batched_put_equals_put_v0_move_for_move_P1_P6(config):
     assert _play_both(config, tables=32, hands=600, seed=1) >= 600
 

@@ -97,6 +97,7 @@ def _observations(config, deck, dealer, actions, seat):
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4])
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_no_leak_of_other_players_unplayed_cards(num_players):
     """Changing any other player's unplayed (and, for P8, unknown) cards changes nothing in an
     observation, at any step of the hand, nor in the next hand's view of the finished one (the
@@ -248,6 +249,7 @@ def _reference_observation(game: PutGame, player: int, observer: PutObserver) ->
         (4, {"partner_exchange": "always"}),
     ],
 )
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_fast_observation_matches_the_reference(num_players, variant):
     config = PutConfig(num_players=num_players, **variant)
     game, observer = PutGame(config), PutObserver(config)

@@ -127,6 +127,7 @@ def _small_run(k, iterations):
     return game, normalise(game.tree, avg)
 
 
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_dcfr_converges_on_a_small_deck():
     game, strat = _small_run(3, 150)
     result = exploitability(game, strat)
@@ -175,6 +176,7 @@ def _run(module, *args):
     return subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True)
 
 
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_exploit_cli_prints_values_and_refuses_bad_input(tmp_path):
     ok = _run("brag_env.exploit", "put", "put:caller", "--deck-ranks", "3", "--score", "1-2")
     assert ok.returncode == 0, ok.stderr
@@ -195,6 +197,7 @@ def _solve(*args):
     return _run("brag_env.solve", "put", "--deck-ranks", "2", *args)
 
 
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_solve_cli_force_resume_and_strategy_for_another_deck(tmp_path):
     out = tmp_path / "s.npz"
     first = _solve("--iterations", "10", "--out", str(out), "--checkpoint-every", "5")

@@ -53,10 +53,12 @@ def _check(k, config_options=None, score=(0, 0)):
     assert best_nd == pytest.approx(ours.br_non_dealer, abs=1e-6)
 
 
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_P1_P6_solver_matches_openspiel_deck_ranks_2():
     _check(2)
 
 
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_P4_P5_solver_matches_openspiel_seen_put_game_draw_to_opponent():
     _check(2, {"seen_put_points": "game", "put_draw_to_opponent": True}, score=(3, 1))
 

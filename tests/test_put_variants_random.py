@@ -93,6 +93,7 @@ def random_hands(options: dict, hands: int, seed: int) -> dict[str, int]:
 
 
 @pytest.mark.parametrize("options", VARIANTS)
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_variant_invariants_short(options):
     seen = random_hands(options, 2_000, seed=1)
     assert seen["held_answers"] + seen["passes"] > 100

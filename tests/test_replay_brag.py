@@ -92,6 +92,7 @@ def test_steps_hold_exactly_what_the_player_knew(eval_file):
     assert any(r["keep"] for r in records)  # B19 choices were replayed too
 
 
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_b19_choice_in_the_hidden_hands(tmp_path):
     """B19: the keeper's line shows the hand it played (and its category) and where the other
     one went, in words."""

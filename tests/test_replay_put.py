@@ -102,6 +102,7 @@ def test_replays_a_partnership_match_from_play(tmp_path):
     assert out.count("to act ─") == len(records[0]["actions"])
 
 
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_dealt_hands_strongest_first(eval_file):
     """P1: the hands shown after each hand are in rank order, strongest first."""
     code, out = replay([str(eval_file)])

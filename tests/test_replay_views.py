@@ -66,6 +66,7 @@ def test_brag_replay_views_equal_live_observations(players, options, tmp_path):
 
 
 @pytest.mark.parametrize("players", [2, 4, 6])
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_B15_B16_brag_v1_replay_views_with_covers_and_carries(players, tmp_path):
     env = brag_v1.raw_env(
         num_players=players,

@@ -45,6 +45,7 @@ def _venv(seed=3, **kw):
     return BatchedSelfPlayVecEnv("put", {}, 8, opponents=OPPONENTS, seed=seed, **kw)
 
 
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_same_seed_same_run_and_another_seed_another():
     a, _, _ = _run(_venv(seed=3), 300, 0)
     b, _, _ = _run(_venv(seed=3), 300, 0)
@@ -53,6 +54,7 @@ def test_same_seed_same_run_and_another_seed_another():
     assert not all(np.array_equal(x, y) for x, y in zip(a, c, strict=True))
 
 
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_learner_acts_at_every_step_and_is_paid_the_match_result_P6():
     venv = _venv()
     obs = venv.reset()
@@ -71,6 +73,7 @@ def test_learner_acts_at_every_step_and_is_paid_the_match_result_P6():
     assert len(returns) > 20 and set(returns) == {1.0, -1.0}  # match reward, scale 1
 
 
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_seats_rotate_per_table_and_episode():
     venv = _venv()
     _, _, seats = _run(venv, 400, 1)  # _run's reset starts every table's episode 0
@@ -157,6 +160,7 @@ class _MirroredEngine(BatchedPut):
 
 @pytest.mark.parametrize("opponent", ["put:greedy", "put:caller", "put:bluffer:bluff=0.0"])
 @pytest.mark.parametrize("options", [{}, {"reward": "points", "seen_put_points": "game"}])
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_same_run_as_vs_pool_env_on_the_same_deals(opponent, options):
     # VsPoolEnv's contract, step for step: seat rotation, observations, masks, the learner's
     # rewards (including those of hands an opponent ends) and episode ends.

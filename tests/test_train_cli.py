@@ -36,6 +36,7 @@ def tb_scalars(run_dir: Path, tag: str) -> list[float]:
     return [value for _, value in sorted(values, key=lambda sv: sv[0])]  # stable
 
 
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_schedules_follow_progress_over_the_whole_run_and_after_resume(tmp_path, monkeypatch):
     """One learn() call: SB3's progress_remaining after rollout k of 4 is 1 - k/4, so a linear
     schedule 1e-3 -> 1e-5 gives these four learning rates. (One learn() per rollout, as before,
@@ -67,6 +68,7 @@ def test_schedules_follow_progress_over_the_whole_run_and_after_resume(tmp_path,
     assert rates[-3:] == pytest.approx(expected_lr[1:], 1e-6)
 
 
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_same_seed_same_run(tmp_path):
     for name in ("a", "b"):
         assert train.main(smoke(tmp_path / name, "--set", "eval.every=512")) == 0
@@ -147,6 +149,7 @@ def fail_writes(monkeypatch, name_part: str, error: int, when=lambda: True) -> N
     monkeypatch.setattr(os, "fsync", fsync)
 
 
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_full_disk_at_a_checkpoint_is_one_line_and_keeps_the_last_checkpoint(
     tmp_path, monkeypatch, capsys
 ):
@@ -174,6 +177,7 @@ def test_full_disk_at_a_checkpoint_is_one_line_and_keeps_the_last_checkpoint(
         ("final_eval.json", errno.EROFS, "Read-only file system"),
     ],
 )
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_unwritable_run_files_are_one_line_errors_naming_the_file(
     tmp_path, monkeypatch, capsys, name, error, reason
 ):
@@ -186,6 +190,7 @@ def test_unwritable_run_files_are_one_line_errors_naming_the_file(
     )
 
 
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_full_disk_under_tensorboard_names_the_tb_directory(tmp_path, monkeypatch, capsys):
     from stable_baselines3.common.logger import TensorBoardOutputFormat
 
@@ -211,6 +216,7 @@ def test_brag_train_console_script_points_at_the_cli():
     assert any(d.startswith("pydantic>=2") for d in train)  # only training reads the schema
 
 
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_final_table_is_rich_and_aligned(tmp_path, capsys):
     assert train.main(smoke(tmp_path / "run")) == 0
     printed = capsys.readouterr().out

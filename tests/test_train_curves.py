@@ -73,6 +73,7 @@ def test_brag_curves_are_in_antes_and_break_even_at_zero(tmp_path):
         curves._pyplot().close(fig)
 
 
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_command_writes_the_plot_and_refuses_what_it_cannot_do(tmp_path, capsys):
     a, b = make_run(tmp_path / "a"), make_run(tmp_path / "b")
     out = tmp_path / "both.png"
