@@ -113,7 +113,7 @@ def test_put_rates_by_decile_and_the_weak_cut_off():
         (strong_deck, 0, [(1, "put"), (0, "see")]),
         (weak_deck, 0, [(1, "play_4")]),  # a card instead of Put
     ]
-    (zero, one), collector = play_hands("put", hands, num_players=2)
+    (zero, one), _ = play_hands("put", hands, num_players=2)
     c = one["counts"]
     assert (c["put_chances"], c["puts"], c["bluff_puts"], c["bluff_put_wins"]) == (3, 2, 1, 1)
     assert c["weak_put_chances"] == 2
