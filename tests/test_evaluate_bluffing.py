@@ -132,3 +132,27 @@ def test_put_rates_by_decile_and_the_weak_cut_off():
     assert zero["light_see_rate"] == 1.0 and zero["fold_to_put"] == 0.5
     assert zero["rates_by_decile"]["see"].count(1.0) == 1
     assert put_decile(0.39) == 3 and put_decile(0.4) == 4
+
+
+def test_the_text_report_shows_rates_by_decile_with_their_counts():
+    from rich.console import Console
+
+    from brag_env.evaluation import evaluate
+    from brag_env.evaluation.report import decile_cell, tournament_tables
+
+    table = {"columns": ["hands", "looked", "folded"], "counts": [[40, 10, 5], [0, 0, 0]]}
+    assert decile_cell(table, 0, "folded", ("hands",)) == "12.5% of 40"
+    assert decile_cell(table, 1, "folded", ("hands",)) == "-"
+    put = {"columns": ["put", "no_put", "see", "fold"], "counts": [[1, 3, 2, 2]]}
+    assert decile_cell(put, 0, "put", ("put", "no_put")) == "25.0% of 4"
+    assert decile_cell(put, 0, "fold", ("see", "fold")) == "50.0% of 4"
+
+    result = evaluate("brag", ["brag:tight", "random"], 40, seed=0)
+    console = Console(record=True, width=200)
+    for t in tournament_tables(result):
+        console.print(t)
+    text = console.export_text()
+    assert "fold rate by strength decile" in text and "open raise rate by strength decile" in text
+    rows = result.agents[0].behaviour["hands_by_decile"]["counts"]
+    assert sum(row[0] for row in rows) == result.agents[0].behaviour["hands"] == 40
+    assert all(f"of {row[0]}" in text for row in rows if row[0])
