@@ -159,3 +159,10 @@ def test_the_text_report_shows_rates_by_decile_with_their_counts():
     rows = result.agents[0].behaviour["hands_by_decile"]["counts"]
     assert sum(row[0] for row in rows) == result.agents[0].behaviour["hands"] == 40
     assert all(f"of {row[0]}" in text for row in rows if row[0])
+    # The JSON output carries the decile counts and rates (null where a decile is empty).
+    import json
+
+    saved = json.loads(json.dumps(result.to_dict()))["agents"][0]["behaviour"]
+    assert saved["hands_by_decile"]["counts"] == rows
+    assert saved["fold_rate_by_decile"] == result.agents[0].behaviour["fold_rate_by_decile"]
+    assert saved["counts"]["weak_open_hands"] >= 0 and saved["weak_below"] == 0.4

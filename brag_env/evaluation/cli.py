@@ -46,6 +46,7 @@ def build_parser(prog: str = _PROG) -> argparse.ArgumentParser:
         epilog="agent specs:\n  random\n"
         + specs
         + "\n  PATH.zip        a MaskablePPO model saved by train.py"
+        + "\n  model:NAME      a shipped model, models/NAME.zip (models/README.md)"
         + "\n  parameters:     e.g. brag:bluffer:bluff=0.5,bluff_bets=2 (docs/evaluation.md)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
