@@ -89,6 +89,7 @@ def test_decile_series_are_the_rates_of_the_table():
     }
 
 
+@pytest.mark.slow  # renders PNGs
 def test_every_agent_gets_its_decile_chart_and_the_names_are_known_first(tmp_path):
     from brag_env.evaluation.plots import decile_file, plot_files, plot_tournament
 
@@ -108,6 +109,7 @@ def test_every_agent_gets_its_decile_chart_and_the_names_are_known_first(tmp_pat
     assert decile_file(0, "::") == "deciles_0_agent.png"
 
 
+@pytest.mark.slow  # renders PNGs
 def test_existing_decile_charts_are_not_overwritten_without_force(tmp_path, capsys):
     import evaluate as cli
 

@@ -171,6 +171,7 @@ def test_info_prints_the_record_and_writes_the_config(run_dir, exported, tmp_pat
     assert "no export record" in capsys.readouterr().out
 
 
+@pytest.mark.slow  # loads every config in configs/
 def test_the_reproduce_command_names_a_config_file_only_when_it_matches():
     from brag_env.training.config import load_config
 
