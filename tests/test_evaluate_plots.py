@@ -89,9 +89,24 @@ def test_decile_series_are_the_rates_of_the_table():
     }
 
 
+def test_decile_chart_names_are_safe_and_known_before_the_run():
+    from brag_env.evaluation.plots import decile_file, plot_files
+
+    assert decile_file(3, "runs/a b/model.zip:deterministic=true") == (
+        "deciles_3_runs-a-b-model-zip-deterministic-true.png"
+    )
+    assert decile_file(0, "::") == "deciles_0_agent.png"
+    assert plot_files(["put:greedy", "random"], round_robin=True) == [
+        "payoff_matrix.png",
+        "actions_by_decile.png",
+        "deciles_0_put-greedy.png",
+        "deciles_1_random.png",
+    ]
+
+
 @pytest.mark.slow  # renders PNGs
 def test_every_agent_gets_its_decile_chart_and_the_names_are_known_first(tmp_path):
-    from brag_env.evaluation.plots import decile_file, plot_files, plot_tournament
+    from brag_env.evaluation.plots import plot_files, plot_tournament
 
     specs = ["brag:tight", "random", "random"]
     result = evaluate("brag", specs, 6, seed=0)
@@ -103,10 +118,6 @@ def test_every_agent_gets_its_decile_chart_and_the_names_are_known_first(tmp_pat
         "deciles_2_random.png",
     ]
     assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in written)
-    assert decile_file(3, "runs/a b/model.zip:deterministic=true") == (
-        "deciles_3_runs-a-b-model-zip-deterministic-true.png"
-    )
-    assert decile_file(0, "::") == "deciles_0_agent.png"
 
 
 @pytest.mark.slow  # renders PNGs
