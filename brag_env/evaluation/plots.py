@@ -163,7 +163,8 @@ def _decile_chart(plt: Any, game: str, agents: list[tuple[str, dict[str, Any]]])
     return fig
 
 
-# Per-agent decile charts: (title of a series, table column, denominator columns), per game.
+# Per-agent decile charts, per game: the behaviour table they read and, for each series, its
+# legend, its numerator column and its denominator columns.
 _DECILE_SERIES: dict[str, tuple[str, list[tuple[str, str, tuple[str, ...]]]]] = {
     "brag": (
         "hands_by_decile",
