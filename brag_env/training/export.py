@@ -80,9 +80,9 @@ def _read_json_entry(path: Path, name: str) -> Any:
                 return None
             return loads_bounded(read_zip_entry(archive, name, "its zip", MAX_JSON_BYTES), name)
     except FileError as e:
-        raise _fail(path, str(e)) from None
+        raise ValueError(f"cannot read model {str(path)!r}: {e}") from None
     except (zipfile.BadZipFile, OSError, EOFError) as e:
-        raise _fail(path, f"corrupt archive ({e})") from None
+        raise ValueError(f"cannot read model {str(path)!r}: corrupt archive ({e})") from None
 
 
 def _training_record(source: Path, game: str, env_config: dict[str, Any]) -> dict[str, Any]:
