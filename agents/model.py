@@ -2,12 +2,14 @@
 
 An SB3 ``.zip`` holds ``data`` (JSON; entries that were not JSON-serialisable are cloudpickled,
 base64-encoded, inside it: the spaces, the policy class, schedules, buffers) and ``*.pth`` files
-that SB3 reads with ``torch.load(weights_only=True)``. Unpickling ``data`` could run arbitrary
-code, so ``load_policy`` reads the JSON itself and passes a ``custom_objects`` replacement for
-EVERY pickled entry to ``MaskablePPO.load``: SB3 then never calls ``cloudpickle.loads``. The
-replacements are rebuilt from the plain-JSON summary SB3 stores next to each pickle (shapes,
-sizes, names), and only whitelisted classes are accepted (the MaskablePPO MLP policy, common torch
-activations and optimizers).
+(torch's format). Unpickling ``data`` could run arbitrary code, so ``load_policy`` never does:
+it rebuilds what the policy needs (the spaces, the policy class and its keyword arguments) from
+the plain-JSON summary SB3 stores next to each pickle (shapes, sizes, names), accepting only
+whitelisted classes (the MaskablePPO MLP policy, common torch activations and optimizers), builds
+the policy network and loads ``policy.pth`` into it with ``torch.load(weights_only=True)``.
+Nothing else is read: no optimizer state, no rollout data, so an exported model
+(``brag_env.training.export``: the policy weights and the table record only) loads like a full
+``model.zip`` or checkpoint.
 
 A model is tied to the table options it was trained with, not only to the observation size: the
 observation divides chips by ``starting_chips`` and the stake by ``max_stake``, counts hands in
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import io
 import math
 import warnings
 import zipfile
@@ -236,7 +239,8 @@ def check_table(info: SavedModelInfo, table: TableInfo) -> None:
 
 
 def _safe_objects(path: Path, data: dict[str, Any]) -> tuple[dict[str, Any], SavedModelInfo]:
-    """Replacements for every pickled entry of ``data``, and the model's expected shapes."""
+    """What the policy is built from (spaces, policy class and kwargs), rebuilt from the JSON
+    summaries of ``data``, and the model's expected shapes."""
     import gymnasium as gym
     import torch
 
@@ -271,22 +275,13 @@ def _safe_objects(path: Path, data: dict[str, Any]) -> tuple[dict[str, Any], Sav
         "observation_space": gym.spaces.Box(-np.inf, np.inf, shape, np.float32),
         "action_space": gym.spaces.Discrete(num_actions),
         "policy_class": MaskableActorCriticPolicy,
-        # Only needed for training; the policy's network does not depend on them.
-        "learning_rate": 0.0,
-        "lr_schedule": None,
-        "clip_range": 0.2,
-        "clip_range_vf": None,
-        "rollout_buffer_class": None,
     }
     kwargs_entry = data.get("policy_kwargs")
     if isinstance(kwargs_entry, dict):  # pickled (with a JSON summary) or plain JSON: both checked
         custom["policy_kwargs"] = _policy_kwargs(path, kwargs_entry, torch)
     elif kwargs_entry is not None:
         raise _fail(path, "its policy_kwargs entry is not a mapping")
-    # Everything else that was pickled (buffers of the last rollout, episode info) is unused here.
-    for key, entry in data.items():
-        if _summary(entry) is not None and key not in custom:
-            custom[key] = None
+    # Everything else (schedules, buffers of the last rollout, episode info) is never read.
     info = SavedModelInfo(str(path), shape, num_actions, int(data.get("num_timesteps", 0) or 0))
     return custom, info
 
@@ -373,16 +368,46 @@ def _load_cached(path_text: str, size: int, mtime_ns: int) -> tuple[Any, SavedMo
     path = Path(path_text)
     data = _read_data(path)
     custom, info = _safe_objects(path, data)
-    from sb3_contrib import MaskablePPO
+    return _build_policy(path, custom), info
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return f"{type(error).__name__}: {text.splitlines()[0] if text else ''}".rstrip(": ")
+
+
+def _build_policy(path: Path, custom: dict[str, Any]) -> Any:
+    """The policy network from ``custom`` (spaces, policy kwargs) and the ``policy.pth`` weights.
+
+    Built directly rather than through ``MaskablePPO.load``: only the policy's weights are read
+    (``torch.load(weights_only=True)``), so a model file without optimizer state (an exported
+    model, ``brag_env.training.export``) loads like a full one, and every weight must fit.
+    """
+    import torch
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     try:
-        model = MaskablePPO.load(path, device="cpu", custom_objects=custom)
-    except Exception as e:  # SB3/torch raise many types for a damaged file; report one line
-        first_line = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise _fail(path, f"{type(e).__name__}: {first_line}") from None
-    policy = model.policy
+        with zipfile.ZipFile(path) as archive:
+            raw = read_zip_entry(archive, "policy.pth", "its zip")
+        state = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
+    except FileError as e:
+        raise _fail(path, str(e)) from None
+    except Exception as e:  # torch raises many types for a damaged file; report one line
+        raise _fail(path, f"its policy.pth: {_first_line(e)}") from None
+    if not isinstance(state, dict):
+        raise _fail(path, "its policy.pth is not a state dict")
+    try:
+        policy = MaskableActorCriticPolicy(
+            custom["observation_space"],
+            custom["action_space"],
+            lambda _: 0.0,  # the learning rate: only the (unused) optimizer reads it
+            **custom.get("policy_kwargs", {}),
+        )
+        policy.load_state_dict(state, strict=True)
+    except Exception as e:  # e.g. weights of another shape than the recorded network
+        raise _fail(path, f"its weights do not fit its policy: {_first_line(e)}") from None
     policy.set_training_mode(False)
-    return policy, info
+    return policy
 
 
 def _numpy_actor(policy: Any) -> list[tuple[str, Any, Any]] | None:

@@ -6,13 +6,17 @@ Grammar (one string names one agent)::
     brag:<style>[:k=v,k=v...]     a Brag baseline, optionally with parameters
     put:<style>[:k=v,...]         a Put baseline
     <path>.zip[:k=v,...]          a MaskablePPO model saved by train.py
+    model:<name>[:k=v,...]        a shipped model: ``models/<name>.zip`` of the repository
 
-For example ``brag:bluffer:bluff=0.5`` or ``runs/put_ppo/model.zip:deterministic=true``.
+For example ``brag:bluffer:bluff=0.5``, ``runs/put_ppo/model.zip:deterministic=true`` or
+``model:brag_headsup``. ``model:`` resolves like ``put:equilibrium`` does: in the repository's
+``models/`` folder (a clone or an editable install; ``models/`` is not package data).
 Every error is a ``ValueError`` with a one-line message naming the bad part.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +26,9 @@ import numpy as np
 from agents.base import Agent, RandomAgent, TableInfo
 
 GAMES = ("brag", "put")
+#: Where ``model:<name>`` looks: the repository's models/ (put:equilibrium's folder too).
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+_MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 # style name -> agent class, per game; filled by agents.brag / agents.put through ``register``.
 _STYLES: dict[str, dict[str, type[Agent]]] = {game: {} for game in GAMES}
@@ -80,8 +87,30 @@ def _spec_help(game: str | None) -> str:
     parts = ["'random'"]
     for g in games:
         parts.append(f"'{g}:<style>' (styles: {', '.join(sorted(styles(g)))})")
-    parts.append("or a path to a model .zip")
+    parts.append("'model:<name>' (a shipped model in models/) or a path to a model .zip")
     return ", ".join(parts)
+
+
+def shipped_models() -> list[str]:
+    """The names ``model:<name>`` accepts: the ``.zip`` files in ``MODELS_DIR``."""
+    return sorted(p.stem for p in MODELS_DIR.glob("*.zip") if p.is_file())
+
+
+def _shipped_model_spec(text: str, game: str | None) -> AgentSpec:
+    """``model:NAME[:k=v,...]`` -> the spec of ``MODELS_DIR/NAME.zip``."""
+    name, _, param_text = text[len("model:") :].partition(":")
+    name = name.strip()
+    if not _MODEL_NAME.fullmatch(name) or name.lower().endswith(".zip"):
+        raise ValueError(
+            f"bad agent spec {text!r}: model:<name> takes the name of a file in models/ without "
+            "'.zip' (letters, digits, '_', '.', '-'); give a path to load another file"
+        )
+    path = MODELS_DIR / f"{name}.zip"
+    if not path.is_file():
+        known = ", ".join(shipped_models()) or "none yet"
+        raise ValueError(f"no shipped model {name!r}: {path} does not exist (shipped: {known})")
+    params = _parse_params(text, param_text, _model_defaults())
+    return AgentSpec(text, "model", game=game, path=str(path), params=params)
 
 
 def parse_spec(text: str, game: str | None = None) -> AgentSpec:
@@ -90,6 +119,8 @@ def parse_spec(text: str, game: str | None = None) -> AgentSpec:
         raise ValueError(f"empty agent spec; expected {_spec_help(game)}")
     text = text.strip()
 
+    if text.lower().startswith("model:"):
+        return _shipped_model_spec(text, game)
     if ".zip" in text.lower():
         path, rest = _split_model_spec(text)
         params = _parse_params(text, rest, _model_defaults())

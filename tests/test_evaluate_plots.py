@@ -61,3 +61,74 @@ def test_round_robin_heatmap_marks_the_cells_the_text_table_marks():
         assert texts(fig) == expected
     finally:
         _pyplot().close(fig)
+
+
+def test_decile_series_are_the_rates_of_the_table():
+    from brag_env.evaluation.plots import decile_series
+
+    columns = ["hands", "looked", "folded", "raised", "saw", "covered", "won"]
+    counts = [[0] * 7 for _ in range(10)]
+    counts[0] = [4, 2, 3, 1, 0, 0, 1]
+    series = decile_series("brag", {"columns": columns, "counts": counts})
+    assert [name for name, _, _ in series] == ["looked", "folded", "raised open", "saw open"]
+    assert [float(rates[0]) for _, rates, _ in series] == [0.5, 0.75, 0.25, 0.0]
+    assert all(float(totals[0]) == 4 for _, _, totals in series)
+    assert all(str(rates[1]) == "nan" for _, rates, _ in series)  # no hands: no bar
+    put = [[0, 0, 0, 0] for _ in range(10)]
+    put[9] = [3, 1, 1, 3]
+    named = {
+        n: r[9]
+        for n, r, _ in decile_series(
+            "put", {"columns": ["put", "no_put", "see", "fold"], "counts": put}
+        )
+    }
+    assert named == {
+        "called Put (of chances)": 0.75,
+        "saw a Put (of Puts faced)": 0.25,
+        "folded to a Put (of Puts faced)": 0.75,
+    }
+
+
+def test_decile_chart_names_are_safe_and_known_before_the_run():
+    from brag_env.evaluation.plots import decile_file, plot_files
+
+    assert decile_file(3, "runs/a b/model.zip:deterministic=true") == (
+        "deciles_3_runs-a-b-model-zip-deterministic-true.png"
+    )
+    assert decile_file(0, "::") == "deciles_0_agent.png"
+    assert plot_files(["put:greedy", "random"], round_robin=True) == [
+        "payoff_matrix.png",
+        "actions_by_decile.png",
+        "deciles_0_put-greedy.png",
+        "deciles_1_random.png",
+    ]
+
+
+@pytest.mark.slow  # renders PNGs
+def test_every_agent_gets_its_decile_chart_and_the_names_are_known_first(tmp_path):
+    from brag_env.evaluation.plots import plot_files, plot_tournament
+
+    specs = ["brag:tight", "random", "random"]
+    result = evaluate("brag", specs, 6, seed=0)
+    written = plot_tournament(result, tmp_path)
+    assert [p.name for p in written] == plot_files(specs, round_robin=False)
+    assert [p.name for p in written][2:] == [
+        "deciles_0_brag-tight.png",
+        "deciles_1_random.png",
+        "deciles_2_random.png",
+    ]
+    assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in written)
+
+
+@pytest.mark.slow  # renders PNGs
+def test_existing_decile_charts_are_not_overwritten_without_force(tmp_path, capsys):
+    import evaluate as cli
+
+    (tmp_path / "deciles_1_put-greedy.png").write_bytes(b"old")
+    argv = ["--game", "put", "--agents", "random", "put:greedy", "--matches", "2"]
+    argv += ["--no-progress", "--plot", str(tmp_path)]
+    assert cli.main(argv) == 2
+    assert "deciles_1_put-greedy.png" in capsys.readouterr().err
+    assert (tmp_path / "deciles_1_put-greedy.png").read_bytes() == b"old"
+    assert cli.main([*argv, "--force"]) == 0
+    assert (tmp_path / "deciles_1_put-greedy.png").read_bytes()[:4] == b"\x89PNG"

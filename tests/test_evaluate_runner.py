@@ -8,6 +8,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from scripted_hands import play_hands
 
 from brag_env.evaluation import (
     FactoryAdapter,
@@ -205,27 +206,8 @@ def test_run_headsup_summarises_one_number():
 
 
 def _play_scripted(game, deck, dealer, script, num_players=2, options=None):
-    """Drive a collector by hand through one scripted hand; returns each agent's behaviour."""
-    from brag_env.evaluation.schedule import Episode
-
-    adapter = get_adapter(game)
-    env = adapter.make_env(num_players, options or {})
-    collector = adapter.collector(env, num_players)
-    env.reset(seed=0, options={"deck": deck, "dealer": dealer})
-    episode = Episode(0, 0, 0, 0, tuple(range(num_players)))
-    collector.start_episode(env, episode)
-    rewards = [0.0] * num_players
-    names = env.unwrapped.action_names
-    for seat, name in script:
-        assert env.agent_selection == f"player_{seat}"
-        action = names.index(name)
-        collector.before_action(env, seat, seat, action)
-        env.step(action)
-        collector.after_action(env, seat, seat, action)
-    for agent in env.agents[:]:
-        rewards[int(agent.split("_")[1])] += env._cumulative_rewards[agent]
-    collector.end_episode(env, episode, rewards)
-    return [collector.behaviour(a) for a in range(num_players)], collector
+    """One scripted hand into a fresh collector; returns each agent's behaviour and it."""
+    return play_hands(game, [(deck, dealer, script)], num_players, options)
 
 
 def test_brag_statistics_of_a_scripted_hand():

@@ -6,7 +6,9 @@ Payoff samples: one per hand per agent, the hand's chip change divided by the an
 
 Hand strength: the percentile of the agent's TRUE hand (fraction of the 22,100 hands strictly
 weaker, in the table's ranking order), whether or not the agent has looked. Decile ``d`` holds
-percentiles in ``[d/10, (d+1)/10)``; "bottom half" means percentile < 0.5.
+percentiles in ``[d/10, (d+1)/10)``; a *weak* hand is one in the bottom 40% (percentile below
+``WEAK_BELOW`` = 0.4, deciles d0-d3): a raise with it is a bluff. Rates for another cut-off at
+a decile boundary (the bottom half used before) can be re-derived from ``hands_by_decile``.
 
 Behaviour statistics (per agent; counts are kept too, so rates can be re-derived):
 
@@ -22,13 +24,18 @@ about style: they are counted in ``forced_decisions`` and left out of every rate
 the decile table.
 - ``actions_by_decile``: counts of fold/stay/raise/see decisions made OPEN, by decile of its
   hand, plus a ``blind`` row for decisions made without looking.
+- ``hands_by_decile``: per decile of its (final) hand, counts of hands dealt, hands in which it
+  looked, folded (a free choice, open or blind), raised while open, saw while open (B14),
+  covered (B16) and won; ``rates_by_decile`` divides each by the hands of the decile
+  (``fold_rate_by_decile`` is its fold row).
 - ``bluff_raise_rate``: of the hands in which it raised while open, the share where its hand was
-  in the bottom half (the aggressive bluff). ``bluff_success``: of those bluff-raise hands, the
-  share it won with everyone else folding (B15).
+  weak (the aggressive bluff). ``bluff_success``: of those bluff-raise hands, the share it won
+  with everyone else folding (B15). ``bluff_frequency``: the other way round: of the hands in
+  which it looked at a weak hand, the share in which it raised while open.
 - ``light_see_rate``: of the hands in which it saw while open (B14), the share where its hand was
-  in the bottom half (a passive, light see).
+  weak (a passive, light see).
 - ``bluff_rate``: both together: of the hands in which it raised or saw while open, the share
-  with a bottom-half hand.
+  with a weak hand.
 - ``fold_to_raise``: of its betting decisions facing a raise (another player raised since its
   own previous move this hand), the share it folded.
 - ``see_frequency``: of its decisions where a see was legal (B14), the share it saw.
@@ -36,7 +43,8 @@ the decile table.
 - ``fold_rate``, ``raise_rate``: shares of all its betting decisions; ``hand_win_rate``: share of
   its hands it won (with covers: the first covered pot, the one that beat every comparison).
 - Covering the pot (B16): ``cover_rate``: share of its hands in which it covered (covers are
-  counted apart: not betting decisions, not in the decile table); ``cover_win_rate``: of its
+  counted apart: not betting decisions, not in the decile table); ``cover_chance_rate``: of its
+  free decisions where covering was legal, the share where it covered; ``cover_win_rate``: of its
   covers, the share where it took the pot it closed; ``cover_decided_rate``: share of its hands
   that ended with a cover comparison (anyone's cover). ``carried_rate`` (B15): share of its
   hands whose pot was carried to the next deal.
@@ -58,10 +66,24 @@ from brag_env.evaluation.stats import ratio
 
 ACTION_COLUMNS = ("fold", "stay", "raise", "see")
 BLIND_ROW = 10  # row index of the blind decisions in the decile table
+#: Columns of ``hands_by_decile`` (hand counts); every one but "hands" is also a rate by decile.
+HAND_COLUMNS = ("hands", "looked", "folded", "raised", "saw", "covered", "won")
+#: A hand below this percentile is weak: a raise with it is a bluff, a see with it is light.
+WEAK_BELOW = 0.4
 
 
 def decile(percentile: float) -> int:
     return min(int(percentile * 10.0), 9)
+
+
+def decile_rates(table: dict[str, Any]) -> dict[str, list[float | None]]:
+    """``hands_by_decile`` as rates: each column over the decile's hands (None: no hands)."""
+    columns = table["columns"]
+    return {
+        name: [ratio(row[k], row[0]) for row in table["counts"]]
+        for k, name in enumerate(columns)
+        if k > 0
+    }
 
 
 class _Counts:
@@ -75,7 +97,9 @@ class _Counts:
         "bluff_raise_hands",
         "bluff_wins",
         "by_decile",
+        "by_hand_decile",
         "carried_hands",
+        "cover_chances",
         "cover_decided_hands",
         "cover_wins",
         "covers",
@@ -96,12 +120,14 @@ class _Counts:
         "showdown_wins",
         "showdowns",
         "turns_before_look",
+        "weak_open_hands",
     )
 
     def __init__(self) -> None:
         for name in self.__slots__:
             setattr(self, name, 0)
         self.by_decile = [[0, 0, 0, 0] for _ in range(BLIND_ROW + 1)]
+        self.by_hand_decile = [[0] * len(HAND_COLUMNS) for _ in range(10)]
 
 
 class BragCollector(Collector):
@@ -134,6 +160,8 @@ class BragCollector(Collector):
         self._looked = [False] * n
         self._raised = [False] * n  # raised while open this hand
         self._saw = [False] * n  # saw while open this hand
+        self._folded = [False] * n  # folded by choice (not forced) this hand
+        self._covered = [False] * n
         self._last_event = [0] * n  # index into game.betting after the seat's last event
 
     def _hand_percentile(self, game: Any, seat: int) -> float:
@@ -191,8 +219,11 @@ class BragCollector(Collector):
             c.forced += 1
             self._last_event[seat] = len(betting) + 1
             return
+        if self.cover_id >= 0 and legal[self.cover_id]:
+            c.cover_chances += 1
         if action == self.cover_id:  # B16: counted apart from the betting decisions
             c.covers += 1
+            self._covered[seat] = True
             if status == BLIND:
                 self._played_blind[seat] = True
             self._last_event[seat] = len(betting) + 1
@@ -206,6 +237,7 @@ class BragCollector(Collector):
         c.by_decile[row][column] += 1
         if action == FOLD:
             c.folds += 1
+            self._folded[seat] = True
         elif action >= FIRST_RAISE:
             c.raises += 1
         if blind and action != FOLD:
@@ -259,8 +291,14 @@ class BragCollector(Collector):
             c.hands_won += won
             c.blind_play_hands += self._played_blind[seat]
             c.blind_to_end_hands += self._played_blind[seat] and not self._looked[seat]
-            weak = self._percentile[seat] < 0.5
+            weak = self._percentile[seat] < WEAK_BELOW
             raised, saw = self._raised[seat], self._saw[seat]
+            looked = self._looked[seat]
+            c.weak_open_hands += weak and looked
+            row = c.by_hand_decile[decile(self._percentile[seat])]
+            flags = (True, looked, self._folded[seat], raised, saw, self._covered[seat], won)
+            for k, flag in enumerate(flags):
+                row[k] += flag
             if raised or saw:
                 c.aggressive_hands += 1
                 c.bluff_hands += weak
@@ -288,6 +326,12 @@ class BragCollector(Collector):
             "rows": [f"d{d}" for d in range(10)] + ["blind"],
             "counts": [list(row) for row in c.by_decile],
         }
+        hands_table = {
+            "columns": list(HAND_COLUMNS),
+            "rows": [f"d{d}" for d in range(10)],
+            "counts": [list(row) for row in c.by_hand_decile],
+        }
+        rates = decile_rates(hands_table)
         return {
             "hands": c.hands,
             "betting_decisions": c.betting_decisions,
@@ -300,6 +344,8 @@ class BragCollector(Collector):
             "light_see_rate": ratio(c.light_see_hands, c.see_hands),
             "bluff_rate": ratio(c.bluff_hands, c.aggressive_hands),
             "bluff_success": ratio(c.bluff_wins, c.bluff_raise_hands),
+            "bluff_frequency": ratio(c.bluff_raise_hands, c.weak_open_hands),
+            "weak_below": WEAK_BELOW,
             "fold_to_raise": ratio(c.folded_to_raise, c.faced_raise),
             "see_frequency": ratio(c.sees, c.see_chances),
             "showdown_win_rate": ratio(c.showdown_wins, c.showdowns),
@@ -307,6 +353,7 @@ class BragCollector(Collector):
             "raise_rate": ratio(c.raises, c.betting_decisions),
             "hand_win_rate": ratio(c.hands_won, c.hands),
             "cover_rate": ratio(c.covers, c.hands),
+            "cover_chance_rate": ratio(c.covers, c.cover_chances),
             "cover_win_rate": ratio(c.cover_wins, c.covers),
             "cover_decided_rate": ratio(c.cover_decided_hands, c.hands),
             "carried_rate": ratio(c.carried_hands, c.hands),
@@ -326,6 +373,7 @@ class BragCollector(Collector):
                 "raise_hands": c.raise_hands,
                 "bluff_raise_hands": c.bluff_raise_hands,
                 "bluff_wins": c.bluff_wins,
+                "weak_open_hands": c.weak_open_hands,
                 "see_hands": c.see_hands,
                 "light_see_hands": c.light_see_hands,
                 "faced_raise": c.faced_raise,
@@ -337,6 +385,7 @@ class BragCollector(Collector):
                 "folds": c.folds,
                 "raises": c.raises,
                 "covers": c.covers,
+                "cover_chances": c.cover_chances,
                 "cover_wins": c.cover_wins,
                 "cover_decided_hands": c.cover_decided_hands,
                 "carried_hands": c.carried_hands,
@@ -344,6 +393,9 @@ class BragCollector(Collector):
                 "best_discards": c.best_discards,
             },
             "actions_by_decile": table,
+            "hands_by_decile": hands_table,
+            "rates_by_decile": rates,
+            "fold_rate_by_decile": rates["folded"],
         }
 
     def histories(self, env: Any) -> list[dict[str, Any]]:

@@ -31,11 +31,6 @@ from brag_env.ui.cli import OneLineParser, one_line, parse_options  # shared wit
 
 DEFAULT_COUNT = {"brag": 10_000, "put": 1_000}
 _PROG = "evaluate.py"
-#: The files ``--plot DIR`` writes, for a tournament and for a round robin.
-PLOT_FILES = {
-    "agents": ("payoff_by_seat.png", "actions_by_decile.png"),
-    "round_robin": ("payoff_matrix.png", "actions_by_decile.png"),
-}
 
 
 def build_parser(prog: str = _PROG) -> argparse.ArgumentParser:
@@ -51,6 +46,7 @@ def build_parser(prog: str = _PROG) -> argparse.ArgumentParser:
         epilog="agent specs:\n  random\n"
         + specs
         + "\n  PATH.zip        a MaskablePPO model saved by train.py"
+        + "\n  model:NAME      a shipped model, models/NAME.zip (models/README.md)"
         + "\n  parameters:     e.g. brag:bluffer:bluff=0.5,bluff_bets=2 (docs/evaluation.md)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -99,7 +95,8 @@ def build_parser(prog: str = _PROG) -> argparse.ArgumentParser:
         nargs="?",
         const="eval_plots",
         metavar="DIR",
-        help="save a payoff heatmap and per-decile action charts (default DIR: eval_plots)",
+        help="save a payoff heatmap, per-decile action charts and one decile chart per agent "
+        "(default DIR: eval_plots)",
     )
     p.add_argument(
         "--force",
@@ -158,7 +155,9 @@ def check_outputs(args: argparse.Namespace) -> None:
         raise FileError(f"--json and --history name the same file {args.json!r}")
     if args.plot:
         _check_directory("--plot", args.plot)
-        names = PLOT_FILES["round_robin" if args.round_robin else "agents"]
+        from brag_env.evaluation.plots import plot_files  # the names only: no matplotlib
+
+        names = plot_files(args.round_robin or args.agents, bool(args.round_robin))
         existing = [n for n in names if (Path(args.plot) / n).exists()]
         if existing and not force:
             raise FileError(
@@ -186,9 +185,7 @@ def run(args: argparse.Namespace) -> int:
     if args.exploitability:
         from brag_env.evaluation import exploitability
 
-        exploitability.check(
-            game, options, args.table_size or len(args.agents or specs[:2]), specs
-        )
+        exploitability.check(game, options, args.table_size or len(args.agents or specs[:2]), specs)
     progress = not args.no_progress and sys.stderr.isatty()
 
     history = AtomicFile(args.history, "--history", args.force) if args.history else None

@@ -1,5 +1,11 @@
 """Matplotlib figures (Agg backend, files only): payoff heatmaps and per-decile action charts.
 
+Per agent, ``deciles_<i>_<label>.png`` shows its rates by strength decile (``decile_chart``):
+Brag, the share of its hands in each decile in which it looked, folded, raised open and saw
+open (``hands_by_decile``); Put, its Put rate (of the turns where Put was legal) and its see
+and fold rates (of the Puts it answered). ``plot_files`` names every file a run will write, so
+the command line can refuse existing ones before the run.
+
 Every payoff cell carries its uncertainty: the mean, the 95% CI half-width and the number of
 samples it rests on (``cell_text``); in the round-robin matrix a ``*`` marks a mean whose CI
 excludes 0, the same mark as the text table (``report.significance_mark``).
@@ -8,6 +14,7 @@ excludes 0, the same mark as the text table (``report.significance_mark``).
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 from typing import Any
 
@@ -156,6 +163,103 @@ def _decile_chart(plt: Any, game: str, agents: list[tuple[str, dict[str, Any]]])
     return fig
 
 
+# Per-agent decile charts, per game: the behaviour table they read and, for each series, its
+# legend, its numerator column and its denominator columns.
+_DECILE_SERIES: dict[str, tuple[str, list[tuple[str, str, tuple[str, ...]]]]] = {
+    "brag": (
+        "hands_by_decile",
+        [
+            ("looked", "looked", ("hands",)),
+            ("folded", "folded", ("hands",)),
+            ("raised open", "raised", ("hands",)),
+            ("saw open", "saw", ("hands",)),
+        ],
+    ),
+    "put": (
+        "actions_by_decile",
+        [
+            ("called Put (of chances)", "put", ("put", "no_put")),
+            ("saw a Put (of Puts faced)", "see", ("see", "fold")),
+            ("folded to a Put (of Puts faced)", "fold", ("see", "fold")),
+        ],
+    ),
+}
+
+
+def decile_file(index: int, label: str) -> str:
+    """``deciles_0_brag-tight.png``: the agent's number, then its label in safe characters."""
+    slug = re.sub(r"[^A-Za-z0-9_]+", "-", label).strip("-")[:48] or "agent"
+    return f"deciles_{index}_{slug}.png"
+
+
+def plot_files(specs: list[str], round_robin: bool) -> list[str]:
+    """The names of every file ``--plot`` writes for these agent specs (before the run)."""
+    from agents.registry import parse_spec
+
+    first = "payoff_matrix.png" if round_robin else "payoff_by_seat.png"
+    labels = [parse_spec(spec).label for spec in specs]
+    return [first, "actions_by_decile.png"] + [decile_file(i, x) for i, x in enumerate(labels)]
+
+
+def decile_series(game: str, table: dict[str, Any]) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """(name, rate per decile (NaN where no count), count per decile) for each plotted series."""
+    _, series = _DECILE_SERIES[game]
+    counts = np.asarray(table["counts"], dtype=np.float64)
+    columns = table["columns"]
+    out = []
+    for name, numerator, denominator in series:
+        totals = sum(counts[:, columns.index(c)] for c in denominator)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rates = np.where(totals > 0, counts[:, columns.index(numerator)] / totals, np.nan)
+        out.append((name, rates, totals))
+    return out
+
+
+def decile_chart(game: str, label: str, table: dict[str, Any]) -> Any:
+    """One agent's rates by strength decile as grouped bars, each with its count above it."""
+    plt = _pyplot()
+    series = decile_series(game, table)
+    fig, ax = plt.subplots(figsize=(8, 3.4))
+    x = np.arange(10, dtype=np.float64)
+    width = 0.8 / len(series)
+    for k, (name, rates, totals) in enumerate(series):
+        offset = x + (k - (len(series) - 1) / 2) * width
+        _counted_bars(ax, offset, rates, totals, width=width, label=name)
+        _label_counts(ax, offset, rates, totals)
+    ax.set_xticks(range(10), [f"d{d}" for d in range(10)])
+    ax.set_ylim(0, 1.3)  # room for the legend above the tallest bars
+    ax.set_yticks(np.linspace(0, 1, 6))
+    unit = "hands" if game == "brag" else "decisions"
+    ax.set_ylabel("share of its hands" if game == "brag" else "share")
+    strength = "its true hand" if game == "brag" else "its live strength"
+    ax.set_xlabel(
+        f"strength decile of {strength} (d0 weakest)"
+        + f"\nnumber above a bar = {unit} it rests on; faded = fewer than {SPARSE}"
+    )
+    ax.set_title(f"{label}: by strength decile", fontsize=10)
+    ax.legend(fontsize=7, ncols=len(series), loc="upper left", frameon=False)
+    fig.tight_layout()
+    return fig
+
+
+def _write_decile_charts(
+    game: str, out: Path, agents: list[tuple[int, str, dict[str, Any]]]
+) -> list[Path]:
+    """``decile_chart`` for every (index, label, behaviour) that has the game's table."""
+    if game not in _DECILE_SERIES:
+        return []
+    key = _DECILE_SERIES[game][0]
+    written = []
+    for index, label, behaviour in agents:
+        if key not in behaviour:
+            continue
+        fig = decile_chart(game, label, behaviour[key])
+        written.append(out / decile_file(index, label))
+        _save(fig, written[-1])
+        _pyplot().close(fig)
+    return written
+
+
 def _merge_tables(tables: list[dict[str, Any]]) -> dict[str, Any] | None:
     if not tables:
         return None
@@ -200,7 +304,8 @@ def plot_tournament(result: TournamentResult, directory: str | Path) -> list[Pat
         written.append(out / "actions_by_decile.png")
         _save(fig, written[-1])
         plt.close(fig)
-    return written
+    agents = [(a.index, a.label, a.behaviour) for a in result.agents]
+    return written + _write_decile_charts(result.game, out, agents)
 
 
 def round_robin_heatmap(result: RoundRobinResult) -> Any:
@@ -238,18 +343,22 @@ def plot_round_robin(result: RoundRobinResult, directory: str | Path) -> list[Pa
     _save(fig, written[-1])
     plt.close(fig)
     merged = []
+    pooled: list[tuple[int, str, dict[str, Any]]] = []  # each agent over all its tables
+    keys = ("actions_by_decile", "hands_by_decile")
     for i in range(len(result.labels)):
-        own = []
-        for match in result.matches:
-            for agent in match.agents:
-                if agent.spec == result.pool[i] and "actions_by_decile" in agent.behaviour:
-                    own.append(agent.behaviour["actions_by_decile"])
-        table = _merge_tables(own)
-        if table is not None:
-            merged.append((names[i], table))
+        own = [
+            agent.behaviour
+            for match in result.matches
+            for agent in match.agents
+            if agent.spec == result.pool[i]
+        ]
+        tables = {key: _merge_tables([b[key] for b in own if key in b]) for key in keys}
+        if tables["actions_by_decile"] is not None:
+            merged.append((names[i], tables["actions_by_decile"]))
+        pooled.append((i, result.labels[i], {k: t for k, t in tables.items() if t is not None}))
     if merged:
         fig = _decile_chart(plt, result.game, merged)
         written.append(out / "actions_by_decile.png")
         _save(fig, written[-1])
         plt.close(fig)
-    return written
+    return written + _write_decile_charts(result.game, out, pooled)

@@ -8,24 +8,29 @@ each with three players), 0 for a drawn hand.
 
 Strength at a decision: the *live strength* of ``agents.put`` computed from the deciding
 seat's true cards and the tricks so far (what that player knows about itself). Decile ``d``
-holds strengths in ``[d/10, (d+1)/10)``; "bottom half" means strength < 0.5.
+holds strengths in ``[d/10, (d+1)/10)``; a *weak* hand has strength below ``WEAK_BELOW`` = 0.4
+(the bottom 40%, as in Brag; the bottom half was used before).
 
 Behaviour statistics (per agent):
 
 - ``put_rate``: of its turns where it could call Put (P4), the share it did.
-- ``bluff_put_rate``: of its Puts, the share made with a bottom-half hand (the aggressive bluff);
-  ``bluff_success``: of those bottom-half Puts, the share every opponent folded to.
-- ``light_see_rate``: of its sees of a Put, the share made with a bottom-half hand (a passive,
+- ``bluff_put_rate``: of its Puts, the share made with a weak hand (the aggressive bluff);
+  ``bluff_success``: of those weak Puts, the share every opponent folded to;
+  ``bluff_frequency``: the other way round: of its turns where it could call Put with a weak
+  hand, the share where it did.
+- ``light_see_rate``: of its sees of a Put, the share made with a weak hand (a passive,
   light see).
 - ``bluff_rate``: both together: of its Puts and its sees of a Put, the share made with a
-  bottom-half hand.
+  weak hand.
 - ``put_success``: of all its Puts, the share every opponent folded to.
 - ``fold_to_put``: of the Puts it had to answer, the share it folded (``see_frequency`` is the
   share it saw).
 - ``showdown_win_rate``: of the hands it played out to the last trick, the share its side
   scored (a drawn hand is not a win).
 - ``actions_by_decile``: counts by strength decile of put / no_put (turns where Put was
-  available) and see / fold (answers to a Put).
+  available) and see / fold (answers to a Put); ``rates_by_decile`` turns them into the Put
+  rate (of the turns where Put was available) and the see and fold rates (of the Puts faced),
+  ``fold_to_put_by_decile`` being the last.
 """
 
 from __future__ import annotations
@@ -39,11 +44,23 @@ from brag_env.evaluation.stats import ratio
 from brag_env.put.rules import FOLD, PUT, PUT_RANK, SEE
 
 ACTION_COLUMNS = ("put", "no_put", "see", "fold")
+#: A live strength below this is weak: a Put with it is a bluff, a see of a Put with it is light.
+WEAK_BELOW = 0.4
 _FOLDED_REASON = "fold"
 
 
 def decile(strength: float) -> int:
     return min(int(strength * 10.0), 9)
+
+
+def decile_rates(table: dict[str, Any]) -> dict[str, list[float | None]]:
+    """``actions_by_decile`` as rates: Put of the chances, see and fold of the Puts faced."""
+    rows = table["counts"]
+    return {
+        "put": [ratio(put, put + no_put) for put, no_put, _, _ in rows],
+        "see": [ratio(see, see + fold) for _, _, see, fold in rows],
+        "fold": [ratio(fold, see + fold) for _, _, see, fold in rows],
+    }
 
 
 class _Counts:
@@ -60,6 +77,7 @@ class _Counts:
         "puts",
         "showdown_wins",
         "showdowns",
+        "weak_put_chances",
     )
 
     def __init__(self) -> None:
@@ -102,10 +120,11 @@ class PutCollector(Collector):
             p = self._strength(game, seat)
             c.put_chances += 1
             row = c.by_decile[decile(p)]
+            c.weak_put_chances += p < WEAK_BELOW
             if action == PUT:
                 c.puts += 1
                 row[0] += 1
-                if p < 0.5:
+                if p < WEAK_BELOW:
                     c.bluff_puts += 1
                     self._bluff_put.add(seat)
             else:
@@ -119,7 +138,7 @@ class PutCollector(Collector):
                 row[3] += 1
             else:
                 row[2] += 1
-                c.bluff_sees += p < 0.5
+                c.bluff_sees += p < WEAK_BELOW
 
     def after_action(self, env: Any, seat: int, agent: int, action: int) -> None:
         game = env.unwrapped.game
@@ -161,8 +180,15 @@ class PutCollector(Collector):
 
     def behaviour(self, agent: int) -> dict[str, Any]:
         c = self.counts[agent]
+        table = {
+            "columns": list(ACTION_COLUMNS),
+            "rows": [f"d{d}" for d in range(10)],
+            "counts": [list(row) for row in c.by_decile],
+        }
+        rates = decile_rates(table)
         return {
             "hands": c.hands,
+            "weak_below": WEAK_BELOW,
             "put_rate": ratio(c.puts, c.put_chances),
             "put_success": ratio(c.put_wins, c.puts),
             "bluff_put_rate": ratio(c.bluff_puts, c.puts),
@@ -171,6 +197,7 @@ class PutCollector(Collector):
                 c.bluff_puts + c.bluff_sees, c.puts + c.faced_put - c.folded_to_put
             ),
             "bluff_success": ratio(c.bluff_put_wins, c.bluff_puts),
+            "bluff_frequency": ratio(c.bluff_puts, c.weak_put_chances),
             "fold_to_put": ratio(c.folded_to_put, c.faced_put),
             "see_frequency": ratio(c.faced_put - c.folded_to_put, c.faced_put),
             "showdown_win_rate": ratio(c.showdown_wins, c.showdowns),
@@ -180,6 +207,7 @@ class PutCollector(Collector):
                 "puts": c.puts,
                 "put_wins": c.put_wins,
                 "bluff_puts": c.bluff_puts,
+                "weak_put_chances": c.weak_put_chances,
                 "bluff_put_wins": c.bluff_put_wins,
                 "bluff_sees": c.bluff_sees,
                 "faced_put": c.faced_put,
@@ -187,11 +215,10 @@ class PutCollector(Collector):
                 "showdowns": c.showdowns,
                 "showdown_wins": c.showdown_wins,
             },
-            "actions_by_decile": {
-                "columns": list(ACTION_COLUMNS),
-                "rows": [f"d{d}" for d in range(10)],
-                "counts": [list(row) for row in c.by_decile],
-            },
+            "actions_by_decile": table,
+            "rates_by_decile": rates,
+            "put_rate_by_decile": rates["put"],
+            "fold_to_put_by_decile": rates["fold"],
         }
 
     def histories(self, env: Any) -> list[dict[str, Any]]:

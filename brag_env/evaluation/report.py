@@ -23,12 +23,14 @@ BEHAVIOUR_COLUMNS: dict[str, list[tuple[str, str]]] = {
         ("raise_rate", "raise"),
         ("bluff_raise_rate", "bluff raise rate"),
         ("bluff_success", "bluff success"),
+        ("bluff_frequency", "bluff frequency"),
         ("light_see_rate", "light see rate"),
         ("bluff_rate", "bluff rate (raise or see)"),
         ("fold_to_raise", "fold to raise"),
         ("see_frequency", "see freq"),
         ("showdown_win_rate", "showdown win"),
         ("cover_rate", "covers (B16)"),
+        ("cover_chance_rate", "covers per chance"),
         ("cover_win_rate", "cover won"),
         ("cover_decided_rate", "decided by a cover"),
         ("carried_rate", "pot carried (B15)"),
@@ -38,6 +40,7 @@ BEHAVIOUR_COLUMNS: dict[str, list[tuple[str, str]]] = {
         ("put_success", "Put success"),
         ("bluff_put_rate", "bluff Put rate"),
         ("bluff_success", "bluff success"),
+        ("bluff_frequency", "bluff frequency"),
         ("light_see_rate", "light see rate"),
         ("bluff_rate", "bluff rate (Put or see)"),
         ("fold_to_put", "fold to Put"),
@@ -46,6 +49,39 @@ BEHAVIOUR_COLUMNS: dict[str, list[tuple[str, str]]] = {
     ],
 }
 _COUNT_KEYS = {"turns_before_look"}  # shown as a number, not a percentage
+
+# Rates by strength decile in the text report, per game: (title, behaviour table key, numerator
+# column, denominator columns). Brag counts hands (``hands_by_decile``), Put decisions.
+DECILE_TABLES: dict[str, list[tuple[str, str, str, tuple[str, ...]]]] = {
+    "brag": [
+        (
+            "Brag: fold rate by strength decile (share of its hands in the decile)",
+            "hands_by_decile",
+            "folded",
+            ("hands",),
+        ),
+        (
+            "Brag: open raise rate by strength decile (share of its hands in the decile)",
+            "hands_by_decile",
+            "raised",
+            ("hands",),
+        ),
+    ],
+    "put": [
+        (
+            "Put: Put rate by strength decile (share of its turns where Put was legal)",
+            "actions_by_decile",
+            "put",
+            ("put", "no_put"),
+        ),
+        (
+            "Put: fold-to-Put rate by strength decile (share of the Puts it answered)",
+            "actions_by_decile",
+            "fold",
+            ("see", "fold"),
+        ),
+    ],
+}
 
 
 def _ci(e: Estimate, digits: int = 3, percent: bool = False) -> str:
@@ -123,6 +159,37 @@ def tournament_tables(result: TournamentResult) -> list[Table]:
             cells = [_rate(a.behaviour.get(key), key) for a in result.agents]
             behaviour.add_row(title, *cells)
         tables.append(behaviour)
+    tables.extend(decile_tables(result))
+    return tables
+
+
+def decile_cell(
+    table: dict[str, Any], row: int, numerator: str, denominator: tuple[str, ...]
+) -> str:
+    """``12.5% of 40`` (the rate and the count it rests on), ``-`` when there is none."""
+    columns = table["columns"]
+    counts = table["counts"][row]
+    total = sum(counts[columns.index(name)] for name in denominator)
+    if total == 0:
+        return "-"
+    return f"{100.0 * counts[columns.index(numerator)] / total:.1f}% of {total}"
+
+
+def decile_tables(result: TournamentResult) -> list[Table]:
+    """The ``DECILE_TABLES`` of the game: deciles as rows, one column per agent."""
+    tables = []
+    for title, key, numerator, denominator in DECILE_TABLES.get(result.game, []):
+        agents = [a for a in result.agents if key in a.behaviour]
+        if not agents:
+            continue
+        table = Table(title=title, caption="d0: the weakest tenth; a cell: the rate and its count")
+        table.add_column("decile")
+        for a in agents:
+            table.add_column(escape(f"{a.index} {a.label}"), justify="right")
+        for row in range(10):
+            cells = [decile_cell(a.behaviour[key], row, numerator, denominator) for a in agents]
+            table.add_row(f"d{row}", *cells)
+        tables.append(table)
     return tables
 
 
