@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from env_turns import live_turns
 
 from agents import make_agent, table_info
 from agents.put import card_percentile, live_strength
@@ -242,13 +243,7 @@ def test_tips_plays_whole_matches_legally(players):
     env = put_v1.env(num_players=players)
     info = table_info("put", num_players=players)
     bots = [make_agent("put:tips", info, seed=s) for s in range(players)]
-    for match in range(5):
-        env.reset(seed=match)
-        for name in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            action = bots[int(name[-1])].act(obs["observation"], obs["action_mask"])
-            assert obs["action_mask"][action] == 1
-            env.step(action)
+    for seat, observation, mask in live_turns(env, range(5)):
+        action = bots[seat].act(observation, mask)
+        assert mask[action] == 1
+        env.step(action)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from env_turns import live_turns
 
 from agents.put_policy import agent_strategy, batch_probabilities
 from agents.registry import make_agent
@@ -50,31 +51,23 @@ def test_P4_tips_batch_probabilities_are_what_act_plays(options):
     probs = [batch_probabilities(a) for a in agents]
     rng = np.random.default_rng(5)
     seen = {"draw": 0, "put": 0, SEE: 0, FOLD: 0, "card": 0}
-    for match in range(12):
-        env.reset(seed=match)
-        for name in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            seat = int(name[-1])
-            o, m = obs["observation"], obs["action_mask"]
-            p = probs[seat](o[None], m[None])[0]
-            assert p.sum() == pytest.approx(1.0) and (p[m == 0] == 0).all()
-            before = agents[seat].rng.draws
-            choice = agents[seat].act(o, m)
-            if agents[seat].rng.draws > before:  # tip 5 was drawn: a mixed decision
-                assert p[PUT] == after_win
-                assert p.max() == 1 - after_win and (p > 0).sum() == 2
-                assert p[choice] > 0
-                seen["draw"] += 1
-            else:
-                assert p[choice] == 1.0, (options, p, choice)
-                key = "put" if choice == PUT else choice if choice in (SEE, FOLD) else "card"
-                seen[key] += 1
-            if rng.random() < 0.2:
-                choice = int(rng.choice(np.flatnonzero(m)))
-            env.step(choice)
+    for seat, o, m in live_turns(env, range(12)):
+        p = probs[seat](o[None], m[None])[0]
+        assert p.sum() == pytest.approx(1.0) and (p[m == 0] == 0).all()
+        before = agents[seat].rng.draws
+        choice = agents[seat].act(o, m)
+        if agents[seat].rng.draws > before:  # tip 5 was drawn: a mixed decision
+            assert p[PUT] == after_win
+            assert p.max() == 1 - after_win and (p > 0).sum() == 2
+            assert p[choice] > 0
+            seen["draw"] += 1
+        else:
+            assert p[choice] == 1.0, (options, p, choice)
+            key = "put" if choice == PUT else choice if choice in (SEE, FOLD) else "card"
+            seen[key] += 1
+        if rng.random() < 0.2:
+            choice = int(rng.choice(np.flatnonzero(m)))
+        env.step(choice)
     # every kind of decision was checked: calls, answers both ways, cards, tip 5's draws;
     # with few ranks every hand rates strong on the full-pack percentile: no fold, and no tip
     # 5 with 6 ranks or fewer (test_P4_tips_strategy_mixes_only_at_tip_5)
