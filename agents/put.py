@@ -395,6 +395,7 @@ class PutBluffer(PutCaller):
         self._bluff_rows[draw] = self.rng.random(draw.size) < self.bluff
         return (b.strength[idx] >= self.put_at) | self._bluff_rows[tables]
 
+
 @register("put", "tips")
 class PutTips(PutBaseline):
     """The Put seed's strategy tips (module docstring: which are modelled, which not)."""
@@ -428,7 +429,9 @@ class PutTips(PutBaseline):
             return True
         middling = p >= self.mid_at
         ahead = v.my_score > v.their_score  # tip 2
-        decides = v.my_score * self.target + self.seen_points >= self.target  # tip 4
+        # tip 4; the score is read back as a whole number: float32(p / target) * target can
+        # fall just short of p (9 of 11 reads as 8.99999994), missing a deciding Put
+        decides = round(v.my_score * self.target) + self.seen_points >= self.target
         if middling and (ahead or decides):
             return True
         # tip 5: took trick 1 with a mid-range card, trick 2 not yet started

@@ -14,7 +14,15 @@ from collections.abc import Callable
 import numpy as np
 
 from agents.base import Agent, RandomAgent
-from agents.put import _PERCENTILE, TRICK_WEIGHT, Greedy, PutBaseline, PutBluffer, PutCaller
+from agents.put import (
+    _PERCENTILE,
+    TRICK_WEIGHT,
+    Greedy,
+    PutBaseline,
+    PutBluffer,
+    PutCaller,
+    PutTips,
+)
 from brag_env.put.rules import FOLD, NUM_RANKS, PLAY, PUT, SEE, PutConfig
 from brag_env.put.solver.observe import (
     _OFF,
@@ -35,7 +43,8 @@ def _uniform(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 
 def _strength(obs: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Vectorised ``PutView``: live strength, leading flag, best rank on the table, trick."""
+    """Vectorised ``PutView``: live strength, leading flag, best rank on the table, trick,
+    rank counts held and rank counts in play (held plus one's card on the table)."""
     b = len(obs)
     rows = np.arange(b)
     counts = np.rint(obs[:, _OFF["hand"] : _OFF["hand"] + NUM_RANKS]).astype(np.int64)
@@ -64,7 +73,7 @@ def _strength(obs: np.ndarray) -> tuple[np.ndarray, ...]:
         pct[sel] = _PERCENTILE[k][total[sel]]
     strength = np.clip(pct + TRICK_WEIGHT * ahead, 0.0, 1.0)
     strength[size == 0] = 0.0
-    return strength, leading, best, trick, counts
+    return strength, leading, best, trick, counts, in_play
 
 
 def _baseline(agent: PutBaseline) -> BatchPolicy:
@@ -73,10 +82,19 @@ def _baseline(agent: PutBaseline) -> BatchPolicy:
     def probs(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         b = len(obs)
         rows = np.arange(b)
-        strength, leading, best, trick, counts = _strength(obs)
+        strength, leading, best, trick, counts, in_play = _strength(obs)
         out = np.zeros(mask.shape)  # the table's action count (29 heads-up)
         answering = mask[:, SEE].astype(bool)
-        see = strength >= agent.see_at if isinstance(agent, PutCaller) else np.ones(b, bool)
+        if isinstance(agent, PutTips):
+            see, put = _tips(agent, obs, strength, leading, trick, in_play)
+        elif isinstance(agent, PutCaller):
+            see = strength >= agent.see_at
+            put = (strength >= agent.put_at).astype(np.float64)
+            if isinstance(agent, PutBluffer):
+                first = (trick == 0) & (counts.sum(axis=1) == 3)
+                put = np.where(first & (put == 0), agent.bluff, put)
+        else:  # greedy
+            see, put = np.ones(b, bool), np.zeros(b)
         out[answering, SEE] = see[answering]
         out[answering, FOLD] = ~see[answering]
         held = mask[:, PLAY : PLAY + NUM_RANKS].astype(bool)
@@ -86,12 +104,6 @@ def _baseline(agent: PutBaseline) -> BatchPolicy:
         beat = held & (idx[None, :] < best[:, None])
         cheapest = np.where(beat, idx, -1).max(axis=1)
         card = np.where(leading, top, np.where(cheapest >= 0, cheapest, low))
-        put = np.zeros(b)
-        if isinstance(agent, PutCaller):
-            put = (strength >= agent.put_at).astype(np.float64)
-            if isinstance(agent, PutBluffer):
-                first = (trick == 0) & (counts.sum(axis=1) == 3)
-                put = np.where(first & (put == 0), agent.bluff, put)
         put = np.where(mask[:, PUT].astype(bool), put, 0.0)
         playing = ~answering
         out[rows[playing], PLAY + card[playing]] = 1.0 - put[playing]
@@ -99,6 +111,43 @@ def _baseline(agent: PutBaseline) -> BatchPolicy:
         return out
 
     return probs
+
+
+def _tips(
+    agent: PutTips,
+    obs: np.ndarray,
+    strength: np.ndarray,
+    leading: np.ndarray,
+    trick: np.ndarray,
+    in_play: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``PutTips.answer_put`` (see or not) and the chance ``call_put`` calls, per row.
+
+    The one random choice, tip 5, is drawn afresh at the one decision where it applies (leading
+    trick 2 after taking trick 1) and nothing is remembered, so its chance is ``after_win``.
+    """
+    b = len(obs)
+    rows = np.arange(b)
+    target = agent.target
+    scores = obs[:, _OFF["scores"] : _OFF["scores"] + 2].astype(np.float64) * target
+    mine, theirs = np.rint(scores[:, 0]), np.rint(scores[:, 1])
+    three, two = in_play[:, 0] > 0, in_play[:, 1] > 0
+    # answering: a 3, or folding would give the caller the match (tip 4), or strength
+    callers = obs[:, _OFF["put_caller"] : _OFF["put_caller"] + 2]
+    caller_points = np.where(callers.any(axis=1), np.rint(scores[rows, callers.argmax(axis=1)]), 0)
+    see = three | (caller_points + 1 >= target) | (strength >= agent.see_at)
+    # calling: tip 1, strong (tip 3 stops the rest at trick 1), tips 2 and 4, then tip 5
+    strong = three | (strength >= agent.strong_at)
+    middling = strength >= agent.mid_at
+    decides = mine + agent.seen_points >= target
+    won_first = obs[:, _OFF["trick_winner"]] == 1  # trick 1 taken by seat 0 (me)
+    first_card = obs[:, _OFF["played"] : _OFF["played"] + NUM_RANKS].argmax(axis=1)
+    mid_card = won_first & (first_card >= 3) & (first_card <= 8)  # K down to 8
+    bluff = (trick == 1) & leading & mid_card
+    calls = strong | (middling & ((mine > theirs) | decides))
+    later = np.where(calls, 1.0, np.where(bluff, agent.after_win, 0.0))
+    put = np.where(three & two, 1.0, np.where(trick == 0, strong.astype(np.float64), later))
+    return see, put
 
 
 def _model(agent) -> BatchPolicy:
@@ -136,11 +185,11 @@ def batch_probabilities(agent: Agent) -> BatchPolicy:
         return _uniform
     if isinstance(agent, ModelAgent):
         return _model(agent)
-    if type(agent) in (Greedy, PutCaller, PutBluffer):
+    if type(agent) in (Greedy, PutCaller, PutBluffer, PutTips):
         return _baseline(agent)
     raise ValueError(
         f"agent {agent.name!r}: its exact action probabilities are unknown to the solver "
-        "(supported: random, put:greedy/caller/bluffer, put:equilibrium, model .zip files)"
+        "(supported: random, put:greedy/caller/bluffer/tips, put:equilibrium, model .zip files)"
     )
 
 

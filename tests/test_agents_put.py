@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from env_turns import live_turns
 
 from agents import make_agent, table_info
 from agents.put import card_percentile, live_strength
@@ -195,6 +196,22 @@ def test_tips_puts_middling_hands_when_ahead_or_when_a_seen_put_decides():
     assert tips.act(decides, mask) == PUT
 
 
+def test_tips_seen_put_decides_reads_whole_points_at_any_target():
+    """Tip 4 at target 11: 9 points + a seen Put's 2 reach 11, but float32(9/11) * 11 is
+    8.99999994; the score must be read back as whole points (a miss before the fix)."""
+    tips = make_agent("put:tips", table_info("put", target_points=11), seed=0)
+    hand = ["A", "9"]
+    tied = {0: "K", 1: "K"}
+    mask = play_mask(hand)
+    decides = craft(hand, trick=1, first_trick=tied, scores={0: 9 / 11, 1: 10 / 11})
+    assert tips.act(decides, mask) == PUT
+    short = craft(hand, trick=1, first_trick=tied, scores={0: 8 / 11, 1: 10 / 11})
+    assert tips.act(short, mask) != PUT  # 8 + 2 < 11, and behind
+    # target 5: 2 points + 2 do not reach 5 (tip 4 is not "any score >= 1")
+    level = craft(hand, trick=1, first_trick=tied, scores={0: 0.4, 1: 0.6})
+    assert agent("put:tips").act(level, mask) != PUT
+
+
 def test_tips_never_folds_the_match_away():
     tips = agent("put:tips")
     weak = craft(["6", "5", "4"], phase="answer", caller=1, scores={1: 0.8})  # caller has 4 of 5
@@ -226,13 +243,7 @@ def test_tips_plays_whole_matches_legally(players):
     env = put_v1.env(num_players=players)
     info = table_info("put", num_players=players)
     bots = [make_agent("put:tips", info, seed=s) for s in range(players)]
-    for match in range(5):
-        env.reset(seed=match)
-        for name in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            action = bots[int(name[-1])].act(obs["observation"], obs["action_mask"])
-            assert obs["action_mask"][action] == 1
-            env.step(action)
+    for seat, observation, mask in live_turns(env, range(5)):
+        action = bots[seat].act(observation, mask)
+        assert mask[action] == 1
+        env.step(action)

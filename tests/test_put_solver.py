@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -172,6 +173,9 @@ def test_put_equilibrium_agent_plays_its_table(tmp_path):
     assert checked > 100
 
 
+K3 = Path(__file__).resolve().parents[1] / "models" / "put_equilibrium_k3.npz"
+
+
 def _run(module, *args):
     return subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True)
 
@@ -184,13 +188,17 @@ def test_exploit_cli_prints_values_and_refuses_bad_input(tmp_path):
     for args, needle in [
         (("put", "brag:greedy", "--deck-ranks", "3"), "is a brag agent"),
         (("put", "random", "--option", "num_players=3"), "heads-up Put only"),
+        (("put", "brag:tight", "--deck-ranks", "3"), "'brag:tight' is a brag agent"),
+        (("put", "random", "--option", "num_players=4"), "but num_players is 4"),
         (("put", "random", "--deck-ranks", "3", "--score", "5-0"), "outside the match"),
+        (("put", "random", "--deck-ranks", "3", "--score", "x"), "score 'x': expected A-B"),
+        (("put", f"put:equilibrium:path={K3}"), "deck_ranks=3, but the table has deck_ranks=13"),
         (("brag", "random"), "covers put only"),
         (("put", "put:equilibrium:path=nothing.npz", "--deck-ranks", "3"), "no strategy file"),
     ]:
         bad = _run("brag_env.exploit", *args)
         assert bad.returncode == 2 and needle in bad.stderr, (args, bad.stderr)
-        assert len(bad.stderr.strip().splitlines()) == 1
+        assert len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr
 
 
 def _solve(*args):
