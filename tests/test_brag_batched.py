@@ -84,7 +84,7 @@ VARIANTS = [
 ]
 
 
-@pytest.mark.parametrize("players", [2, 3, 4, 8])
+@pytest.mark.parametrize("players", [2, 3, 4, pytest.param(8, marks=pytest.mark.slow)])
 def test_B1_B16_batched_brag_equals_brag_v1_move_for_move(players):
     stats = _play_both({**SHORT, "num_players": players}, tables=8, hands=24, seed=players)
     assert stats["hands"] >= 24 and stats["covers"] > 0

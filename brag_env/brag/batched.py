@@ -5,7 +5,7 @@ deal, legal masks, ``step``, observations bit-equal to ``brag_v1``'s ``observe()
 per-seat chip changes as rewards, and ``reset`` of finished tables. ``BragGame`` stays the
 reference: ``tests/test_brag_batched.py`` plays both move for move on the same deals (the
 batched deal stacked on the scalar deck) and the same actions. Python loops run over the few
-fixed positions (seats, history slots, covers), never over tables.
+fixed positions (seats, deal positions, covers), never over tables.
 
 Covered: 2-8 players, blind and open betting (B10-B13, ``pot_limit``), looks, folds, sees and
 ties (B14), covering the pot with its side pots at any table size (B16), lowball (B21), the
@@ -17,10 +17,17 @@ Not covered, each a one-line ``ValueError`` naming the option: multi-hand sessio
 (``hands_per_session`` > 1: carried stacks and pots, the deck kept between hands, B19) and
 Four-/Five-card Brag (``cards_dealt`` 4 or 5, B22).
 
+Observations, as ``incremental_observation`` does for one game: each table keeps ONE float32
+``state`` row in absolute seat order (the public fields at their layout offsets, one private
+block per seat, written when that seat looks, and the hand's events in a ring of
+``HISTORY_LEN`` slots), updated by the few values each move changes. A player's vector is one
+gather ``state[row, index[seat, ring head]]``; the index arrays, built once, hold the rotation
+to relative seats, the most-recent-first order of the history and the private block.
+
 Differences from ``BragGame`` that do not change the game: the first dealer is drawn
-uniformly (the B7 cut makes every seat the dealer with probability 1/n) and the three cards
-each come from a fresh uniform shuffle (B18: the deck is shuffled before a session's first
-hand); the random streams are not ``brag_v1``'s. No hand histories are kept.
+uniformly (the B7 cut makes every seat the dealer with probability 1/n) and the cards come from
+a fresh uniform shuffle (B18: the deck is shuffled before a session's first hand); the random
+streams are not ``brag_v1``'s. No hand histories are kept.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from __future__ import annotations
 import numpy as np
 
 from brag_env.brag.hands import (
+    CATEGORY_NAMES,
     CATEGORY_OF_STRENGTH,
     LOWBALL_STRENGTH_TABLE,
     PRIAL,
@@ -35,34 +43,29 @@ from brag_env.brag.hands import (
     STRENGTH_TABLE,
     strength_percentile,
 )
-from brag_env.brag.observation import HISTORY_LEN, observation_layout
+from brag_env.brag.observation import HISTORY_LEN, SEAT_FIELDS, observation_layout
 from brag_env.brag.rules import FIRST_RAISE, FOLD, LOOK, SEE, STAY, BragConfig
 from brag_env.cards import NUM_CARDS
 
 SITTING_OUT, FOLDED, BLIND, OPEN = 0, 1, 2, 3  # as brag_env.brag.game
 _HAND = 3
 _STRIDE_A, _STRIDE_B = NUM_CARDS * NUM_CARDS, NUM_CARDS  # hands.py's flat hand index
-
-
-def _unsupported(config: BragConfig) -> str | None:
-    if config.hands_per_session != 1:
-        return (
-            f"BatchedBrag does not support hands_per_session={config.hands_per_session} "
-            "(one-hand sessions only); use vec_env: dummy"
-        )
-    if config.cards_dealt != _HAND:
-        return (
-            f"BatchedBrag does not support cards_dealt={config.cards_dealt} "
-            "(Three-card Brag only); use vec_env: dummy"
-        )
-    return None
+_PRIVATE = NUM_CARDS + len(CATEGORY_NAMES) + 1  # own cards, category, strength
+_PACK = np.arange(NUM_CARDS, dtype=np.int8)
 
 
 def check_batched_brag(config: BragConfig) -> None:
     """Raise the one-line ``ValueError`` for an option ``BatchedBrag`` does not cover."""
-    message = _unsupported(config)
-    if message:
-        raise ValueError(message)
+    if config.hands_per_session != 1:
+        raise ValueError(
+            f"BatchedBrag does not support hands_per_session={config.hands_per_session} "
+            "(one-hand sessions only); use vec_env: dummy"
+        )
+    if config.cards_dealt != _HAND:
+        raise ValueError(
+            f"BatchedBrag does not support cards_dealt={config.cards_dealt} "
+            "(Three-card Brag only); use vec_env: dummy"
+        )
 
 
 class BatchedBrag:
@@ -74,7 +77,7 @@ class BatchedBrag:
         if not isinstance(num_tables, int) or isinstance(num_tables, bool) or num_tables < 1:
             raise ValueError(f"num_tables must be an integer >= 1, got {num_tables!r}")
         self.config = config
-        self.n = num_tables
+        self.n = t = num_tables
         n = self.num_players = config.num_players
         self.num_actions = config.num_actions
         self.rng = np.random.default_rng(seed)
@@ -84,12 +87,9 @@ class BatchedBrag:
         self._strengths = LOWBALL_STRENGTH_TABLE if config.lowball else STRENGTH_TABLE
         self._inv_chips = 1.0 / config.starting_chips
         self._inv_stake = 1.0 / config.max_stake
-        layout = observation_layout(config)
-        self.obs_size = layout.size
-        self._off = {name: f.offset for name, f in layout.fields.items()}
         self._seat_ids = np.arange(n)
-        self._slots = np.arange(HISTORY_LEN)
-        t = num_tables
+        self._table_ids = np.arange(t)
+        self._build_state_layout(config)
         self.hands = np.zeros((t, n, _HAND), np.int64)  # cards in deal order (B9)
         self.strength = np.zeros((t, n), np.int64)  # B21 order when lowball
         self.category = np.zeros((t, n), np.int64)  # standard category (B20 uses it too)
@@ -105,18 +105,73 @@ class BatchedBrag:
         self.stake = np.zeros(t, np.int64)
         self.pot = np.zeros(t, np.int64)
         self.active = np.zeros(t, np.int64)  # seats still in the betting (blind or open)
-        # The hand's public events, a ring of the last HISTORY_LEN (seat, action, chips paid).
-        self.hist_seat = np.zeros((t, HISTORY_LEN), np.int64)
-        self.hist_action = np.zeros((t, HISTORY_LEN), np.int64)
-        self.hist_paid = np.zeros((t, HISTORY_LEN), np.int64)
-        self.events = np.zeros(t, np.int64)
+        self.events = np.zeros(t, np.int64)  # public events this hand (the history ring head)
         # B16: who covered, in order, and the pot each cover closed.
-        self.covered = np.zeros((t, n), bool)
         self.covered_pot = np.zeros((t, n), np.int64)
         self.cover_order = np.zeros((t, n), np.int64)
         self.num_covers = np.zeros(t, np.int64)
-        self.shown = np.zeros((t, NUM_CARDS), bool)  # cards shown at the see / comparisons
+        self.last_closed = np.zeros(t, np.int64)
         self.hands_played = np.zeros(t, np.int64)
+        self.state = np.zeros((t, self._state_size), np.float32)
+        self._flat = self.state.reshape(-1)
+        self._row_base = self._table_ids * self._state_size
+        self.private = np.zeros((t, n, _PRIVATE), np.float32)  # B10: zero until looked
+        self._private_flat = self.private.reshape(-1)
+
+    # ------------------------------------------------------------ state layout
+    def _build_state_layout(self, config: BragConfig) -> None:
+        """The state row's offsets, the seat rotations and the state of a fresh deal."""
+        layout = observation_layout(config)
+        n, a = config.num_players, config.num_actions
+        self.obs_size = size = layout.size
+        off = self._off = {name: f.offset for name, f in layout.fields.items()}
+        self._state_size = size
+        # _perm[me]: the state column of each element of seat me's view (seat rows rotated)
+        perm = np.tile(np.arange(size), (n, 1))
+        for me in range(1, n):
+            for name in SEAT_FIELDS:
+                f = layout.fields.get(name)
+                if f is None:
+                    continue
+                w = f.size // n
+                for r in range(n):
+                    s = (me + r) % n
+                    perm[me, f.offset + r * w : f.offset + (r + 1) * w] = (
+                        f.offset + s * w + np.arange(w)
+                    )
+            start = off["history_seat"]
+            for j in range(HISTORY_LEN):
+                slot = start + j * n
+                perm[me, slot : slot + n] = slot + (me + np.arange(n)) % n
+        self._perm = perm
+        # the history blocks, most recent event first: (start, width of one event)
+        self._history = [
+            (off["history_seat"], n),
+            (off["history_action"], a),
+            (off["history_paid"], 1),
+        ]
+        # the state of a fresh deal (before the dealer and the first player are marked)
+        cfg, inv = config, 1.0 / config.starting_chips
+        start = np.zeros(size, np.float32)
+        status = BLIND if cfg.allow_blind else OPEN
+        start[off["seat_status"] + 4 * np.arange(n) + status] = 1.0
+        ante = cfg.ante if cfg.ante_mode != "none" else 0
+        start[off["seat_chips"] : off["seat_chips"] + n] = (cfg.starting_chips - ante) * inv
+        start[off["seat_chips_in"] : off["seat_chips_in"] + n] = ante * inv
+        start[off["stake"]] = cfg.min_stake * (1.0 / cfg.max_stake)
+        start[off["pot"]] = ante * n * inv
+        self._start_state = start
+
+    def _put(self, rows: np.ndarray, positions, values) -> None:
+        self._flat[self._row_base[rows] + positions] = values
+
+    def _put_private(self, rows: np.ndarray, seats: np.ndarray) -> None:
+        """B10: the seat's own cards, category and strength, once it has looked."""
+        block = (rows * self.num_players + seats) * _PRIVATE
+        flat = self._private_flat
+        flat[block[:, None] + self.hands[rows, seats]] = 1.0
+        flat[block + NUM_CARDS + self.category[rows, seats]] = 1.0
+        flat[block + _PRIVATE - 1] = self.percentile[rows, seats]
 
     # ------------------------------------------------------------------ deals
     def _draw_dealers(self, rows: np.ndarray) -> np.ndarray:
@@ -124,12 +179,20 @@ class BatchedBrag:
         return self.rng.integers(self.num_players, size=rows.size)
 
     def _draw_deals(self, rows: np.ndarray) -> np.ndarray:
-        """The 3n dealt cards of each table, top of a uniformly shuffled deck first (B18)."""
-        dealt = _HAND * self.num_players
-        keys = self.rng.random((rows.size, NUM_CARDS))
-        cards = np.argpartition(keys, dealt - 1, axis=1)[:, :dealt]
-        order = np.argsort(np.take_along_axis(keys, cards, axis=1), axis=1)
-        return np.take_along_axis(cards, order, axis=1)
+        """The 3n dealt cards of each table, the top of a uniformly shuffled deck first (B18):
+        the first 3n steps of a Fisher-Yates shuffle, one vector step per card."""
+        dealt, k = _HAND * self.num_players, rows.size
+        deck = np.broadcast_to(_PACK, (k, NUM_CARDS)).copy()
+        flat = deck.reshape(-1)
+        base = np.arange(0, k * NUM_CARDS, NUM_CARDS)
+        uniforms = self.rng.random((dealt, k))
+        for i in range(dealt):
+            here = base + i
+            there = here + (uniforms[i] * (NUM_CARDS - i)).astype(np.int64)
+            card = flat[there]
+            flat[there] = flat[here]
+            flat[here] = card
+        return deck[:, :dealt].astype(np.int64)
 
     def deck_top(self, row: int) -> list[int]:
         """The dealt cards of table ``row`` in deal order (to stack a scalar game's deck)."""
@@ -139,7 +202,7 @@ class BatchedBrag:
 
     def reset(self, rows: np.ndarray | None = None) -> None:
         """Start new one-hand sessions on ``rows`` (default: every table)."""
-        rows = np.arange(self.n) if rows is None else np.asarray(rows, np.int64)
+        rows = self._table_ids if rows is None else np.asarray(rows, np.int64)
         if rows.size == 0:
             return
         cfg, n = self.config, self.num_players
@@ -156,6 +219,7 @@ class BatchedBrag:
         self.strength[rows] = strength
         self.category[rows] = CATEGORY_OF_STRENGTH.take(STRENGTH_TABLE.take(flat))
         self.percentile[rows] = strength_percentile(strength, cfg.lowball)
+        first = (dealer + 1) % n  # B12: the first bet is left of the dealer
         self.dealer[rows] = dealer
         self.status[rows] = BLIND if cfg.allow_blind else OPEN  # B10
         self.looked[rows] = not cfg.allow_blind
@@ -166,12 +230,19 @@ class BatchedBrag:
         self.stake[rows] = cfg.min_stake  # B11
         self.last_action[rows] = -1
         self.active[rows] = n
-        self.current[rows] = (dealer + 1) % n  # B12: the first bet is left of the dealer
+        self.current[rows] = first
         self.events[rows] = 0
-        self.covered[rows] = False
         self.covered_pot[rows] = 0
         self.num_covers[rows] = 0
-        self.shown[rows] = False
+        self.last_closed[rows] = 0
+        self.state[rows] = self._start_state
+        self.private[rows] = 0.0
+        o = self._off
+        self._put(rows, o["seat_dealer"] + dealer, 1.0)
+        self._put(rows, o["seat_to_act"] + first, 1.0)
+        if not cfg.allow_blind:  # everyone has seen its cards from the start
+            for s in range(n):
+                self._put_private(rows, np.full(rows.size, s))
 
     # ------------------------------------------------------------------ masks
     def _opponent(self, rows: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -182,7 +253,7 @@ class BatchedBrag:
 
     def masks(self, rows: np.ndarray | None = None) -> np.ndarray:
         """int8 legal-action masks of the seat to act (all zero on finished tables)."""
-        rows = np.arange(self.n) if rows is None else np.asarray(rows, np.int64)
+        rows = self._table_ids if rows is None else np.asarray(rows, np.int64)
         cfg = self.config
         out = np.zeros((rows.size, self.num_actions), np.int8)
         live = self.current[rows] >= 0
@@ -190,7 +261,6 @@ class BatchedBrag:
             idx = np.flatnonzero(live)
             out[idx] = self.masks(rows[idx])
             return out
-        k = np.arange(rows.size)
         p = self.current[rows]
         s = self.stake[rows]
         c = self.chips[rows, p]
@@ -214,7 +284,7 @@ class BatchedBrag:
             legal = ok & (new <= cfg.max_stake) & (np.where(blind, new >> 1, new) <= c)
             if cfg.pot_limit:
                 legal &= new <= self.pot[rows]
-            out[k, FIRST_RAISE + i] = legal
+            out[:, FIRST_RAISE + i] = legal
         return out
 
     # ------------------------------------------------------------------- step
@@ -234,58 +304,86 @@ class BatchedBrag:
                 f"illegal action {int(actions[bad])} on table {int(rows[bad])}; legal: "
                 f"{np.flatnonzero(legal[bad]).tolist()}"
             )
-        rewards = np.zeros((rows.size, self.num_players))
+        n, o, inv = self.num_players, self._off, self._inv_chips
+        rewards = np.zeros((rows.size, n))
         over = np.zeros(rows.size, bool)
         p = self.current[rows]
+        row_base = self._row_base[rows]
+        flat = self._flat
+        # the seat's last action (one-hot: the old one cleared)
+        last_at = row_base + o["seat_last_action"] + p * self.num_actions
+        old = self.last_action[rows, p]
+        had = old >= 0
+        flat[(last_at + old)[had]] = 0.0
+        flat[last_at + actions] = 1.0
         self.last_action[rows, p] = actions
         paid = np.zeros(rows.size, np.int64)
-        bet = (actions == STAY) | (
-            (actions >= FIRST_RAISE) & (actions < FIRST_RAISE + self._mults.size)
-        )
+        raised = (actions >= FIRST_RAISE) & (actions < FIRST_RAISE + self._mults.size)
+        bet = (actions == STAY) | raised
         see = actions == SEE
         cover = actions == self._cover if self._cover >= 0 else np.zeros(rows.size, bool)
-        fold = actions == FOLD
         i = np.flatnonzero(bet | see | cover)
         if i.size:  # B11/B13/B14/B16: chips into the pot
-            r, q, a = rows[i], p[i], actions[i]
-            raised = bet[i] & (a >= FIRST_RAISE)
-            m = self._mults[np.where(raised, a - FIRST_RAISE, 0)]
-            self.stake[r] = np.where(raised, m * self.stake[r], self.stake[r])
+            r, q, a, b = rows[i], p[i], actions[i], row_base[i]
+            up = raised[i]
+            m = self._mults[np.where(up, a - FIRST_RAISE, 0)]
+            s = self.stake[r] = np.where(up, m * self.stake[r], self.stake[r])
             blind = self.status[r, q] == BLIND
-            s = self.stake[r]
             cost = np.where(blind, s >> 1, s)
             cost = np.where(a == SEE, np.where(blind, s, 2 * s), cost)  # B14: a see pays double
             cost = np.where(cover[i], self.chips[r, q], cost)  # B16: every chip left
-            self.chips[r, q] -= cost
-            self.contributed[r, q] += cost
-            self.pot[r] += cost
+            chips = self.chips[r, q] = self.chips[r, q] - cost
+            put_in = self.contributed[r, q] = self.contributed[r, q] + cost
+            pot = self.pot[r] = self.pot[r] + cost
             paid[i] = cost
+            flat[b + o["seat_chips"] + q] = chips * inv
+            flat[b + o["seat_chips_in"] + q] = put_in * inv
+            flat[b + o["stake"]] = s * self._inv_stake
+            flat[b + o["pot"]] = pot * inv
         i = np.flatnonzero(actions == LOOK)
         if i.size:  # B10: the turn stays with the player, now open
-            self.status[rows[i], p[i]] = OPEN
-            self.looked[rows[i], p[i]] = True
-        self._push(rows, p, actions, paid)
-        out = fold | cover
+            r, q = rows[i], p[i]
+            self.status[r, q] = OPEN
+            self.looked[r, q] = True
+            status_at = row_base[i] + o["seat_status"] + 4 * q
+            flat[status_at + BLIND] = 0.0
+            flat[status_at + OPEN] = 1.0
+            self._put_private(r, q)
+        self._push(rows, row_base, p, actions, paid)
+        out = (actions == FOLD) | cover
         i = np.flatnonzero(out)
         if i.size:  # B12/B16: out of the betting (a coverer's hand stays on the pot)
             r, q = rows[i], p[i]
+            status_at = row_base[i] + o["seat_status"] + 4 * q
+            flat[status_at + self.status[r, q]] = 0.0
+            flat[status_at + FOLDED] = 1.0
             self.status[r, q] = FOLDED
             self.active[r] -= 1
             c = np.flatnonzero(cover[i])
             if c.size:
-                rc, qc = r[c], q[c]
-                self.covered[rc, qc] = True
-                self.covered_pot[rc, qc] = self.pot[rc]
+                rc, qc, bc = r[c], q[c], row_base[i][c]
+                closed = self.pot[rc]
+                self.covered_pot[rc, qc] = closed
+                self.last_closed[rc] = closed
                 self.cover_order[rc, self.num_covers[rc]] = qc
                 self.num_covers[rc] += 1
+                flat[bc + o["seat_covered"] + qc] = 1.0
+                flat[bc + o["seat_covered_pot"] + qc] = closed * inv
+        if self._cover >= 0:  # B16: the side pot: chips beyond the last covered pot
+            c = np.flatnonzero(self.num_covers[rows] > 0)
+            if c.size:
+                rc = rows[c]
+                flat[row_base[c] + o["side_pot"]] = (self.pot[rc] - self.last_closed[rc]) * inv
         ends = out & (self.active[rows] == 1)
         passes = (bet | out) & ~ends
         i = np.flatnonzero(passes)
         if i.size:  # B12: the turn passes to the next seat still in
             r = rows[i]
-            seats = (p[i, None] + 1 + self._seat_ids) % self.num_players
+            seats = (p[i, None] + 1 + self._seat_ids) % n
             inn = self.status[r[:, None], seats] >= BLIND
-            self.current[r] = seats[np.arange(r.size), inn.argmax(axis=1)]
+            nxt = self.current[r] = seats[np.arange(r.size), inn.argmax(axis=1)]
+            flat[row_base[i] + o["seat_to_act"] + p[i]] = 0.0
+            flat[row_base[i] + o["seat_to_act"] + nxt] = 1.0
         i = np.flatnonzero(ends)
         if i.size:  # B15/B16: the last player in wins (and meets every coverer)
             r = rows[i]
@@ -299,11 +397,19 @@ class BatchedBrag:
             self._finish(i, r, np.where(beats, q, opp), (q, opp), rewards, over)
         return rewards, over
 
-    def _push(self, rows, p, actions, paid) -> None:
-        slot = self.events[rows] % HISTORY_LEN
-        self.hist_seat[rows, slot] = p
-        self.hist_action[rows, slot] = actions
-        self.hist_paid[rows, slot] = paid
+    def _push(self, rows, row_base, p, actions, paid) -> None:
+        """A public event at the head of the history; the oldest of HISTORY_LEN drops off."""
+        state = self.state
+        whole = rows.size == self.n and bool((rows == self._table_ids).all())
+        at = slice(None) if whole else rows
+        for start, w in self._history:
+            end = start + HISTORY_LEN * w
+            state[at, start + w : end] = state[at, start : end - w]
+            state[at, start : start + w] = 0.0
+        o, flat = self._off, self._flat
+        flat[row_base + o["history_seat"] + p] = 1.0
+        flat[row_base + o["history_action"] + actions] = 1.0
+        flat[row_base + o["history_paid"]] = paid * self._inv_chips
         self.events[rows] += 1
 
     def _finish(self, i, r, lone, see, rewards, over) -> None:
@@ -311,13 +417,10 @@ class BatchedBrag:
         pot = self.pot[r]
         self.pot[r] = 0
         ncov = self.num_covers[r]
-        last_closed = np.where(
-            ncov > 0, self.covered_pot[r, self.cover_order[r, np.maximum(ncov - 1, 0)]], 0
-        )
         # B16: the side pot to the betting's winner, then each covered pot from the last
         # closed outwards to the better of its coverer and the winner so far (ties: not the
         # coverer). Without covers the whole pot is the "side pot".
-        self.chips[r, lone] += pot - last_closed
+        self.chips[r, lone] += pot - self.last_closed[r]
         champion = lone.copy()
         for j in range(int(ncov.max()) - 1, -1, -1):
             has = ncov > j
@@ -326,22 +429,30 @@ class BatchedBrag:
             before = self.covered_pot[r, self.cover_order[r, max(j - 1, 0)]] if j else 0
             better = self.strength[r, coverer] > self.strength[r, champion]
             champion = np.where(has & better, coverer, champion)
-            amount = np.where(has, closed - before, 0)
-            self.chips[r, champion] += amount  # one seat per table: no repeated index
+            self.chips[r, champion] += np.where(has, closed - before, 0)
+        o, flat = self._off, self._flat
+        shown_at = self._row_base[r][:, None] + o["shown_cards"]
         if see is not None:
             seer, seen = see
-            self.shown[r[:, None], self.hands[r, seer]] = True
-            self.shown[r[:, None], self.hands[r, seen]] = True
+            flat[shown_at + self.hands[r, seer]] = 1.0
+            flat[shown_at + self.hands[r, seen]] = 1.0
             self._bonus(r, lone)
         c = np.flatnonzero(ncov > 0)
         if c.size:  # B16: every hand compared for a covered pot is shown
             rc = r[c]
-            self.shown[rc[:, None], self.hands[rc, lone[c]]] = True
+            flat[shown_at[c] + self.hands[rc, lone[c]]] = 1.0
             for j in range(self.num_players):
-                has = rc[self.num_covers[rc] > j]
+                has = c[self.num_covers[rc] > j]
                 if has.size:
-                    seats = self.cover_order[has, j]
-                    self.shown[has[:, None], self.hands[has, seats]] = True
+                    seats = self.cover_order[r[has], j]
+                    flat[shown_at[has] + self.hands[r[has], seats]] = 1.0
+        b = self._row_base[r]
+        chips_at = o["seat_chips"]
+        self.state[r, chips_at : chips_at + self.num_players] = self.chips[r] * self._inv_chips
+        flat[b + o["pot"]] = 0.0
+        if self._cover >= 0:
+            flat[b + o["side_pot"]] = 0.0
+        flat[b + o["seat_to_act"] + self.current[r]] = 0.0
         rewards[i] = self.chips[r] - self.chips_before[r]
         over[i] = True
         self.current[r] = -1
@@ -354,8 +465,8 @@ class BatchedBrag:
         if not due:
             return
         cat = self.category[r, winner]
-        pays = r[(cat == PRIAL) | (cat == RUNNING_FLUSH)]
-        w = winner[(cat == PRIAL) | (cat == RUNNING_FLUSH)]
+        due_here = (cat == PRIAL) | (cat == RUNNING_FLUSH)
+        pays, w = r[due_here], winner[due_here]
         for s in range(self.num_players):
             payer = w != s
             rs, ws = pays[payer], w[payer]
@@ -365,62 +476,17 @@ class BatchedBrag:
 
     # ------------------------------------------------------------ observation
     def observe(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray | None = None):
-        """Each row's observation for ``seats`` (absolute), bit-equal to brag_v1's."""
+        """Each row's observation for ``seats`` (absolute), bit-equal to brag_v1's: the
+        state rows, their seat rows rotated for every observer but seat 0, and the
+        observer's private block (see the module docstring)."""
         rows = np.asarray(rows, np.int64)
         seats = np.asarray(seats, np.int64)
-        k, n, size = rows.size, self.num_players, self.obs_size
-        if out is None:
-            out = np.zeros((k, size), np.float32)
-        else:
-            out[:k] = 0.0
-        o, inv = self._off, self._inv_chips
-        flat = out.reshape(-1)
-        base = np.arange(k) * size
-        rel = np.arange(n)
-        absolute = (seats[:, None] + rel) % n  # relative row r shows seat observer + r
-        r2 = rows[:, None]
-        # own cards, category, strength: only once the observer has looked (B10)
-        lk = np.flatnonzero(self.looked[rows, seats])
-        if lk.size:
-            rl, sl, bl = rows[lk], seats[lk], base[lk]
-            flat[bl[:, None] + o["own_cards"] + self.hands[rl, sl]] = 1.0
-            flat[bl + o["own_category"] + self.category[rl, sl]] = 1.0
-            flat[bl + o["own_strength"]] = self.percentile[rl, sl]
-        b2 = base[:, None]
-        flat[b2 + o["seat_status"] + 4 * rel + self.status[r2, absolute]] = 1.0
-        out[:, o["seat_chips"] : o["seat_chips"] + n] = self.chips[r2, absolute] * inv
-        out[:, o["seat_chips_in"] : o["seat_chips_in"] + n] = self.contributed[r2, absolute] * inv
-        last = self.last_action[r2, absolute]
-        has = last >= 0
-        a = self.num_actions
-        flat[(b2 + o["seat_last_action"] + a * rel + last)[has]] = 1.0
-        flat[base + o["seat_dealer"] + (self.dealer[rows] - seats) % n] = 1.0
-        cur = self.current[rows]
-        live = np.flatnonzero(cur >= 0)
-        flat[base[live] + o["seat_to_act"] + (cur[live] - seats[live]) % n] = 1.0
-        out[:, o["stake"]] = self.stake[rows] * self._inv_stake
-        pot = self.pot[rows]
-        out[:, o["pot"]] = pot * inv
-        out[:, o["shown_cards"] : o["shown_cards"] + NUM_CARDS] = self.shown[rows]
-        # the last HISTORY_LEN events, most recent first
-        count = self.events[rows][:, None]
-        valid = self._slots < count
-        ring = (count - 1 - self._slots) % HISTORY_LEN
-        h_seat = (self.hist_seat[r2, ring] - seats[:, None]) % n
-        flat[(b2 + o["history_seat"] + n * self._slots + h_seat)[valid]] = 1.0
-        h_act = self.hist_action[r2, ring]
-        flat[(b2 + o["history_action"] + a * self._slots + h_act)[valid]] = 1.0
-        h_paid = np.where(valid, self.hist_paid[r2, ring], 0) * inv
-        out[:, o["history_paid"] : o["history_paid"] + HISTORY_LEN] = h_paid
-        if self._cover >= 0:  # B16
-            c = np.flatnonzero(self.num_covers[rows] > 0)
-            if c.size:
-                rc, ac = rows[c, None], absolute[c]
-                out[c, o["seat_covered"] : o["seat_covered"] + n] = self.covered[rc, ac]
-                closed = self.covered_pot[rc, ac] * inv
-                out[c, o["seat_covered_pot"] : o["seat_covered_pot"] + n] = closed
-                rcc = rows[c]
-                lastc = self.covered_pot[rcc, self.cover_order[rcc, self.num_covers[rcc] - 1]]
-                side = np.where(pot[c] > 0, pot[c] - lastc, 0)
-                out[c, o["side_pot"]] = side * inv
+        k = rows.size
+        out = np.empty((k, self.obs_size), np.float32) if out is None else out[:k]
+        np.take(self.state, rows, axis=0, out=out)
+        for me in range(1, self.num_players):
+            g = np.flatnonzero(seats == me)
+            if g.size:
+                out[g] = self.state[rows[g]].take(self._perm[me], axis=1)
+        out[:, :_PRIVATE] = self.private[rows, seats]
         return out
