@@ -188,11 +188,40 @@ class BragBaseline(StyleAgent):
         start = observation_layout(config).offset("own_cards")
         self._own_cards = slice(start, start + 52)
         self.cover_id = config.cover_action  # -1 without cover_pot
+        self._rows: dict[int, tuple] = {}  # act_batch: table id -> per-hand state
         self.reset()
+
+    # The per-hand state ``act`` keeps (saved per table by ``act_batch``).
+    _HAND_STATE: ClassVar[tuple[str, ...]] = ("bets", "_hand")
 
     def reset(self) -> None:
         self.bets = 0
         self._hand: tuple[int, int] | None = None  # (hand number, chips put in) last seen
+
+    def act_batch(
+        self, observations: np.ndarray, masks: np.ndarray, rows: np.ndarray
+    ) -> np.ndarray:
+        """One action per row, each exactly as ``act`` decides it, with the per-hand state of
+        the row's table (``rows``: the table ids) and this agent's one generator, drawn row
+        after row. A loop over rows: the styles' rules are branchy and cheap per decision."""
+        names = self._HAND_STATE
+        saved = self._rows
+        out = np.empty(len(rows), np.int64)
+        for j, row in enumerate(np.asarray(rows).tolist()):
+            state = saved.get(row)
+            if state is None:
+                self.reset()
+            else:
+                for name, value in zip(names, state, strict=True):
+                    setattr(self, name, value)
+            out[j] = self.act(observations[j], masks[j])
+            saved[row] = tuple(getattr(self, name) for name in names)
+        return out
+
+    def reset_rows(self, rows: np.ndarray) -> None:
+        """Forget the per-hand state of these tables (``reset`` of one table)."""
+        for row in np.asarray(rows).tolist():
+            self._rows.pop(row, None)
 
     def new_hand(self) -> None:
         """Forget the last hand (subclasses extend it; called before the hand's first choice)."""
@@ -326,9 +355,15 @@ class Bluffer(BragBaseline):
         "patience": 3,
     }
 
+    _HAND_STATE: ClassVar[tuple[str, ...]] = ("bets", "_hand", "_bluffing")
+
+    def reset(self) -> None:
+        super().reset()
+        self._bluffing: bool | None = None
+
     def new_hand(self) -> None:
         super().new_hand()
-        self._bluffing: bool | None = None  # decided at the hand's first open decision
+        self._bluffing = None  # decided at the hand's first open decision
 
     def preferences(self, v: BragView, mask: np.ndarray) -> list[int]:
         if v.blind:

@@ -1,0 +1,75 @@
+"""Brag baselines for many tables: ``act_batch`` decides exactly as ``act`` does per table.
+
+The agent under test holds every seat of 24 batched tables (state row = table * n + seat, as
+in the batched self-play VecEnv); one scalar agent per (table, seat) is the reference. With
+parameters whose random draws cannot change a decision, every style is deterministic and the
+two must agree move for move, per-hand state (bets, a bluff) included.
+"""
+
+import numpy as np
+import pytest
+
+from agents import make_agent, table_info
+from brag_env.brag.batched import BatchedBrag
+from brag_env.brag.rules import BragConfig
+
+DETERMINISTIC = [
+    "brag:caller",
+    "brag:tight",
+    "brag:bluffer:bluff=1.0",
+    "brag:bluffer:bluff=0.0",
+    "brag:blind:blind_raise=0.0",
+    "brag:blind:blind_raise=1.0",
+    "brag:tips:blind_raise=0.0",
+    "brag:never_look",
+]
+
+
+def _play(spec: str, options: dict, tables: int, decisions: int, seed: int = 0):
+    """(batch actions, reference actions) of every decision of ``decisions`` steps."""
+    config = BragConfig.from_dict(options)
+    n = config.num_players
+    table = table_info("brag", **options)
+    engine = BatchedBrag(tables, config, seed=seed)
+    engine.reset()
+    batch = make_agent(spec, table, seed)
+    scalar = [make_agent(spec, table, seed) for _ in range(tables * n)]
+    rows = np.arange(tables)
+    batch.reset_rows(np.arange(tables * n))
+    got, want = [], []
+    for _ in range(decisions):
+        seats = engine.current[rows]
+        obs, masks = engine.observe(rows, seats), engine.masks(rows)
+        state_rows = rows * n + seats
+        actions = batch.act_batch(obs, masks, state_rows)
+        got += actions.tolist()
+        want += [scalar[r].act(o, m) for r, o, m in zip(state_rows, obs, masks, strict=True)]
+        _, over = engine.step(rows, actions)
+        done = np.flatnonzero(over)
+        if done.size:
+            engine.reset(done)
+            for t in done.tolist():
+                batch.reset_rows(np.arange(t * n, (t + 1) * n))
+                for s in range(n):
+                    scalar[t * n + s].reset()
+    return got, want
+
+
+@pytest.mark.parametrize("spec", DETERMINISTIC)
+@pytest.mark.parametrize("players", [2, 4])
+def test_brag_act_batch_decides_as_act_per_table(spec, players):
+    options = {"num_players": players, "starting_chips": 20}  # short stacks: covers (B16)
+    got, want = _play(spec, options, tables=24, decisions=40)
+    assert got == want
+
+
+@pytest.mark.parametrize("spec", ["brag:bluffer", "brag:blind", "brag:tips", "random"])
+def test_random_styles_repeat_with_their_seed_and_play_legally(spec):
+    a, _ = _play(spec, {"num_players": 3}, tables=32, decisions=40, seed=5)
+    b, _ = _play(spec, {"num_players": 3}, tables=32, decisions=40, seed=5)
+    assert a == b
+
+
+def test_never_look_batch_raises_blind_with_its_probability():
+    got, _ = _play("brag:never_look:raise=0.5", {"num_players": 2}, tables=64, decisions=20)
+    assert 4 in got and 1 in got and 2 not in got  # raises and stays, never looks (B10)
