@@ -107,7 +107,7 @@ def test_B10_B21_batched_brag_options_equal_brag_v1(config):
 
 
 def test_unsupported_options_are_named():
-    with pytest.raises(ValueError, match="hands_per_session=5 .*use vec_env: dummy"):
+    with pytest.raises(ValueError, match=r"hands_per_session=5 .*use vec_env: dummy"):
         BatchedBrag(4, BragConfig(hands_per_session=5))
     with pytest.raises(ValueError, match="cards_dealt=4"):
         BatchedBrag(4, BragConfig(cards_dealt=4, allow_blind=False))
