@@ -143,7 +143,12 @@ class BatchedBrag:
             for j in range(HISTORY_LEN):
                 slot = start + j * n
                 perm[me, slot : slot + n] = slot + (me + np.arange(n)) % n
-        self._perm = perm
+        # Only the seat rows move: the column ranges where some rotation differs (short gaps
+        # merged: slices are cheaper to write than scattered columns), and their sources.
+        moved = np.flatnonzero((perm != perm[0]).any(axis=0))
+        cuts = np.flatnonzero(np.diff(moved) > 8) + 1
+        self._moved = [(int(m[0]), int(m[-1]) + 1) for m in np.split(moved, cuts)]
+        self._moved_from = [perm[:, a:b].copy() for a, b in self._moved]
         # the history blocks, most recent event first: (start, width of one event)
         self._history = [
             (off["history_seat"], n),
@@ -477,16 +482,20 @@ class BatchedBrag:
     # ------------------------------------------------------------ observation
     def observe(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray | None = None):
         """Each row's observation for ``seats`` (absolute), bit-equal to brag_v1's: the
-        state rows, their seat rows rotated for every observer but seat 0, and the
-        observer's private block (see the module docstring)."""
+        state rows, their seat rows rotated to the observer and the observer's private block
+        (see the module docstring)."""
         rows = np.asarray(rows, np.int64)
         seats = np.asarray(seats, np.int64)
         k = rows.size
         out = np.empty((k, self.obs_size), np.float32) if out is None else out[:k]
-        np.take(self.state, rows, axis=0, out=out)
-        for me in range(1, self.num_players):
-            g = np.flatnonzero(seats == me)
-            if g.size:
-                out[g] = self.state[rows[g]].take(self._perm[me], axis=1)
+        if k == self.n and rows[0] == 0 and rows[-1] == k - 1:  # every table, in order
+            np.copyto(out, self.state)
+        else:
+            np.take(self.state, rows, axis=0, out=out)
+        base = self._row_base[rows][:, None]
+        for (start, end), sources in zip(self._moved, self._moved_from, strict=True):
+            index = sources[seats]
+            index += base
+            out[:, start:end] = self._flat.take(index)
         out[:, :_PRIVATE] = self.private[rows, seats]
         return out
