@@ -60,6 +60,15 @@ from typing import Any, ClassVar
 import numpy as np
 
 from agents.base import RandomAgent, StyleAgent, TableInfo, legal_actions
+from agents.brag_batch import (
+    NO_ACTION,
+    BragBatchView,
+    BragRows,
+    biggest_raise,
+    first_legal,
+    prefer,
+    smallest_raise,
+)
 from agents.registry import register
 from brag_env.brag.hands import hand_strength
 from brag_env.brag.observation import HISTORY_LEN, observation_layout
@@ -189,6 +198,8 @@ class BragBaseline(StyleAgent):
         self._own_cards = slice(start, start + 52)
         self.cover_id = config.cover_action  # -1 without cover_pot
         self._rows: dict[int, tuple] = {}  # act_batch: table id -> per-hand state
+        self._state = BragRows()  # the same, as arrays, for the styles with vector rules
+        self._batch_view = BragBatchView(table)
         self.reset()
 
     # The per-hand state ``act`` keeps (saved per table by ``act_batch``).
@@ -203,7 +214,58 @@ class BragBaseline(StyleAgent):
     ) -> np.ndarray:
         """One action per row, each exactly as ``act`` decides it, with the per-hand state of
         the row's table (``rows``: the table ids) and this agent's one generator, drawn row
-        after row. A loop over rows: the styles' rules are branchy and cheap per decision."""
+        after row. Styles with ``preferences_batch`` decide with arrays, the others (and B22)
+        in a loop over rows."""
+        if self.vector_rules and not self.discard_choices:
+            return self._act_vector(np.asarray(observations), np.asarray(masks).astype(bool), rows)
+        return self._act_rows(observations, masks, rows)
+
+    #: Whether the style has ``preferences_batch`` (its rules as arrays).
+    vector_rules: ClassVar[bool] = False
+
+    def preferences_batch(self, b: BragBatchView, masks: np.ndarray, bets: np.ndarray, rows):
+        """``preferences`` for every row at once: a (k, L) array, ``NO_ACTION`` padded."""
+        raise NotImplementedError
+
+    def _act_vector(self, obs: np.ndarray, masks: np.ndarray, rows) -> np.ndarray:
+        rows = np.asarray(rows, np.int64)
+        out = np.full(len(masks), NO_ACTION, np.int64)
+        # B19: both hands unseen, nothing to go on: take the new one
+        due = masks[:, self.take_id] | masks[:, self.keep_id]
+        out[due] = np.where(masks[due, self.take_id], self.take_id, self.keep_id)
+        todo = np.flatnonzero(~due)
+        if not todo.size:
+            return out
+        masks, rows = masks[todo], rows[todo]
+        state = self._state
+        state.grow(int(rows.max()) + 1)
+        b = self._batch_view
+        b.load(obs[todo])
+        new = (
+            (state.hand[rows] < 0)
+            | (b.hand_number != state.hand[rows])
+            | (b.chips_in < state.chips_in[rows])
+        )
+        state.bets[rows[new]] = 0  # new_hand()
+        state.bluff[rows[new]] = -1
+        state.hand[rows] = b.hand_number
+        state.chips_in[rows] = b.chips_in
+        preferences = self.preferences_batch(b, masks, state.bets[rows], rows)
+        if self.cover_id >= 0:  # B16: short of the stay: cover with what it would bet or see
+            short = masks[:, self.cover_id]
+            betting = self.view.is_bet[np.maximum(preferences, 0)] & (preferences >= 0)
+            betting |= (preferences == SEE) | (preferences == self.cover_id)
+            preferences = np.where(short[:, None] & betting, self.cover_id, preferences)
+        choice = first_legal(masks, preferences)
+        none = choice == NO_ACTION  # e.g. B16 leaves only fold
+        choice[none] = np.where(masks[none, FOLD], FOLD, masks[none].argmax(axis=1))
+        state.bets[rows] += self.view.is_bet[choice]
+        out[todo] = choice
+        return out
+
+    def _act_rows(
+        self, observations: np.ndarray, masks: np.ndarray, rows: np.ndarray
+    ) -> np.ndarray:
         names = self._HAND_STATE
         saved = self._rows
         out = np.empty(len(rows), np.int64)
@@ -220,7 +282,9 @@ class BragBaseline(StyleAgent):
 
     def reset_rows(self, rows: np.ndarray) -> None:
         """Forget the per-hand state of these tables (``reset`` of one table)."""
-        for row in np.asarray(rows).tolist():
+        rows = np.asarray(rows, np.int64)
+        self._state.reset(rows)
+        for row in rows.tolist():
             self._rows.pop(row, None)
 
     def new_hand(self) -> None:
@@ -306,6 +370,29 @@ class BragBaseline(StyleAgent):
             return [STAY]
         return [FOLD]
 
+    def open_play_batch(
+        self,
+        b: BragBatchView,
+        masks: np.ndarray,
+        bets: np.ndarray,
+        play: float,
+        raise_at: float,
+        see_at: float,
+        patience: int,
+    ) -> np.ndarray:
+        """``open_play`` for every row: (k, 2) preferences."""
+        equity = b.equity()
+        see = (
+            (b.opponents == 1)
+            & masks[:, SEE]
+            & ((b.strength >= see_at) | ((bets >= patience) & (equity >= play)))
+        )
+        big = biggest_raise(masks, self.view.raise_ids)
+        raising = ~see & (equity >= raise_at)
+        first = np.where(see, SEE, np.where(equity >= play, STAY, FOLD))
+        first = np.where(raising, np.where(big >= 0, big, STAY), first)
+        return prefer(first, np.where(raising & (big >= 0), STAY, NO_ACTION))
+
 
 @register("brag", "random")
 class BragRandom(RandomAgent):
@@ -324,6 +411,11 @@ class CallingStation(BragBaseline):
             return [LOOK, STAY]
         return [SEE, STAY]
 
+    vector_rules: ClassVar[bool] = True
+
+    def preferences_batch(self, b, masks, bets, rows) -> np.ndarray:
+        return prefer(np.where(b.blind, LOOK, SEE), STAY)
+
 
 @register("brag", "tight")
 class Tight(BragBaseline):
@@ -340,6 +432,13 @@ class Tight(BragBaseline):
         if v.blind:
             return [LOOK]
         return self.open_play(v, mask, self.play, self.raise_at, self.see_at, self.patience)
+
+    vector_rules: ClassVar[bool] = True
+
+    def preferences_batch(self, b, masks, bets, rows) -> np.ndarray:
+        args = (self.play, self.raise_at, self.see_at, self.patience)
+        open_ = self.open_play_batch(b, masks, bets, *args)
+        return np.where(b.blind[:, None], prefer(LOOK, NO_ACTION), open_)
 
 
 @register("brag", "bluffer")
@@ -377,6 +476,29 @@ class Bluffer(BragBaseline):
             return [*self.biggest_raise(mask), STAY]
         return self.open_play(v, mask, self.play, self.raise_at, self.see_at, self.patience)
 
+    vector_rules: ClassVar[bool] = True
+
+    def preferences_batch(self, b, masks, bets, rows) -> np.ndarray:
+        state = self._state
+        bluff = state.bluff[rows]
+        undecided = ~b.blind & (bluff < 0)
+        if undecided.any():  # once per hand; a draw only for a weak hand (as `weak and ...`)
+            weak = undecided & (b.equity() < self.play)
+            draws = np.zeros(len(rows), bool)
+            draws[weak] = self.rng.random(int(weak.sum())) < self.bluff
+            bluff = np.where(undecided, draws, bluff).astype(np.int8)
+            state.bluff[rows] = bluff
+        args = (self.play, self.raise_at, self.see_at, self.patience)
+        out = self.open_play_batch(b, masks, bets, *args)
+        big = biggest_raise(masks, self.view.raise_ids)
+        bluffing = np.where(
+            bets[:, None] >= self.bluff_bets,
+            prefer(FOLD, NO_ACTION),
+            prefer(np.where(big >= 0, big, STAY), np.where(big >= 0, STAY, NO_ACTION)),
+        )
+        out = np.where((bluff == 1)[:, None], bluffing, out)
+        return np.where(b.blind[:, None], prefer(LOOK, NO_ACTION), out)
+
 
 @register("brag", "blind")
 class BlindSpecialist(BragBaseline):
@@ -399,6 +521,21 @@ class BlindSpecialist(BragBaseline):
                 return [*self.smallest_raise(mask), STAY]
             return [STAY, LOOK]
         return self.open_play(v, mask, self.play, self.raise_at, self.see_at, self.patience)
+
+    vector_rules: ClassVar[bool] = True
+
+    def preferences_batch(self, b, masks, bets, rows) -> np.ndarray:
+        args = (self.play, self.raise_at, self.see_at, self.patience)
+        out = self.open_play_batch(b, masks, bets, *args)
+        looks = b.blind & (b.stake >= self.look_stake * b.min_stake)
+        stays = b.blind & ~looks
+        raises = np.zeros(len(rows), bool)
+        raises[stays] = self.rng.random(int(stays.sum())) < self.blind_raise
+        small = smallest_raise(masks, self.view.raise_ids)
+        out = np.where(looks[:, None], prefer(LOOK, STAY), out)
+        out = np.where((stays & ~raises)[:, None], prefer(STAY, LOOK), out)
+        with_raise = prefer(np.where(small >= 0, small, STAY), np.where(small >= 0, STAY, -1))
+        return np.where((stays & raises)[:, None], with_raise, out)
 
 
 @register("brag", "tips")
@@ -464,3 +601,13 @@ class NeverLook(BragBaseline):
         if chance > 0 and self.rng.random() < chance:
             return [*self.smallest_raise(mask), STAY]
         return [STAY]
+
+    vector_rules: ClassVar[bool] = True
+
+    def preferences_batch(self, b, masks, bets, rows) -> np.ndarray:
+        chance = self.params["raise"]
+        raises = np.zeros(len(rows), bool)
+        if chance > 0:
+            raises = self.rng.random(len(rows)) < chance
+        small = np.where(raises, smallest_raise(masks, self.view.raise_ids), NO_ACTION)
+        return prefer(np.where(small >= 0, small, STAY), np.where(small >= 0, STAY, NO_ACTION))

@@ -63,6 +63,45 @@ def test_brag_act_batch_decides_as_act_per_table(spec, players):
     assert got == want
 
 
+class _RowByRow:
+    """The same agent deciding row after row (``act`` per table, state swapped per row)."""
+
+    def __init__(self, agent):
+        self.agent = agent
+
+    def act_batch(self, obs, masks, rows):
+        return self.agent._act_rows(obs, masks, rows)
+
+    def reset_rows(self, rows):
+        self.agent.reset_rows(rows)
+
+
+@pytest.mark.parametrize(
+    "spec", ["brag:bluffer", "brag:blind:blind_raise=0.5", "brag:never_look:raise=0.3"]
+)
+def test_vector_rules_draw_as_act_row_after_row(spec):
+    # one generator for the batch: the array rules must draw the numbers act() would draw,
+    # in row order, and decide the same with them
+    config = BragConfig(num_players=3, starting_chips=20)
+    table = table_info("brag", num_players=3, starting_chips=20)
+    engine = BatchedBrag(40, config, seed=1)
+    engine.reset()
+    vector, rowwise = make_agent(spec, table, 3), _RowByRow(make_agent(spec, table, 3))
+    rows = np.arange(40)
+    for agent in (vector, rowwise):
+        agent.reset_rows(np.arange(120))
+    for _ in range(40):
+        seats = engine.current[rows]
+        obs, masks = engine.observe(rows, seats), engine.masks(rows)
+        got = vector.act_batch(obs, masks, rows * 3 + seats)
+        assert got.tolist() == rowwise.act_batch(obs, masks, rows * 3 + seats).tolist()
+        _, over = engine.step(rows, got)
+        done = np.flatnonzero(over)
+        engine.reset(done)
+        for agent in (vector, rowwise):
+            agent.reset_rows((done[:, None] * 3 + np.arange(3)).reshape(-1))
+
+
 @pytest.mark.parametrize("spec", ["brag:bluffer", "brag:blind", "brag:tips", "random"])
 def test_random_styles_repeat_with_their_seed_and_play_legally(spec):
     a, _ = _play(spec, {"num_players": 3}, tables=32, decisions=40, seed=5)
