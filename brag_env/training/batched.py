@@ -137,8 +137,14 @@ class BatchedSelfPlayVecEnv(VecEnv):
                     continue
                 spec = self.pool.draw(self._rng)
                 self._specs[t, seat] = sid = self._spec_id(spec)
-                if not is_model_spec(spec):
-                    self._agent(sid).reset_rows(np.array([t * p + seat]))
+                if spec not in self._agents and not is_model_spec(spec):
+                    self._agent(sid)  # built here: its seed comes next in the run's stream
+        # Each baseline forgets its new tables' state in one call (seat rows t * p + seat).
+        drawn = self._specs[tables]
+        for sid in np.unique(drawn[drawn >= 0]).tolist():
+            if not is_model_spec(self._spec_names[sid]):
+                k, seat = np.nonzero(drawn == sid)
+                self._agent(sid).reset_rows(tables[k] * p + seat)
         self._pending[tables] = 0.0
         self.engine.reset(tables)
 
