@@ -52,6 +52,7 @@ _HAND = 3
 _STRIDE_A, _STRIDE_B = NUM_CARDS * NUM_CARDS, NUM_CARDS  # hands.py's flat hand index
 _PRIVATE = NUM_CARDS + len(CATEGORY_NAMES) + 1  # own cards, category, strength
 _PACK = np.arange(NUM_CARDS, dtype=np.int8)
+_SHIFT_ROWS = 1024  # rows per block when the history of every table moves
 
 
 def check_batched_brag(config: BragConfig) -> None:
@@ -149,11 +150,14 @@ class BatchedBrag:
         cuts = np.flatnonzero(np.diff(moved) > 8) + 1
         self._moved = [(int(m[0]), int(m[-1]) + 1) for m in np.split(moved, cuts)]
         self._moved_from = [perm[:, a:b].copy() for a, b in self._moved]
-        # the history blocks, most recent event first: (start, width of one event)
+        # the history fields (contiguous), most recent event first: (start within the span,
+        # width of one event)
+        start = off["history_seat"]
+        self._history_span = (start, off["history_paid"] + HISTORY_LEN)
         self._history = [
-            (off["history_seat"], n),
-            (off["history_action"], a),
-            (off["history_paid"], 1),
+            (0, n),
+            (off["history_action"] - start, a),
+            (off["history_paid"] - start, 1),
         ]
         # the state of a fresh deal (before the dealer and the first player are marked)
         cfg, inv = config, 1.0 / config.starting_chips
@@ -404,18 +408,27 @@ class BatchedBrag:
 
     def _push(self, rows, row_base, p, actions, paid) -> None:
         """A public event at the head of the history; the oldest of HISTORY_LEN drops off."""
-        state = self.state
-        whole = rows.size == self.n and bool((rows == self._table_ids).all())
-        at = slice(None) if whole else rows
-        for start, w in self._history:
-            end = start + HISTORY_LEN * w
-            state[at, start + w : end] = state[at, start : end - w]
-            state[at, start : start + w] = 0.0
+        a, b = self._history_span
+        if rows.size == self.n:  # every table: in blocks of rows, so that the copy numpy
+            # makes of an overlapping source stays in cache
+            for first in range(0, self.n, _SHIFT_ROWS):
+                self._shift(self.state[first : first + _SHIFT_ROWS, a:b])
+        else:
+            block = self.state[rows, a:b]
+            self._shift(block)
+            self.state[rows, a:b] = block
         o, flat = self._off, self._flat
         flat[row_base + o["history_seat"] + p] = 1.0
         flat[row_base + o["history_action"] + actions] = 1.0
         flat[row_base + o["history_paid"]] = paid * self._inv_chips
         self.events[rows] += 1
+
+    def _shift(self, block: np.ndarray) -> None:
+        """Every history field of these state rows one event older (slot 0 cleared)."""
+        for start, w in self._history:
+            end = start + HISTORY_LEN * w
+            block[:, start + w : end] = block[:, start : end - w]
+            block[:, start : start + w] = 0.0
 
     def _finish(self, i, r, lone, see, rewards, over) -> None:
         """The hand (and the one-hand session) ends: pay the pots, show, reward every seat."""
