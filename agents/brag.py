@@ -589,6 +589,45 @@ class SeedTips(BragBaseline):
         # A high card only: fold; heads-up, play one better than the median hand.
         return [STAY] if heads_up and p >= 0.5 else [FOLD]
 
+    vector_rules: ClassVar[bool] = True
+
+    def preferences_batch(self, b, masks, bets, rows) -> np.ndarray:
+        k, m = len(rows), b.min_stake
+        small = smallest_raise(masks, self.view.raise_ids)
+        big = biggest_raise(masks, self.view.raise_ids)
+        small_stay = prefer(np.where(small >= 0, small, STAY), np.where(small >= 0, STAY, -1), -1)
+        # open: the first matching rule of ``preferences``, from the last to the first
+        p, heads_up = b.strength, b.opponents == 1
+        scared = b.raises_since_mine() >= self.fear_raises
+        committed = b.chips_in >= b.chips
+        too_dear = (b.stake > self.max_share * np.maximum(b.chips, 1)) & ~committed
+        out = np.where((heads_up & (p >= 0.5))[:, None], prefer(STAY, -1, -1), prefer(FOLD, -1, -1))
+        pair = np.where((scared | too_dear)[:, None], prefer(FOLD, -1, -1), prefer(STAY, -1, -1))
+        out = np.where((p >= PAIR_PERCENTILE)[:, None], pair, out)
+        out = np.where((p >= FLUSH_PERCENTILE)[:, None], small_stay, out)
+        sees = heads_up & masks[:, SEE] & (p >= self.see_at)
+        out = np.where(sees[:, None], prefer(SEE, STAY, -1), out)
+        big_pot = b.pot >= self.slowplay_pot * m
+        slowplay = prefer(
+            np.where(big_pot, np.where(big >= 0, big, SEE), STAY),
+            np.where(big_pot, np.where(big >= 0, SEE, STAY), -1),
+            np.where(big_pot & (big >= 0), STAY, -1),
+        )
+        out = np.where((p >= PRIAL_PERCENTILE)[:, None], slowplay, out)
+        # blind: look once the session, the stake or the pot says so; else stay, raising now
+        # and then (a draw only for those rows, in row order)
+        looks = b.blind & (
+            (b.hand_number >= self.blind_hands)
+            | (b.stake >= self.look_stake * m)
+            | (b.pot >= self.look_pot * m)
+        )
+        stays = b.blind & ~looks
+        raises = np.zeros(k, bool)
+        raises[stays] = self.rng.random(int(stays.sum())) < self.blind_raise
+        out = np.where(looks[:, None], prefer(LOOK, STAY, -1), out)
+        out = np.where((stays & ~raises)[:, None], prefer(STAY, LOOK, -1), out)
+        return np.where((stays & raises)[:, None], small_stay, out)
+
 
 @register("brag", "never_look")
 class NeverLook(BragBaseline):

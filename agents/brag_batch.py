@@ -13,7 +13,8 @@ import numpy as np
 
 from agents.base import TableInfo
 from brag_env.brag.hands import NUM_HANDS, STRENGTH_COUNTS
-from brag_env.brag.observation import observation_layout
+from brag_env.brag.observation import HISTORY_LEN, observation_layout
+from brag_env.brag.rules import FIRST_RAISE, LOOK
 
 _FOLDED, _BLIND, _OPEN = 1, 2, 3
 NO_ACTION = -1  # padding of a preference list
@@ -49,8 +50,14 @@ class BragBatchView:
             slice(off("seat_covered"), off("seat_covered") + n) if config.cover_pot else None
         )
         self._stake, self._pot, self._hand = off("stake"), off("pot"), off("hand_number")
+        a = self._num_actions = config.num_actions
+        self._hseat = slice(off("history_seat"), off("history_seat") + HISTORY_LEN * n)
+        self._haction = slice(off("history_action"), off("history_action") + HISTORY_LEN * a)
+        self._is_raise = np.zeros(a, bool)
+        self._is_raise[FIRST_RAISE : FIRST_RAISE + len(config.raise_sizes)] = True
 
     def load(self, obs: np.ndarray) -> None:
+        self._obs = obs
         self.looked = obs[:, self._cat].any(axis=1)
         self.strength = obs[:, self._strength].astype(np.float64)
         status = obs[:, self._status].reshape(len(obs), self.n, 4)
@@ -68,6 +75,18 @@ class BragBatchView:
     @staticmethod
     def _whole(values: np.ndarray, scale: float) -> np.ndarray:
         return np.round(values.astype(np.float64) * scale).astype(np.int64)  # round(): half-even
+
+    def raises_since_mine(self) -> np.ndarray:
+        """``BragView.raises_since_mine`` per row: the others' raises since my last move."""
+        obs, k = self._obs, len(self._obs)
+        actions = obs[:, self._haction].reshape(k, HISTORY_LEN, self._num_actions)
+        present = actions.max(axis=2) > 0.5
+        acted = actions.argmax(axis=2)
+        seat0 = obs[:, self._hseat].reshape(k, HISTORY_LEN, self.n)[:, :, 0] > 0.5
+        mine = seat0 & (acted != LOOK)
+        last_mine = np.where(mine.any(axis=1), mine.argmax(axis=1), HISTORY_LEN)
+        before = np.arange(HISTORY_LEN) < last_mine[:, None]
+        return (present & before & self._is_raise[acted]).sum(axis=1)
 
     def equity(self) -> np.ndarray:
         """``BragView.equity`` per row: strength ** max(opponents + coverers, 1)."""

@@ -21,6 +21,7 @@ DETERMINISTIC = [
     "brag:blind:blind_raise=0.0",
     "brag:blind:blind_raise=1.0",
     "brag:tips:blind_raise=0.0",
+    "brag:tips:blind_raise=1.0,fear_raises=1",
     "brag:never_look",
 ]
 
@@ -77,7 +78,8 @@ class _RowByRow:
 
 
 @pytest.mark.parametrize(
-    "spec", ["brag:bluffer", "brag:blind:blind_raise=0.5", "brag:never_look:raise=0.3"]
+    "spec",
+    ["brag:bluffer", "brag:blind:blind_raise=0.5", "brag:never_look:raise=0.3", "brag:tips"],
 )
 def test_vector_rules_draw_as_act_row_after_row(spec):
     # one generator for the batch: the array rules must draw the numbers act() would draw,
@@ -112,3 +114,39 @@ def test_random_styles_repeat_with_their_seed_and_play_legally(spec):
 def test_never_look_batch_raises_blind_with_its_probability():
     got, _ = _play("brag:never_look:raise=0.5", {"num_players": 2}, tables=64, decisions=20)
     assert 4 in got and 1 in got and 2 not in got  # raises and stays, never looks (B10)
+
+
+def _recorded(players: int, decisions: int, seed: int = 2):
+    """(observations, masks) of random legal play on short stacks, every seat's decisions."""
+    config = BragConfig(num_players=players, starting_chips=30)
+    engine = BatchedBrag(256, config, seed=seed)
+    engine.reset()
+    rng = np.random.default_rng(seed)
+    rows = np.arange(256)
+    obs, masks = [], []
+    while sum(len(o) for o in obs) < decisions:
+        o, m = engine.observe(rows, engine.current[rows]), engine.masks(rows)
+        obs.append(o)
+        masks.append(m)
+        pick = (rng.random(256) * m.sum(axis=1)).astype(np.int64)
+        _, over = engine.step(rows, (m.cumsum(axis=1) > pick[:, None]).argmax(axis=1))
+        engine.reset(np.flatnonzero(over))
+    return np.concatenate(obs), np.concatenate(masks)
+
+
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
+@pytest.mark.parametrize("players", [2, 5])
+def test_every_rule_of_every_style_on_recorded_decisions(players):
+    # each row its own table (fresh per-hand state): thousands of decisions reach the rare
+    # branches (prials, flushes, covers, sees)
+    obs, masks = _recorded(players, 6000)
+    table = table_info("brag", num_players=players, starting_chips=30)
+    rows = np.arange(len(obs))
+    for spec in DETERMINISTIC:
+        batch, scalar = make_agent(spec, table, 0), make_agent(spec, table, 0)
+        batch.reset_rows(rows)
+        want = []
+        for o, m in zip(obs, masks, strict=True):
+            scalar.reset()
+            want.append(scalar.act(o, m))
+        assert batch.act_batch(obs, masks, rows).tolist() == want, spec
