@@ -197,13 +197,9 @@ class BragBaseline(StyleAgent):
         start = observation_layout(config).offset("own_cards")
         self._own_cards = slice(start, start + 52)
         self.cover_id = config.cover_action  # -1 without cover_pot
-        self._rows: dict[int, tuple] = {}  # act_batch: table id -> per-hand state
-        self._state = BragRows()  # the same, as arrays, for the styles with vector rules
+        self._state = BragRows()  # act_batch: the per-hand state of every table id
         self._batch_view = BragBatchView(table)
         self.reset()
-
-    # The per-hand state ``act`` keeps (saved per table by ``act_batch``).
-    _HAND_STATE: ClassVar[tuple[str, ...]] = ("bets", "_hand")
 
     def reset(self) -> None:
         self.bets = 0
@@ -214,14 +210,18 @@ class BragBaseline(StyleAgent):
     ) -> np.ndarray:
         """One action per row, each exactly as ``act`` decides it, with the per-hand state of
         the row's table (``rows``: the table ids) and this agent's one generator, drawn row
-        after row. Styles with ``preferences_batch`` decide with arrays, the others (and B22)
-        in a loop over rows."""
-        if self.vector_rules and not self.discard_choices:
+        after row. Styles with ``preferences_batch`` decide big batches with arrays; small
+        ones, the other styles and B22 go through ``act`` in a loop over rows."""
+        vector = self.vector_rules and not self.discard_choices
+        if vector and len(rows) >= self.vector_min_rows:
             return self._act_vector(np.asarray(observations), np.asarray(masks).astype(bool), rows)
         return self._act_rows(observations, masks, rows)
 
     #: Whether the style has ``preferences_batch`` (its rules as arrays).
     vector_rules: ClassVar[bool] = False
+    #: Fewer rows than this go row by row: each array call has a fixed cost of about 50
+    #: rows' ``act`` (both paths decide the same and share the per-table state).
+    vector_min_rows = 48
 
     def preferences_batch(self, b: BragBatchView, masks: np.ndarray, bets: np.ndarray, rows):
         """``preferences`` for every row at once: a (k, L) array, ``NO_ACTION`` padded."""
@@ -266,26 +266,29 @@ class BragBaseline(StyleAgent):
     def _act_rows(
         self, observations: np.ndarray, masks: np.ndarray, rows: np.ndarray
     ) -> np.ndarray:
-        names = self._HAND_STATE
-        saved = self._rows
+        """``act`` row after row, each with its table's state from ``self._state``."""
+        rows = np.asarray(rows, np.int64)
         out = np.empty(len(rows), np.int64)
-        for j, row in enumerate(np.asarray(rows).tolist()):
-            state = saved.get(row)
-            if state is None:
-                self.reset()
-            else:
-                for name, value in zip(names, state, strict=True):
-                    setattr(self, name, value)
+        if not rows.size:
+            return out
+        state = self._state
+        state.grow(int(rows.max()) + 1)
+        for j, row in enumerate(rows.tolist()):
+            self.bets = int(state.bets[row])
+            hand = int(state.hand[row])
+            self._hand = None if hand < 0 else (hand, int(state.chips_in[row]))
+            bluff = int(state.bluff[row])
+            self._bluffing = None if bluff < 0 else bool(bluff)  # read by the bluffer only
             out[j] = self.act(observations[j], masks[j])
-            saved[row] = tuple(getattr(self, name) for name in names)
+            state.bets[row] = self.bets
+            if self._hand is not None:
+                state.hand[row], state.chips_in[row] = self._hand
+            state.bluff[row] = -1 if self._bluffing is None else int(self._bluffing)
         return out
 
     def reset_rows(self, rows: np.ndarray) -> None:
         """Forget the per-hand state of these tables (``reset`` of one table)."""
-        rows = np.asarray(rows, np.int64)
-        self._state.reset(rows)
-        for row in rows.tolist():
-            self._rows.pop(row, None)
+        self._state.reset(np.asarray(rows, np.int64))
 
     def new_hand(self) -> None:
         """Forget the last hand (subclasses extend it; called before the hand's first choice)."""
@@ -453,8 +456,6 @@ class Bluffer(BragBaseline):
         "see_at": 0.75,
         "patience": 3,
     }
-
-    _HAND_STATE: ClassVar[tuple[str, ...]] = ("bets", "_hand", "_bluffing")
 
     def reset(self) -> None:
         super().reset()

@@ -151,5 +151,7 @@ def smallest_raise(masks: np.ndarray, raise_ids: list[int]) -> np.ndarray:
 def prefer(*columns) -> np.ndarray:
     """A (k, len(columns)) preference array from columns (arrays or scalars; all scalars:
     one row, which broadcasts)."""
-    parts = np.broadcast_arrays(*[np.asarray(c, np.int64) for c in columns])
-    return np.stack([p.reshape(-1) for p in parts], axis=1)
+    out = np.empty((max(np.size(c) for c in columns), len(columns)), np.int64)
+    for j, column in enumerate(columns):
+        out[:, j] = column
+    return out

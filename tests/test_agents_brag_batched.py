@@ -26,19 +26,23 @@ DETERMINISTIC = [
 ]
 
 
-def _play(spec: str, options: dict, tables: int, decisions: int, seed: int = 0):
-    """(batch actions, reference actions) of every decision of ``decisions`` steps."""
+def _play(spec: str, options: dict, tables: int, decisions: int, seed: int = 0, mixed=False):
+    """(batch actions, reference actions) of every decision of ``decisions`` steps; the batch
+    decides with the array rules at every step, or (``mixed``) every other step row by row."""
     config = BragConfig.from_dict(options)
     n = config.num_players
     table = table_info("brag", **options)
     engine = BatchedBrag(tables, config, seed=seed)
     engine.reset()
     batch = make_agent(spec, table, seed)
+    batch.vector_min_rows = 1
     scalar = [make_agent(spec, table, seed) for _ in range(tables * n)]
     rows = np.arange(tables)
     batch.reset_rows(np.arange(tables * n))
     got, want = [], []
-    for _ in range(decisions):
+    for step in range(decisions):
+        if mixed:  # both paths share the per-table state
+            batch.vector_min_rows = 1 if step % 2 else 10**9
         seats = engine.current[rows]
         obs, masks = engine.observe(rows, seats), engine.masks(rows)
         state_rows = rows * n + seats
@@ -61,6 +65,14 @@ def _play(spec: str, options: dict, tables: int, decisions: int, seed: int = 0):
 def test_brag_act_batch_decides_as_act_per_table(spec, players):
     options = {"num_players": players, "starting_chips": 20}  # short stacks: covers (B16)
     got, want = _play(spec, options, tables=24, decisions=40)
+    assert got == want
+
+
+@pytest.mark.parametrize(
+    "spec", ["brag:bluffer:bluff=1.0", "brag:tight", "brag:tips:blind_raise=0.0"]
+)
+def test_array_and_row_paths_share_the_per_table_state(spec):
+    got, want = _play(spec, {"num_players": 3, "starting_chips": 20}, 24, 40, mixed=True)
     assert got == want
 
 
@@ -89,6 +101,7 @@ def test_vector_rules_draw_as_act_row_after_row(spec):
     engine = BatchedBrag(40, config, seed=1)
     engine.reset()
     vector, rowwise = make_agent(spec, table, 3), _RowByRow(make_agent(spec, table, 3))
+    vector.vector_min_rows = 1  # the array rules at any batch size
     rows = np.arange(40)
     for agent in (vector, rowwise):
         agent.reset_rows(np.arange(120))

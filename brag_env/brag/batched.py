@@ -17,12 +17,12 @@ Not covered, each a one-line ``ValueError`` naming the option: multi-hand sessio
 (``hands_per_session`` > 1: carried stacks and pots, the deck kept between hands, B19) and
 Four-/Five-card Brag (``cards_dealt`` 4 or 5, B22).
 
-Observations, as ``incremental_observation`` does for one game: each table keeps ONE float32
-``state`` row in absolute seat order (the public fields at their layout offsets, one private
-block per seat, written when that seat looks, and the hand's events in a ring of
-``HISTORY_LEN`` slots), updated by the few values each move changes. A player's vector is one
-gather ``state[row, index[seat, ring head]]``; the index arrays, built once, hold the rotation
-to relative seats, the most-recent-first order of the history and the private block.
+Observations: each table keeps ONE float32 ``state`` row laid out as the observation of
+seat 0 (seat rows in absolute order, the history most recent first), updated by the few values
+each move changes, and one private block per seat (own cards, category, strength), written
+when that seat looks (B10). A player's vector is its table's state row with the seat rows
+rotated to it (precomputed column sources per observer, gathered only for the column ranges
+that move) and its own private block. The history moves one slot per event.
 
 Differences from ``BragGame`` that do not change the game: the first dealer is drawn
 uniformly (the B7 cut makes every seat the dealer with probability 1/n) and the cards come from
@@ -47,7 +47,7 @@ from brag_env.brag.observation import HISTORY_LEN, SEAT_FIELDS, observation_layo
 from brag_env.brag.rules import FIRST_RAISE, FOLD, LOOK, SEE, STAY, BragConfig
 from brag_env.cards import NUM_CARDS
 
-SITTING_OUT, FOLDED, BLIND, OPEN = 0, 1, 2, 3  # as brag_env.brag.game
+FOLDED, BLIND, OPEN = 1, 2, 3  # status ids as brag_env.brag.game (0: sitting out, never here)
 _HAND = 3
 _STRIDE_A, _STRIDE_B = NUM_CARDS * NUM_CARDS, NUM_CARDS  # hands.py's flat hand index
 _PRIVATE = NUM_CARDS + len(CATEGORY_NAMES) + 1  # own cards, category, strength
@@ -96,7 +96,6 @@ class BatchedBrag:
         self.category = np.zeros((t, n), np.int64)  # standard category (B20 uses it too)
         self.percentile = np.zeros((t, n), np.float64)
         self.status = np.zeros((t, n), np.int8)
-        self.looked = np.zeros((t, n), bool)
         self.chips = np.zeros((t, n), np.int64)
         self.chips_before = np.zeros((t, n), np.int64)
         self.contributed = np.zeros((t, n), np.int64)
@@ -231,7 +230,6 @@ class BatchedBrag:
         first = (dealer + 1) % n  # B12: the first bet is left of the dealer
         self.dealer[rows] = dealer
         self.status[rows] = BLIND if cfg.allow_blind else OPEN  # B10
-        self.looked[rows] = not cfg.allow_blind
         self.chips_before[rows] = cfg.starting_chips
         self.chips[rows] = cfg.starting_chips - self._ante  # B8
         self.contributed[rows] = self._ante
@@ -353,7 +351,6 @@ class BatchedBrag:
         if i.size:  # B10: the turn stays with the player, now open
             r, q = rows[i], p[i]
             self.status[r, q] = OPEN
-            self.looked[r, q] = True
             status_at = row_base[i] + o["seat_status"] + 4 * q
             flat[status_at + BLIND] = 0.0
             flat[status_at + OPEN] = 1.0
