@@ -132,3 +132,19 @@ def test_B9_deals_are_reproducible_and_distinct_cards():
     assert np.array_equal(a.hands, b.hands) and np.array_equal(a.dealer, b.dealer)
     cards = a.hands.reshape(64, -1)
     assert all(len(set(row)) == len(row) for row in cards.tolist())
+
+
+def test_observe_is_the_same_for_any_choice_and_order_of_rows():
+    game = BatchedBrag(16, BragConfig(num_players=3), seed=2)
+    game.reset()
+    rng = np.random.default_rng(0)
+    rows = np.arange(16)
+    for _ in range(5):  # a few random moves: looks, bets, folds
+        masks = game.masks(rows)
+        pick = (rng.random(16) * masks.sum(axis=1)).astype(np.int64)
+        game.step(rows, (masks.cumsum(axis=1) > pick[:, None]).argmax(axis=1))
+    seats = rng.integers(3, size=16)
+    every = game.observe(rows, seats)
+    order = rng.permutation(16)
+    assert np.array_equal(game.observe(order, seats[order]), every[order])
+    assert np.array_equal(game.observe(order[:5], seats[order[:5]]), every[order[:5]])

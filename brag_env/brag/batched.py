@@ -498,7 +498,7 @@ class BatchedBrag:
         seats = np.asarray(seats, np.int64)
         k = rows.size
         out = np.empty((k, self.obs_size), np.float32) if out is None else out[:k]
-        if k == self.n and rows[0] == 0 and rows[-1] == k - 1:  # every table, in order
+        if k == self.n and (rows == self._table_ids).all():  # every table, in order
             np.copyto(out, self.state)
         else:
             np.take(self.state, rows, axis=0, out=out)
