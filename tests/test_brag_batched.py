@@ -139,10 +139,11 @@ def test_observe_is_the_same_for_any_choice_and_order_of_rows():
     game.reset()
     rng = np.random.default_rng(0)
     rows = np.arange(16)
-    for _ in range(5):  # a few random moves: looks, bets, folds
-        masks = game.masks(rows)
-        pick = (rng.random(16) * masks.sum(axis=1)).astype(np.int64)
-        game.step(rows, (masks.cumsum(axis=1) > pick[:, None]).argmax(axis=1))
+    for _ in range(5):  # a few random moves: looks, bets, folds, some hands over
+        live = rows[game.current >= 0]
+        masks = game.masks(live)
+        pick = (rng.random(live.size) * masks.sum(axis=1)).astype(np.int64)
+        game.step(live, (masks.cumsum(axis=1) > pick[:, None]).argmax(axis=1))
     seats = rng.integers(3, size=16)
     every = game.observe(rows, seats)
     order = rng.permutation(16)
