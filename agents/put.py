@@ -395,7 +395,6 @@ class PutBluffer(PutCaller):
         self._bluff_rows[draw] = self.rng.random(draw.size) < self.bluff
         return (b.strength[idx] >= self.put_at) | self._bluff_rows[tables]
 
-
 @register("put", "tips")
 class PutTips(PutBaseline):
     """The Put seed's strategy tips (module docstring: which are modelled, which not)."""

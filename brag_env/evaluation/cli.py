@@ -186,7 +186,9 @@ def run(args: argparse.Namespace) -> int:
     if args.exploitability:
         from brag_env.evaluation import exploitability
 
-        exploitability.check(game, options, args.table_size or len(args.agents or specs[:2]), specs)
+        exploitability.check(
+            game, options, args.table_size or len(args.agents or specs[:2]), specs
+        )
     progress = not args.no_progress and sys.stderr.isatty()
 
     history = AtomicFile(args.history, "--history", args.force) if args.history else None
