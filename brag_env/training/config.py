@@ -199,7 +199,10 @@ class TrainConfig(Section):
     n_envs: Int = Field(8, ge=1, description="parallel self-play envs")
     vec_env: Literal["dummy", "subproc", "batched"] = Field(
         "dummy",
-        description="dummy: one process; subproc: one per env; batched: one array engine (Put)",
+        description=(
+            "dummy: one process; subproc: one per env; "
+            "batched: one array engine (heads-up Put, one-hand Brag)"
+        ),
     )
     torch_threads: Int = Field(1, ge=1, description="torch CPU threads")
     checkpoint_every: Int = Field(
