@@ -60,6 +60,15 @@ from typing import Any, ClassVar
 import numpy as np
 
 from agents.base import RandomAgent, StyleAgent, TableInfo, legal_actions
+from agents.brag_batch import (
+    NO_ACTION,
+    BragBatchView,
+    BragRows,
+    biggest_raise,
+    first_legal,
+    prefer,
+    smallest_raise,
+)
 from agents.registry import register
 from brag_env.brag.hands import hand_strength
 from brag_env.brag.observation import HISTORY_LEN, observation_layout
@@ -188,11 +197,98 @@ class BragBaseline(StyleAgent):
         start = observation_layout(config).offset("own_cards")
         self._own_cards = slice(start, start + 52)
         self.cover_id = config.cover_action  # -1 without cover_pot
+        self._state = BragRows()  # act_batch: the per-hand state of every table id
+        self._batch_view = BragBatchView(table)
         self.reset()
 
     def reset(self) -> None:
         self.bets = 0
         self._hand: tuple[int, int] | None = None  # (hand number, chips put in) last seen
+
+    def act_batch(
+        self, observations: np.ndarray, masks: np.ndarray, rows: np.ndarray
+    ) -> np.ndarray:
+        """One action per row, each exactly as ``act`` decides it, with the per-hand state of
+        the row's table (``rows``: the table ids) and this agent's one generator, drawn row
+        after row. Styles with ``preferences_batch`` decide big batches with arrays; small
+        ones, the other styles and B22 go through ``act`` in a loop over rows."""
+        vector = self.vector_rules and not self.discard_choices
+        if vector and len(rows) >= self.vector_min_rows:
+            return self._act_vector(np.asarray(observations), np.asarray(masks).astype(bool), rows)
+        return self._act_rows(observations, masks, rows)
+
+    #: Whether the style has ``preferences_batch`` (its rules as arrays).
+    vector_rules: ClassVar[bool] = False
+    #: Fewer rows than this go row by row: each array call has a fixed cost of about 50
+    #: rows' ``act`` (both paths decide the same and share the per-table state).
+    vector_min_rows = 48
+
+    def preferences_batch(self, b: BragBatchView, masks: np.ndarray, bets: np.ndarray, rows):
+        """``preferences`` for every row at once: a (k, L) array, ``NO_ACTION`` padded."""
+        raise NotImplementedError
+
+    def _act_vector(self, obs: np.ndarray, masks: np.ndarray, rows) -> np.ndarray:
+        rows = np.asarray(rows, np.int64)
+        out = np.full(len(masks), NO_ACTION, np.int64)
+        # B19: both hands unseen, nothing to go on: take the new one
+        due = masks[:, self.take_id] | masks[:, self.keep_id]
+        out[due] = np.where(masks[due, self.take_id], self.take_id, self.keep_id)
+        todo = np.flatnonzero(~due)
+        if not todo.size:
+            return out
+        masks, rows = masks[todo], rows[todo]
+        state = self._state
+        state.grow(int(rows.max()) + 1)
+        b = self._batch_view
+        b.load(obs[todo])
+        new = (
+            (state.hand[rows] < 0)
+            | (b.hand_number != state.hand[rows])
+            | (b.chips_in < state.chips_in[rows])
+        )
+        state.bets[rows[new]] = 0  # new_hand()
+        state.bluff[rows[new]] = -1
+        state.hand[rows] = b.hand_number
+        state.chips_in[rows] = b.chips_in
+        preferences = self.preferences_batch(b, masks, state.bets[rows], rows)
+        if self.cover_id >= 0:  # B16: short of the stay: cover with what it would bet or see
+            short = masks[:, self.cover_id]
+            betting = self.view.is_bet[np.maximum(preferences, 0)] & (preferences >= 0)
+            betting |= (preferences == SEE) | (preferences == self.cover_id)
+            preferences = np.where(short[:, None] & betting, self.cover_id, preferences)
+        choice = first_legal(masks, preferences)
+        none = choice == NO_ACTION  # e.g. B16 leaves only fold
+        choice[none] = np.where(masks[none, FOLD], FOLD, masks[none].argmax(axis=1))
+        state.bets[rows] += self.view.is_bet[choice]
+        out[todo] = choice
+        return out
+
+    def _act_rows(
+        self, observations: np.ndarray, masks: np.ndarray, rows: np.ndarray
+    ) -> np.ndarray:
+        """``act`` row after row, each with its table's state from ``self._state``."""
+        rows = np.asarray(rows, np.int64)
+        out = np.empty(len(rows), np.int64)
+        if not rows.size:
+            return out
+        state = self._state
+        state.grow(int(rows.max()) + 1)
+        for j, row in enumerate(rows.tolist()):
+            self.bets = int(state.bets[row])
+            hand = int(state.hand[row])
+            self._hand = None if hand < 0 else (hand, int(state.chips_in[row]))
+            bluff = int(state.bluff[row])
+            self._bluffing = None if bluff < 0 else bool(bluff)  # read by the bluffer only
+            out[j] = self.act(observations[j], masks[j])
+            state.bets[row] = self.bets
+            if self._hand is not None:
+                state.hand[row], state.chips_in[row] = self._hand
+            state.bluff[row] = -1 if self._bluffing is None else int(self._bluffing)
+        return out
+
+    def reset_rows(self, rows: np.ndarray) -> None:
+        """Forget the per-hand state of these tables (``reset`` of one table)."""
+        self._state.reset(np.asarray(rows, np.int64))
 
     def new_hand(self) -> None:
         """Forget the last hand (subclasses extend it; called before the hand's first choice)."""
@@ -277,6 +373,29 @@ class BragBaseline(StyleAgent):
             return [STAY]
         return [FOLD]
 
+    def open_play_batch(
+        self,
+        b: BragBatchView,
+        masks: np.ndarray,
+        bets: np.ndarray,
+        play: float,
+        raise_at: float,
+        see_at: float,
+        patience: int,
+    ) -> np.ndarray:
+        """``open_play`` for every row: (k, 2) preferences."""
+        equity = b.equity()
+        see = (
+            (b.opponents == 1)
+            & masks[:, SEE]
+            & ((b.strength >= see_at) | ((bets >= patience) & (equity >= play)))
+        )
+        big = biggest_raise(masks, self.view.raise_ids)
+        raising = ~see & (equity >= raise_at)
+        first = np.where(see, SEE, np.where(equity >= play, STAY, FOLD))
+        first = np.where(raising, np.where(big >= 0, big, STAY), first)
+        return prefer(first, np.where(raising & (big >= 0), STAY, NO_ACTION))
+
 
 @register("brag", "random")
 class BragRandom(RandomAgent):
@@ -295,6 +414,11 @@ class CallingStation(BragBaseline):
             return [LOOK, STAY]
         return [SEE, STAY]
 
+    vector_rules: ClassVar[bool] = True
+
+    def preferences_batch(self, b, masks, bets, rows) -> np.ndarray:
+        return prefer(np.where(b.blind, LOOK, SEE), STAY)
+
 
 @register("brag", "tight")
 class Tight(BragBaseline):
@@ -312,6 +436,13 @@ class Tight(BragBaseline):
             return [LOOK]
         return self.open_play(v, mask, self.play, self.raise_at, self.see_at, self.patience)
 
+    vector_rules: ClassVar[bool] = True
+
+    def preferences_batch(self, b, masks, bets, rows) -> np.ndarray:
+        args = (self.play, self.raise_at, self.see_at, self.patience)
+        open_ = self.open_play_batch(b, masks, bets, *args)
+        return np.where(b.blind[:, None], prefer(LOOK, NO_ACTION), open_)
+
 
 @register("brag", "bluffer")
 class Bluffer(BragBaseline):
@@ -326,9 +457,13 @@ class Bluffer(BragBaseline):
         "patience": 3,
     }
 
+    def reset(self) -> None:
+        super().reset()
+        self._bluffing: bool | None = None
+
     def new_hand(self) -> None:
         super().new_hand()
-        self._bluffing: bool | None = None  # decided at the hand's first open decision
+        self._bluffing = None  # decided at the hand's first open decision
 
     def preferences(self, v: BragView, mask: np.ndarray) -> list[int]:
         if v.blind:
@@ -341,6 +476,29 @@ class Bluffer(BragBaseline):
                 return [FOLD]
             return [*self.biggest_raise(mask), STAY]
         return self.open_play(v, mask, self.play, self.raise_at, self.see_at, self.patience)
+
+    vector_rules: ClassVar[bool] = True
+
+    def preferences_batch(self, b, masks, bets, rows) -> np.ndarray:
+        state = self._state
+        bluff = state.bluff[rows]
+        undecided = ~b.blind & (bluff < 0)
+        if undecided.any():  # once per hand; a draw only for a weak hand (as `weak and ...`)
+            weak = undecided & (b.equity() < self.play)
+            draws = np.zeros(len(rows), bool)
+            draws[weak] = self.rng.random(int(weak.sum())) < self.bluff
+            bluff = np.where(undecided, draws, bluff).astype(np.int8)
+            state.bluff[rows] = bluff
+        args = (self.play, self.raise_at, self.see_at, self.patience)
+        out = self.open_play_batch(b, masks, bets, *args)
+        big = biggest_raise(masks, self.view.raise_ids)
+        bluffing = np.where(
+            bets[:, None] >= self.bluff_bets,
+            prefer(FOLD, NO_ACTION),
+            prefer(np.where(big >= 0, big, STAY), np.where(big >= 0, STAY, NO_ACTION)),
+        )
+        out = np.where((bluff == 1)[:, None], bluffing, out)
+        return np.where(b.blind[:, None], prefer(LOOK, NO_ACTION), out)
 
 
 @register("brag", "blind")
@@ -364,6 +522,21 @@ class BlindSpecialist(BragBaseline):
                 return [*self.smallest_raise(mask), STAY]
             return [STAY, LOOK]
         return self.open_play(v, mask, self.play, self.raise_at, self.see_at, self.patience)
+
+    vector_rules: ClassVar[bool] = True
+
+    def preferences_batch(self, b, masks, bets, rows) -> np.ndarray:
+        args = (self.play, self.raise_at, self.see_at, self.patience)
+        out = self.open_play_batch(b, masks, bets, *args)
+        looks = b.blind & (b.stake >= self.look_stake * b.min_stake)
+        stays = b.blind & ~looks
+        raises = np.zeros(len(rows), bool)
+        raises[stays] = self.rng.random(int(stays.sum())) < self.blind_raise
+        small = smallest_raise(masks, self.view.raise_ids)
+        out = np.where(looks[:, None], prefer(LOOK, STAY), out)
+        out = np.where((stays & ~raises)[:, None], prefer(STAY, LOOK), out)
+        with_raise = prefer(np.where(small >= 0, small, STAY), np.where(small >= 0, STAY, -1))
+        return np.where((stays & raises)[:, None], with_raise, out)
 
 
 @register("brag", "tips")
@@ -417,6 +590,45 @@ class SeedTips(BragBaseline):
         # A high card only: fold; heads-up, play one better than the median hand.
         return [STAY] if heads_up and p >= 0.5 else [FOLD]
 
+    vector_rules: ClassVar[bool] = True
+
+    def preferences_batch(self, b, masks, bets, rows) -> np.ndarray:
+        k, m = len(rows), b.min_stake
+        small = smallest_raise(masks, self.view.raise_ids)
+        big = biggest_raise(masks, self.view.raise_ids)
+        small_stay = prefer(np.where(small >= 0, small, STAY), np.where(small >= 0, STAY, -1), -1)
+        # open: the first matching rule of ``preferences``, from the last to the first
+        p, heads_up = b.strength, b.opponents == 1
+        scared = b.raises_since_mine() >= self.fear_raises
+        committed = b.chips_in >= b.chips
+        too_dear = (b.stake > self.max_share * np.maximum(b.chips, 1)) & ~committed
+        out = np.where((heads_up & (p >= 0.5))[:, None], prefer(STAY, -1, -1), prefer(FOLD, -1, -1))
+        pair = np.where((scared | too_dear)[:, None], prefer(FOLD, -1, -1), prefer(STAY, -1, -1))
+        out = np.where((p >= PAIR_PERCENTILE)[:, None], pair, out)
+        out = np.where((p >= FLUSH_PERCENTILE)[:, None], small_stay, out)
+        sees = heads_up & masks[:, SEE] & (p >= self.see_at)
+        out = np.where(sees[:, None], prefer(SEE, STAY, -1), out)
+        big_pot = b.pot >= self.slowplay_pot * m
+        slowplay = prefer(
+            np.where(big_pot, np.where(big >= 0, big, SEE), STAY),
+            np.where(big_pot, np.where(big >= 0, SEE, STAY), -1),
+            np.where(big_pot & (big >= 0), STAY, -1),
+        )
+        out = np.where((p >= PRIAL_PERCENTILE)[:, None], slowplay, out)
+        # blind: look once the session, the stake or the pot says so; else stay, raising now
+        # and then (a draw only for those rows, in row order)
+        looks = b.blind & (
+            (b.hand_number >= self.blind_hands)
+            | (b.stake >= self.look_stake * m)
+            | (b.pot >= self.look_pot * m)
+        )
+        stays = b.blind & ~looks
+        raises = np.zeros(k, bool)
+        raises[stays] = self.rng.random(int(stays.sum())) < self.blind_raise
+        out = np.where(looks[:, None], prefer(LOOK, STAY, -1), out)
+        out = np.where((stays & ~raises)[:, None], prefer(STAY, LOOK, -1), out)
+        return np.where((stays & raises)[:, None], small_stay, out)
+
 
 @register("brag", "never_look")
 class NeverLook(BragBaseline):
@@ -429,3 +641,13 @@ class NeverLook(BragBaseline):
         if chance > 0 and self.rng.random() < chance:
             return [*self.smallest_raise(mask), STAY]
         return [STAY]
+
+    vector_rules: ClassVar[bool] = True
+
+    def preferences_batch(self, b, masks, bets, rows) -> np.ndarray:
+        chance = self.params["raise"]
+        raises = np.zeros(len(rows), bool)
+        if chance > 0:
+            raises = self.rng.random(len(rows)) < chance
+        small = np.where(raises, smallest_raise(masks, self.view.raise_ids), NO_ACTION)
+        return prefer(np.where(small >= 0, small, STAY), np.where(small >= 0, STAY, NO_ACTION))

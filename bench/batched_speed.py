@@ -1,7 +1,8 @@
-"""Decisions/s of the batched Put engine against OpenSpiel's C++ leduc_poker and PettingZoo.
+"""Decisions/s of the batched Put and Brag engines against OpenSpiel's leduc_poker and PettingZoo.
 
     python bench/batched_speed.py              # N = 256, 1024, 4096 tables, 3 repetitions
     python bench/batched_speed.py --quick
+    python bench/batched_speed.py --only brag  # the Brag rows and the two references
 
 Needs the ``bench`` extra (open_spiel, rlcard). Every row plays uniform random legal actions
 and builds the acting player's observation at every decision:
@@ -10,6 +11,9 @@ and builds the acting player's observation at every decision:
                       a uniform legal action per table, ``step``; finished matches reset
     self-play VecEnv  ``BatchedSelfPlayVecEnv`` (N tables, the learner random, the four Put
                       baselines as opponents); counts learner and opponent decisions
+    batched brag P N  ``BatchedBrag`` with N one-hand tables of P players (the training
+                      configs' rules), the same loop as the Put rows; finished hands reset
+    brag VecEnv       ``BatchedSelfPlayVecEnv`` on heads-up Brag, brag_headsup_ppo's pool
     open_spiel leduc  ``pyspiel.load_game("leduc_poker")``: ``legal_actions``,
                       ``observation_tensor``, ``apply_action`` (the game is C++; the loop is
                       the usual Python one over pyspiel)
@@ -33,6 +37,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from brag_env.brag.batched import BatchedBrag
+from brag_env.brag.rules import BragConfig
 from brag_env.put.batched import BatchedPut
 from brag_env.training.batched import BatchedSelfPlayVecEnv
 
@@ -44,7 +50,22 @@ def _uniform_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def batched_put(tables: int, decisions: int) -> float:
-    game = BatchedPut(tables, seed=0)
+    return _random_play(BatchedPut(tables, seed=0), decisions)
+
+
+def batched_brag(players: int, tables: int, decisions: int) -> float:
+    config = BragConfig.from_dict({**BRAG_TRAINING, "num_players": players})
+    return _random_play(BatchedBrag(tables, config, seed=0), decisions)
+
+
+# brag_headsup_ppo.yaml / brag_ppo.yaml's table (the player count aside)
+BRAG_TRAINING = {"ante": 1, "min_stake": 2, "max_stake": 32, "raise_sizes": [2]}
+BRAG_POOL = ["random", "brag:caller", "brag:tight", "brag:bluffer", "brag:blind", "brag:tips"]
+
+
+def _random_play(game, decisions: int) -> float:
+    """Uniform random legal play on a batched engine: observe, mask, step, reset."""
+    tables = game.n
     game.reset()
     rng = np.random.default_rng(0)
     rows = np.arange(tables)
@@ -61,10 +82,12 @@ def batched_put(tables: int, decisions: int) -> float:
     return done / (time.process_time() - start)
 
 
-def selfplay_vecenv(tables: int, decisions: int) -> float:
-    venv = BatchedSelfPlayVecEnv(
-        "put", {}, tables, opponents=["random", "put:greedy", "put:caller", "put:bluffer"], seed=0
-    )
+def selfplay_vecenv(tables: int, decisions: int, game: str = "put") -> float:
+    if game == "put":
+        options, pool = {}, ["random", "put:greedy", "put:caller", "put:bluffer"]
+    else:
+        options, pool = {**BRAG_TRAINING, "num_players": 2}, BRAG_POOL
+    venv = BatchedSelfPlayVecEnv(game, options, tables, opponents=pool, seed=0)
     venv.reset()
     rng = np.random.default_rng(0)
     counted = [0]
@@ -116,14 +139,26 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--only", choices=["put", "brag"], help="one game's rows (and references)")
     args = parser.parse_args(argv)
     decisions = 100_000 if args.quick else 400_000
     repeats = 1 if args.quick else args.repeats
-    rows = {
-        **{
-            f"batched put N={n}": (lambda n=n: batched_put(n, decisions)) for n in (256, 1024, 4096)
-        },
+    sizes = (256, 1024, 4096)
+    put_rows = {
+        **{f"batched put N={n}": (lambda n=n: batched_put(n, decisions)) for n in sizes},
         "self-play VecEnv N=4096": lambda: selfplay_vecenv(4096, decisions),
+    }
+    brag_rows = {
+        **{
+            f"batched brag {p}p N={n}": (lambda p=p, n=n: batched_brag(p, n, decisions))
+            for p in (2, 4)
+            for n in sizes
+        },
+        "brag VecEnv 2p N=4096": lambda: selfplay_vecenv(4096, decisions, "brag"),
+    }
+    rows = {
+        **(put_rows if args.only != "brag" else {}),
+        **(brag_rows if args.only != "put" else {}),
         "open_spiel leduc_poker": lambda: open_spiel_leduc(decisions // 4),
         "pettingzoo leduc env()": lambda: pettingzoo_leduc(decisions // 8),
     }

@@ -15,7 +15,6 @@ Process CPU time; the machine's load average is printed with the table.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import sys
 import time
@@ -30,21 +29,15 @@ from brag_env.training.config import load_config  # noqa: E402
 from brag_env.training.envs import close_quietly, make_vec_env  # noqa: E402
 
 
-def _train_module():
-    spec = importlib.util.spec_from_file_location("train_script", ROOT / "train.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def run(config: Path, overrides: list[str], steps: int) -> dict[str, float]:
     import torch
 
-    train = _train_module()
+    from brag_env.training.cli import build_model  # train.py's model (the script moved there)
+
     cfg = load_config(config, overrides)
     torch.set_num_threads(cfg.torch_threads)
     venv = make_vec_env(cfg, seed=cfg.seed)
-    model = train.build_model(cfg, venv, seed=cfg.seed)
+    model = build_model(cfg, venv, seed=cfg.seed)
     spent = {"rollout": 0.0, "update": 0.0}
 
     def timed(name, fn):

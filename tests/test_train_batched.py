@@ -96,12 +96,12 @@ def test_reward_scale_and_points_reward():
 
 
 def test_unsupported_game_and_options_are_one_line_errors():
-    with pytest.raises(ValueError, match="vec_env: batched supports game put, not 'brag'"):
-        BatchedSelfPlayVecEnv("brag", {}, 2)
     with pytest.raises(ValueError, match="num_players=3 is not supported"):
         BatchedSelfPlayVecEnv("put", {"num_players": 3}, 2)
-    with pytest.raises(ValueError, match="vec_env: batched supports game put"):
-        config_from_dict({"name": "x", "game": "brag", "vec_env": "batched"})
+    with pytest.raises(ValueError, match="hands_per_session=4"):  # Brag: one-hand sessions
+        config_from_dict(
+            {"name": "x", "game": "brag", "vec_env": "batched", "env": {"hands_per_session": 4}}
+        )
 
 
 def test_snapshot_opponents_play_one_batched_forward_pass(tmp_path):

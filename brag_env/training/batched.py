@@ -1,7 +1,8 @@
 """Self-play on N tables stepped as arrays: one SB3 ``VecEnv`` over a batched engine.
 
 ``BatchedSelfPlayVecEnv`` is ``DummyVecEnv`` of ``VsPoolEnv`` (``brag_env.selfplay``) done with
-arrays: env i is table i of a batched engine (``brag_env.put.batched``); the learner holds one
+arrays: env i is table i of a batched engine (``brag_env.put.batched``: heads-up Put;
+``brag_env.brag.batched``: one-hand Brag sessions at 2-8 seats); the learner holds one
 seat per table, the opponents the others. Opponents are asked for the moves of all the tables
 where it is their turn in one ``act_batch`` call per opponent spec (``agents.batch``): the Put
 baselines vectorised, a snapshot as one forward pass for all its tables.
@@ -40,6 +41,11 @@ def make_engine(game: str, env_config: Mapping[str, Any], num_tables: int, seed:
         from brag_env.put.rules import PutConfig
 
         return BatchedPut(num_tables, PutConfig.from_dict(dict(env_config)), seed=seed)
+    if game == "brag":
+        from brag_env.brag.batched import BatchedBrag
+        from brag_env.brag.rules import BragConfig
+
+        return BatchedBrag(num_tables, BragConfig.from_dict(dict(env_config)), seed=seed)
     raise ValueError(
         f"vec_env: batched supports game {', '.join(BATCHED_GAMES)}, not {game!r}; "
         "use vec_env: dummy"
@@ -131,8 +137,14 @@ class BatchedSelfPlayVecEnv(VecEnv):
                     continue
                 spec = self.pool.draw(self._rng)
                 self._specs[t, seat] = sid = self._spec_id(spec)
-                if not is_model_spec(spec):
-                    self._agent(sid).reset_rows(np.array([t * p + seat]))
+                if spec not in self._agents and not is_model_spec(spec):
+                    self._agent(sid)  # built here: its seed comes next in the run's stream
+        # Each baseline forgets its new tables' state in one call (seat rows t * p + seat).
+        drawn = self._specs[tables]
+        for sid in np.unique(drawn[drawn >= 0]).tolist():
+            if not is_model_spec(self._spec_names[sid]):
+                k, seat = np.nonzero(drawn == sid)
+                self._agent(sid).reset_rows(tables[k] * p + seat)
         self._pending[tables] = 0.0
         self.engine.reset(tables)
 

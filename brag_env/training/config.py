@@ -39,7 +39,7 @@ from pydantic import (
 )
 from pydantic.fields import FieldInfo
 
-BATCHED_GAMES = ("put",)  # games with a batched engine (brag_env.training.batched)
+BATCHED_GAMES = ("put", "brag")  # games with a batched engine (brag_env.training.batched)
 MAX_SEED = 2**31 - 1  # numpy seeds up to 2**32 - 1; a run adds its steps and env index
 
 
@@ -199,7 +199,10 @@ class TrainConfig(Section):
     n_envs: Int = Field(8, ge=1, description="parallel self-play envs")
     vec_env: Literal["dummy", "subproc", "batched"] = Field(
         "dummy",
-        description="dummy: one process; subproc: one per env; batched: one array engine (Put)",
+        description=(
+            "dummy: one process; subproc: one per env; "
+            "batched: one array engine (heads-up Put, one-hand Brag)"
+        ),
     )
     torch_threads: Int = Field(1, ge=1, description="torch CPU threads")
     checkpoint_every: Int = Field(
@@ -249,6 +252,11 @@ class TrainConfig(Section):
             raise ValueError(
                 f"vec_env: batched supports game {', '.join(BATCHED_GAMES)}, not {self.game!r}"
             )
+        if self.vec_env == "batched" and self.game == "brag":  # the options it covers
+            from brag_env.brag.batched import check_batched_brag
+            from brag_env.brag.rules import BragConfig
+
+            check_batched_brag(BragConfig.from_dict(self.env))
         if self.eval.exploitability and (self.game != "put" or self.env.get("num_players", 2) != 2):
             raise ValueError("eval.exploitability is exact for heads-up Put only (put, 2 seats)")
         return self

@@ -34,14 +34,14 @@ def evaluate_model(
     """One result dict per opponent: ``opponent, metric, mean, ci_low, ci_high, n, seconds``.
 
     ``batched``: play each opponent's matches on the batched engine when it supports them
-    (``brag_env.evaluation.batched``: heads-up Put), else as usual.
+    (``brag_env.evaluation.batched``: heads-up Put, one-hand Brag), else as usual.
     """
     spec = f"{model_path}:deterministic=true" if deterministic else str(model_path)
     results = []
     for opponent in opponents:
         start = time.perf_counter()
         if batched and supports_batched(game, [spec, opponent], env_config):
-            result = run_headsup_batched(spec, opponent, episodes, seed, env_config)
+            result = run_headsup_batched(spec, opponent, episodes, seed, env_config, game)
         else:
             result = run_headsup(game, spec, opponent, episodes, seed=seed, env_config=env_config)
         result["opponent"] = opponent

@@ -1,0 +1,511 @@
+"""N one-hand Three-Card Brag sessions held as numpy arrays and stepped together (B1-B16).
+
+``BatchedBrag`` is the game ``brag_v1`` plays with ``hands_per_session=1``, one table per row:
+deal, legal masks, ``step``, observations bit-equal to ``brag_v1``'s ``observe()``, the
+per-seat chip changes as rewards, and ``reset`` of finished tables. ``BragGame`` stays the
+reference: ``tests/test_brag_batched.py`` plays both move for move on the same deals (the
+batched deal stacked on the scalar deck) and the same actions. Python loops run over the few
+fixed positions (seats, deal positions, covers), never over tables.
+
+Covered: 2-8 players, blind and open betting (B10-B13, ``pot_limit``), looks, folds, sees and
+ties (B14), covering the pot with its side pots at any table size (B16), lowball (B21), the
+prial bonus (B20), and every ante mode (one hand: the ante is due whenever there is one). The
+carry options (B15), the shuffle modes (B18) and B19 change nothing in a one-hand session
+(a pot never carries out of a session), so they are accepted.
+
+Not covered, each a one-line ``ValueError`` naming the option: multi-hand sessions
+(``hands_per_session`` > 1: carried stacks and pots, the deck kept between hands, B19) and
+Four-/Five-card Brag (``cards_dealt`` 4 or 5, B22).
+
+Observations: each table keeps ONE float32 ``state`` row laid out as the observation of
+seat 0 (seat rows in absolute order, the history most recent first), updated by the few values
+each move changes, and one private block per seat (own cards, category, strength), written
+when that seat looks (B10). A player's vector is its table's state row with the seat rows
+rotated to it (precomputed column sources per observer, gathered only for the column ranges
+that move) and its own private block. The history moves one slot per event.
+
+Differences from ``BragGame`` that do not change the game: the first dealer is drawn
+uniformly (the B7 cut makes every seat the dealer with probability 1/n) and the cards come from
+a fresh uniform shuffle (B18: the deck is shuffled before a session's first hand); the random
+streams are not ``brag_v1``'s. No hand histories are kept.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from brag_env.brag.hands import (
+    CATEGORY_NAMES,
+    CATEGORY_OF_STRENGTH,
+    LOWBALL_STRENGTH_TABLE,
+    PRIAL,
+    RUNNING_FLUSH,
+    STRENGTH_TABLE,
+    strength_percentile,
+)
+from brag_env.brag.observation import HISTORY_LEN, SEAT_FIELDS, observation_layout
+from brag_env.brag.rules import FIRST_RAISE, FOLD, LOOK, SEE, STAY, BragConfig
+from brag_env.cards import NUM_CARDS
+
+FOLDED, BLIND, OPEN = 1, 2, 3  # status ids as brag_env.brag.game (0: sitting out, never here)
+_HAND = 3
+_STRIDE_A, _STRIDE_B = NUM_CARDS * NUM_CARDS, NUM_CARDS  # hands.py's flat hand index
+_PRIVATE = NUM_CARDS + len(CATEGORY_NAMES) + 1  # own cards, category, strength
+_PACK = np.arange(NUM_CARDS, dtype=np.int8)
+_SHIFT_ROWS = 1024  # rows per block when the history of every table moves
+
+
+def check_batched_brag(config: BragConfig) -> None:
+    """Raise the one-line ``ValueError`` for an option ``BatchedBrag`` does not cover."""
+    if config.hands_per_session != 1:
+        raise ValueError(
+            f"BatchedBrag does not support hands_per_session={config.hands_per_session} "
+            "(one-hand sessions only); use vec_env: dummy"
+        )
+    if config.cards_dealt != _HAND:
+        raise ValueError(
+            f"BatchedBrag does not support cards_dealt={config.cards_dealt} "
+            "(Three-card Brag only); use vec_env: dummy"
+        )
+
+
+class BatchedBrag:
+    """``num_tables`` one-hand Brag sessions; every array's first axis is the table."""
+
+    def __init__(self, num_tables: int, config: BragConfig | None = None, seed=None) -> None:
+        config = config if config is not None else BragConfig()
+        check_batched_brag(config)
+        if not isinstance(num_tables, int) or isinstance(num_tables, bool) or num_tables < 1:
+            raise ValueError(f"num_tables must be an integer >= 1, got {num_tables!r}")
+        self.config = config
+        self.n = t = num_tables
+        n = self.num_players = config.num_players
+        self.num_actions = config.num_actions
+        self.rng = np.random.default_rng(seed)
+        self._mults = np.array(config.raise_sizes, np.int64)
+        self._cover = config.cover_action  # -1 without cover_pot
+        self._ante = config.ante if config.ante_mode != "none" else 0
+        self._strengths = LOWBALL_STRENGTH_TABLE if config.lowball else STRENGTH_TABLE
+        self._inv_chips = 1.0 / config.starting_chips
+        self._inv_stake = 1.0 / config.max_stake
+        self._seat_ids = np.arange(n)
+        self._table_ids = np.arange(t)
+        self._build_state_layout(config)
+        self.hands = np.zeros((t, n, _HAND), np.int64)  # cards in deal order (B9)
+        self.strength = np.zeros((t, n), np.int64)  # B21 order when lowball
+        self.category = np.zeros((t, n), np.int64)  # standard category (B20 uses it too)
+        self.percentile = np.zeros((t, n), np.float64)
+        self.status = np.zeros((t, n), np.int8)
+        self.chips = np.zeros((t, n), np.int64)
+        self.chips_before = np.zeros((t, n), np.int64)
+        self.contributed = np.zeros((t, n), np.int64)
+        self.last_action = np.full((t, n), -1, np.int64)
+        self.dealer = np.zeros(t, np.int64)
+        self.current = np.full(t, -1, np.int64)  # -1: the session is over
+        self.stake = np.zeros(t, np.int64)
+        self.pot = np.zeros(t, np.int64)
+        self.active = np.zeros(t, np.int64)  # seats still in the betting (blind or open)
+        self.events = np.zeros(t, np.int64)  # public events this hand (the history ring head)
+        # B16: who covered, in order, and the pot each cover closed.
+        self.covered_pot = np.zeros((t, n), np.int64)
+        self.cover_order = np.zeros((t, n), np.int64)
+        self.num_covers = np.zeros(t, np.int64)
+        self.last_closed = np.zeros(t, np.int64)
+        self.hands_played = np.zeros(t, np.int64)
+        self.state = np.zeros((t, self._state_size), np.float32)
+        self._flat = self.state.reshape(-1)
+        self._row_base = self._table_ids * self._state_size
+        self.private = np.zeros((t, n, _PRIVATE), np.float32)  # B10: zero until looked
+        self._private_flat = self.private.reshape(-1)
+
+    # ------------------------------------------------------------ state layout
+    def _build_state_layout(self, config: BragConfig) -> None:
+        """The state row's offsets, the seat rotations and the state of a fresh deal."""
+        layout = observation_layout(config)
+        n, a = config.num_players, config.num_actions
+        self.obs_size = size = layout.size
+        off = self._off = {name: f.offset for name, f in layout.fields.items()}
+        self._state_size = size
+        # _perm[me]: the state column of each element of seat me's view (seat rows rotated)
+        perm = np.tile(np.arange(size), (n, 1))
+        for me in range(1, n):
+            for name in SEAT_FIELDS:
+                f = layout.fields.get(name)
+                if f is None:
+                    continue
+                w = f.size // n
+                for r in range(n):
+                    s = (me + r) % n
+                    perm[me, f.offset + r * w : f.offset + (r + 1) * w] = (
+                        f.offset + s * w + np.arange(w)
+                    )
+            start = off["history_seat"]
+            for j in range(HISTORY_LEN):
+                slot = start + j * n
+                perm[me, slot : slot + n] = slot + (me + np.arange(n)) % n
+        # Only the seat rows move: the column ranges where some rotation differs (short gaps
+        # merged: slices are cheaper to write than scattered columns), and their sources.
+        moved = np.flatnonzero((perm != perm[0]).any(axis=0))
+        cuts = np.flatnonzero(np.diff(moved) > 8) + 1
+        self._moved = [(int(m[0]), int(m[-1]) + 1) for m in np.split(moved, cuts)]
+        self._moved_from = [perm[:, a:b].copy() for a, b in self._moved]
+        # the history fields (contiguous), most recent event first: (start within the span,
+        # width of one event)
+        start = off["history_seat"]
+        self._history_span = (start, off["history_paid"] + HISTORY_LEN)
+        self._history = [
+            (0, n),
+            (off["history_action"] - start, a),
+            (off["history_paid"] - start, 1),
+        ]
+        # the state of a fresh deal (before the dealer and the first player are marked)
+        cfg, inv = config, 1.0 / config.starting_chips
+        start = np.zeros(size, np.float32)
+        status = BLIND if cfg.allow_blind else OPEN
+        start[off["seat_status"] + 4 * np.arange(n) + status] = 1.0
+        ante = cfg.ante if cfg.ante_mode != "none" else 0
+        start[off["seat_chips"] : off["seat_chips"] + n] = (cfg.starting_chips - ante) * inv
+        start[off["seat_chips_in"] : off["seat_chips_in"] + n] = ante * inv
+        start[off["stake"]] = cfg.min_stake * (1.0 / cfg.max_stake)
+        start[off["pot"]] = ante * n * inv
+        self._start_state = start
+
+    def _put(self, rows: np.ndarray, positions, values) -> None:
+        self._flat[self._row_base[rows] + positions] = values
+
+    def _put_private(self, rows: np.ndarray, seats: np.ndarray) -> None:
+        """B10: the seat's own cards, category and strength, once it has looked."""
+        block = (rows * self.num_players + seats) * _PRIVATE
+        flat = self._private_flat
+        flat[block[:, None] + self.hands[rows, seats]] = 1.0
+        flat[block + NUM_CARDS + self.category[rows, seats]] = 1.0
+        flat[block + _PRIVATE - 1] = self.percentile[rows, seats]
+
+    # ------------------------------------------------------------------ deals
+    def _draw_dealers(self, rows: np.ndarray) -> np.ndarray:
+        """The dealer of each new session (uniform: the B7 cut's distribution)."""
+        return self.rng.integers(self.num_players, size=rows.size)
+
+    def _draw_deals(self, rows: np.ndarray) -> np.ndarray:
+        """The 3n dealt cards of each table, the top of a uniformly shuffled deck first (B18):
+        the first 3n steps of a Fisher-Yates shuffle, one vector step per card."""
+        dealt, k = _HAND * self.num_players, rows.size
+        deck = np.broadcast_to(_PACK, (k, NUM_CARDS)).copy()
+        flat = deck.reshape(-1)
+        base = np.arange(0, k * NUM_CARDS, NUM_CARDS)
+        uniforms = self.rng.random((dealt, k))
+        for i in range(dealt):
+            here = base + i
+            there = here + (uniforms[i] * (NUM_CARDS - i)).astype(np.int64)
+            card = flat[there]
+            flat[there] = flat[here]
+            flat[here] = card
+        return deck[:, :dealt].astype(np.int64)
+
+    def deck_top(self, row: int) -> list[int]:
+        """The dealt cards of table ``row`` in deal order (to stack a scalar game's deck)."""
+        n, d = self.num_players, int(self.dealer[row])
+        seats = [(d + 1 + j) % n for j in range(n)]
+        return [int(self.hands[row, s, i]) for i in range(_HAND) for s in seats]
+
+    def reset(self, rows: np.ndarray | None = None) -> None:
+        """Start new one-hand sessions on ``rows`` (default: every table)."""
+        rows = self._table_ids if rows is None else np.asarray(rows, np.int64)
+        if rows.size == 0:
+            return
+        cfg, n = self.config, self.num_players
+        dealer = self._draw_dealers(rows)
+        cards = self._draw_deals(rows)  # (k, 3n): B9, one at a time from the dealer's left
+        seat_of = (dealer[:, None] + 1 + self._seat_ids) % n  # deal position j -> seat
+        hands = np.empty((rows.size, n, _HAND), np.int64)
+        k = np.arange(rows.size)[:, None]
+        for i in range(_HAND):
+            hands[k, seat_of, i] = cards[:, i * n : (i + 1) * n]
+        self.hands[rows] = hands
+        flat = hands[..., 0] * _STRIDE_A + hands[..., 1] * _STRIDE_B + hands[..., 2]
+        strength = self._strengths.take(flat).astype(np.int64)
+        self.strength[rows] = strength
+        self.category[rows] = CATEGORY_OF_STRENGTH.take(STRENGTH_TABLE.take(flat))
+        self.percentile[rows] = strength_percentile(strength, cfg.lowball)
+        first = (dealer + 1) % n  # B12: the first bet is left of the dealer
+        self.dealer[rows] = dealer
+        self.status[rows] = BLIND if cfg.allow_blind else OPEN  # B10
+        self.chips_before[rows] = cfg.starting_chips
+        self.chips[rows] = cfg.starting_chips - self._ante  # B8
+        self.contributed[rows] = self._ante
+        self.pot[rows] = self._ante * n
+        self.stake[rows] = cfg.min_stake  # B11
+        self.last_action[rows] = -1
+        self.active[rows] = n
+        self.current[rows] = first
+        self.events[rows] = 0
+        self.covered_pot[rows] = 0
+        self.num_covers[rows] = 0
+        self.last_closed[rows] = 0
+        self.state[rows] = self._start_state
+        self.private[rows] = 0.0
+        o = self._off
+        self._put(rows, o["seat_dealer"] + dealer, 1.0)
+        self._put(rows, o["seat_to_act"] + first, 1.0)
+        if not cfg.allow_blind:  # everyone has seen its cards from the start
+            for s in range(n):
+                self._put_private(rows, np.full(rows.size, s))
+
+    # ------------------------------------------------------------------ masks
+    def _opponent(self, rows: np.ndarray, p: np.ndarray) -> np.ndarray:
+        """The other seat still in (meaningful where two are in)."""
+        inn = self.status[rows] >= BLIND
+        inn[np.arange(rows.size), p] = False
+        return inn.argmax(axis=1)
+
+    def masks(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """int8 legal-action masks of the seat to act (all zero on finished tables)."""
+        rows = self._table_ids if rows is None else np.asarray(rows, np.int64)
+        cfg = self.config
+        out = np.zeros((rows.size, self.num_actions), np.int8)
+        live = self.current[rows] >= 0
+        if not live.all():
+            idx = np.flatnonzero(live)
+            out[idx] = self.masks(rows[idx])
+            return out
+        p = self.current[rows]
+        s = self.stake[rows]
+        c = self.chips[rows, p]
+        blind = self.status[rows, p] == BLIND
+        price = np.where(blind, s >> 1, s)  # B11: a stay costs S open, S/2 blind
+        short = c < price  # B16: only fold (and cover; a blind seat may look first)
+        ok = ~short
+        out[:, FOLD] = 1
+        out[:, STAY] = ok
+        out[:, LOOK] = blind
+        if self._cover >= 0:
+            out[:, self._cover] = short
+        two = self.active[rows] == 2
+        if two.any():
+            opp_status = self.status[rows, self._opponent(rows, p)]
+            sees_blind = (c >= s) & (cfg.blind_may_see_open | (opp_status == BLIND))
+            sees_open = (c >= 2 * s) & (opp_status == OPEN)  # nobody sees a blind from open
+            out[:, SEE] = ok & two & np.where(blind, sees_blind, sees_open)  # B14
+        for i, m in enumerate(self._mults.tolist()):  # B13: the raise ladder
+            new = m * s
+            legal = ok & (new <= cfg.max_stake) & (np.where(blind, new >> 1, new) <= c)
+            if cfg.pot_limit:
+                legal &= new <= self.pot[rows]
+            out[:, FIRST_RAISE + i] = legal
+        return out
+
+    # ------------------------------------------------------------------- step
+    def step(self, rows: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Apply each row's action for its seat to act. Returns ``(rewards, over)``: the
+        rewards (k, n) per seat of this step (every seat's chip change when its hand ends, as
+        brag_v1 pays them) and whether the session ended. An illegal action raises
+        ``ValueError`` before anything changes."""
+        rows = np.asarray(rows, np.int64)
+        actions = np.asarray(actions, np.int64)
+        legal = self.masks(rows)
+        ok = (actions >= 0) & (actions < self.num_actions)
+        ok[ok] = legal[np.flatnonzero(ok), actions[ok]] == 1
+        if not ok.all():
+            bad = int(np.flatnonzero(~ok)[0])
+            raise ValueError(
+                f"illegal action {int(actions[bad])} on table {int(rows[bad])}; legal: "
+                f"{np.flatnonzero(legal[bad]).tolist()}"
+            )
+        n, o, inv = self.num_players, self._off, self._inv_chips
+        rewards = np.zeros((rows.size, n))
+        over = np.zeros(rows.size, bool)
+        p = self.current[rows]
+        row_base = self._row_base[rows]
+        flat = self._flat
+        # the seat's last action (one-hot: the old one cleared)
+        last_at = row_base + o["seat_last_action"] + p * self.num_actions
+        old = self.last_action[rows, p]
+        had = old >= 0
+        flat[(last_at + old)[had]] = 0.0
+        flat[last_at + actions] = 1.0
+        self.last_action[rows, p] = actions
+        paid = np.zeros(rows.size, np.int64)
+        raised = (actions >= FIRST_RAISE) & (actions < FIRST_RAISE + self._mults.size)
+        bet = (actions == STAY) | raised
+        see = actions == SEE
+        cover = actions == self._cover if self._cover >= 0 else np.zeros(rows.size, bool)
+        i = np.flatnonzero(bet | see | cover)
+        if i.size:  # B11/B13/B14/B16: chips into the pot
+            r, q, a, b = rows[i], p[i], actions[i], row_base[i]
+            up = raised[i]
+            m = self._mults[np.where(up, a - FIRST_RAISE, 0)]
+            s = self.stake[r] = np.where(up, m * self.stake[r], self.stake[r])
+            blind = self.status[r, q] == BLIND
+            cost = np.where(blind, s >> 1, s)
+            cost = np.where(a == SEE, np.where(blind, s, 2 * s), cost)  # B14: a see pays double
+            cost = np.where(cover[i], self.chips[r, q], cost)  # B16: every chip left
+            chips = self.chips[r, q] = self.chips[r, q] - cost
+            put_in = self.contributed[r, q] = self.contributed[r, q] + cost
+            pot = self.pot[r] = self.pot[r] + cost
+            paid[i] = cost
+            flat[b + o["seat_chips"] + q] = chips * inv
+            flat[b + o["seat_chips_in"] + q] = put_in * inv
+            flat[b + o["stake"]] = s * self._inv_stake
+            flat[b + o["pot"]] = pot * inv
+        i = np.flatnonzero(actions == LOOK)
+        if i.size:  # B10: the turn stays with the player, now open
+            r, q = rows[i], p[i]
+            self.status[r, q] = OPEN
+            status_at = row_base[i] + o["seat_status"] + 4 * q
+            flat[status_at + BLIND] = 0.0
+            flat[status_at + OPEN] = 1.0
+            self._put_private(r, q)
+        self._push(rows, row_base, p, actions, paid)
+        out = (actions == FOLD) | cover
+        i = np.flatnonzero(out)
+        if i.size:  # B12/B16: out of the betting (a coverer's hand stays on the pot)
+            r, q = rows[i], p[i]
+            status_at = row_base[i] + o["seat_status"] + 4 * q
+            flat[status_at + self.status[r, q]] = 0.0
+            flat[status_at + FOLDED] = 1.0
+            self.status[r, q] = FOLDED
+            self.active[r] -= 1
+            c = np.flatnonzero(cover[i])
+            if c.size:
+                rc, qc, bc = r[c], q[c], row_base[i][c]
+                closed = self.pot[rc]
+                self.covered_pot[rc, qc] = closed
+                self.last_closed[rc] = closed
+                self.cover_order[rc, self.num_covers[rc]] = qc
+                self.num_covers[rc] += 1
+                flat[bc + o["seat_covered"] + qc] = 1.0
+                flat[bc + o["seat_covered_pot"] + qc] = closed * inv
+        if self._cover >= 0:  # B16: the side pot: chips beyond the last covered pot
+            c = np.flatnonzero(self.num_covers[rows] > 0)
+            if c.size:
+                rc = rows[c]
+                flat[row_base[c] + o["side_pot"]] = (self.pot[rc] - self.last_closed[rc]) * inv
+        ends = out & (self.active[rows] == 1)
+        passes = (bet | out) & ~ends
+        i = np.flatnonzero(passes)
+        if i.size:  # B12: the turn passes to the next seat still in
+            r = rows[i]
+            seats = (p[i, None] + 1 + self._seat_ids) % n
+            inn = self.status[r[:, None], seats] >= BLIND
+            nxt = self.current[r] = seats[np.arange(r.size), inn.argmax(axis=1)]
+            flat[row_base[i] + o["seat_to_act"] + p[i]] = 0.0
+            flat[row_base[i] + o["seat_to_act"] + nxt] = 1.0
+        i = np.flatnonzero(ends)
+        if i.size:  # B15/B16: the last player in wins (and meets every coverer)
+            r = rows[i]
+            lone = (self.status[r] >= BLIND).argmax(axis=1)
+            self._finish(i, r, lone, None, rewards, over)
+        i = np.flatnonzero(see)
+        if i.size:  # B14: the seen player wins ties
+            r, q = rows[i], p[i]
+            opp = self._opponent(r, q)
+            beats = self.strength[r, q] > self.strength[r, opp]
+            self._finish(i, r, np.where(beats, q, opp), (q, opp), rewards, over)
+        return rewards, over
+
+    def _push(self, rows, row_base, p, actions, paid) -> None:
+        """A public event at the head of the history; the oldest of HISTORY_LEN drops off."""
+        a, b = self._history_span
+        if rows.size == self.n:  # every table: in blocks of rows, so that the copy numpy
+            # makes of an overlapping source stays in cache
+            for first in range(0, self.n, _SHIFT_ROWS):
+                self._shift(self.state[first : first + _SHIFT_ROWS, a:b])
+        else:
+            block = self.state[rows, a:b]
+            self._shift(block)
+            self.state[rows, a:b] = block
+        o, flat = self._off, self._flat
+        flat[row_base + o["history_seat"] + p] = 1.0
+        flat[row_base + o["history_action"] + actions] = 1.0
+        flat[row_base + o["history_paid"]] = paid * self._inv_chips
+        self.events[rows] += 1
+
+    def _shift(self, block: np.ndarray) -> None:
+        """Every history field of these state rows one event older (slot 0 cleared)."""
+        for start, w in self._history:
+            end = start + HISTORY_LEN * w
+            block[:, start + w : end] = block[:, start : end - w]
+            block[:, start : start + w] = 0.0
+
+    def _finish(self, i, r, lone, see, rewards, over) -> None:
+        """The hand (and the one-hand session) ends: pay the pots, show, reward every seat."""
+        pot = self.pot[r]
+        self.pot[r] = 0
+        ncov = self.num_covers[r]
+        # B16: the side pot to the betting's winner, then each covered pot from the last
+        # closed outwards to the better of its coverer and the winner so far (ties: not the
+        # coverer). Without covers the whole pot is the "side pot".
+        self.chips[r, lone] += pot - self.last_closed[r]
+        champion = lone.copy()
+        for j in range(int(ncov.max()) - 1, -1, -1):
+            has = ncov > j
+            coverer = self.cover_order[r, j]
+            closed = self.covered_pot[r, coverer]
+            before = self.covered_pot[r, self.cover_order[r, max(j - 1, 0)]] if j else 0
+            better = self.strength[r, coverer] > self.strength[r, champion]
+            champion = np.where(has & better, coverer, champion)
+            self.chips[r, champion] += np.where(has, closed - before, 0)
+        o, flat = self._off, self._flat
+        shown_at = self._row_base[r][:, None] + o["shown_cards"]
+        if see is not None:
+            seer, seen = see
+            flat[shown_at + self.hands[r, seer]] = 1.0
+            flat[shown_at + self.hands[r, seen]] = 1.0
+            self._bonus(r, lone)
+        c = np.flatnonzero(ncov > 0)
+        if c.size:  # B16: every hand compared for a covered pot is shown
+            rc = r[c]
+            flat[shown_at[c] + self.hands[rc, lone[c]]] = 1.0
+            for j in range(self.num_players):
+                has = c[self.num_covers[rc] > j]
+                if has.size:
+                    seats = self.cover_order[r[has], j]
+                    flat[shown_at[has] + self.hands[r[has], seats]] = 1.0
+        b = self._row_base[r]
+        chips_at = o["seat_chips"]
+        self.state[r, chips_at : chips_at + self.num_players] = self.chips[r] * self._inv_chips
+        flat[b + o["pot"]] = 0.0
+        if self._cover >= 0:
+            flat[b + o["side_pot"]] = 0.0
+        flat[b + o["seat_to_act"] + self.current[r]] = 0.0
+        rewards[i] = self.chips[r] - self.chips_before[r]
+        over[i] = True
+        self.current[r] = -1
+        self.hands_played[r] += 1
+
+    def _bonus(self, r: np.ndarray, winner: np.ndarray) -> None:
+        """B20: a see won with a prial or running flush collects the bonus from every other
+        seat, never more than it holds."""
+        due = self.config.prial_bonus
+        if not due:
+            return
+        cat = self.category[r, winner]
+        due_here = (cat == PRIAL) | (cat == RUNNING_FLUSH)
+        pays, w = r[due_here], winner[due_here]
+        for s in range(self.num_players):
+            payer = w != s
+            rs, ws = pays[payer], w[payer]
+            pay = np.minimum(due, self.chips[rs, s])
+            self.chips[rs, s] -= pay
+            self.chips[rs, ws] += pay
+
+    # ------------------------------------------------------------ observation
+    def observe(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray | None = None):
+        """Each row's observation for ``seats`` (absolute), bit-equal to brag_v1's: the
+        state rows, their seat rows rotated to the observer and the observer's private block
+        (see the module docstring)."""
+        rows = np.asarray(rows, np.int64)
+        seats = np.asarray(seats, np.int64)
+        k = rows.size
+        out = np.empty((k, self.obs_size), np.float32) if out is None else out[:k]
+        if k == self.n and (rows == self._table_ids).all():  # every table, in order
+            np.copyto(out, self.state)
+        else:
+            np.take(self.state, rows, axis=0, out=out)
+        base = self._row_base[rows][:, None]
+        for (start, end), sources in zip(self._moved, self._moved_from, strict=True):
+            index = sources[seats]
+            index += base
+            out[:, start:end] = self._flat.take(index)
+        out[:, :_PRIVATE] = self.private[rows, seats]
+        return out

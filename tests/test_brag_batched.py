@@ -1,0 +1,151 @@
+"""The batched Brag engine against brag_v1, move for move: same deals, same actions (B1-B16).
+
+Every table's deal is stacked on top of a brag_v1 env's deck (``reset`` options ``deck`` and
+``dealer``), then both play the same random legal actions. Every step compares, on every
+table, every seat's observation vector (bit for bit), the mask of the seat to act and every
+seat's reward; the scalar env is the reference.
+"""
+
+import numpy as np
+import pytest
+
+from brag_env import brag_v1
+from brag_env.brag.batched import BatchedBrag
+from brag_env.brag.rules import BragConfig
+
+
+def _stack(envs, batched, rows, seed):
+    for i in rows.tolist():
+        deal = {"deck": batched.deck_top(i), "dealer": int(batched.dealer[i])}
+        envs[i].reset(seed=seed + i, options=deal)
+
+
+def _compare_views(envs, batched, rows):
+    n = batched.num_players
+    for seat in range(n):
+        got = batched.observe(rows, np.full(rows.size, seat))
+        for j, i in enumerate(rows.tolist()):
+            want = envs[i].observe(f"player_{seat}")["observation"]
+            assert np.array_equal(got[j], want), (i, seat, np.flatnonzero(got[j] != want))
+            assert got[j].tobytes() == want.tobytes()
+
+
+def _play_both(config: dict, tables: int, hands: int, seed: int, covers: int = 0) -> dict:
+    """Random legal play on both engines until ``hands`` hands finished; returns counts."""
+    cfg = BragConfig.from_dict(config)
+    envs = [brag_v1.raw_env(**config) for _ in range(tables)]
+    batched = BatchedBrag(tables, cfg, seed=seed)
+    batched.reset()
+    rows = np.arange(tables)
+    _stack(envs, batched, rows, seed * 1000)
+    rng = np.random.default_rng(seed)
+    stats = {"hands": 0, "covers": 0, "sees": 0}
+    cover_id = cfg.cover_action
+    while stats["hands"] < hands:
+        _compare_views(envs, batched, rows)
+        masks = batched.masks(rows)
+        actions = np.empty(tables, np.int64)
+        for i, env in enumerate(envs):
+            game = env.game
+            assert game.current_player == batched.current[i]
+            mask = env.observe(env.agent_selection)["action_mask"]
+            assert np.array_equal(masks[i], mask), (i, masks[i], mask)
+            legal = np.flatnonzero(mask)
+            # lean towards bets so that stacks run short and covers (B16) happen
+            bets = legal[legal != 0]
+            pool = bets if bets.size and rng.random() < 0.8 else legal
+            actions[i] = pool[rng.integers(pool.size)]
+            env.step(int(actions[i]))
+        stats["covers"] += int((actions == cover_id).sum())
+        stats["sees"] += int((actions == 3).sum())
+        rewards, over = batched.step(rows, actions)
+        for i, env in enumerate(envs):
+            want = [env.rewards[a] for a in env.possible_agents]
+            assert rewards[i].tolist() == want, (i, rewards[i], want)
+            assert bool(over[i]) == all(env.terminations.values())
+        done = np.flatnonzero(over)
+        if done.size:
+            stats["hands"] += done.size
+            _compare_views(envs, batched, done)  # the final view of the session
+            batched.reset(done)
+            _stack(envs, batched, done, seed * 1000 + stats["hands"] * tables)
+    return stats
+
+
+# The training configs (brag_headsup_ppo.yaml, brag_ppo.yaml) at 2, 3, 4 and 8 players.
+TRAINING = {"ante": 1, "min_stake": 2, "max_stake": 32, "raise_sizes": [2], "hands_per_session": 1}
+# Short stacks: covers (B16), several per hand at big tables, with side pots.
+SHORT = {**TRAINING, "starting_chips": 12}
+VARIANTS = [
+    {"num_players": 3, "starting_chips": 9, "raise_sizes": [2, 3], "max_stake": 36},
+    {"num_players": 4, "lowball": True, "prial_bonus": 2, "starting_chips": 15},
+    {"num_players": 2, "allow_blind": False, "pot_limit": True, "blind_alone": "carries"},
+    {"num_players": 3, "blind_may_see_open": False, "ante_mode": "none", "cover_pot": False},
+]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, pytest.param(8, marks=pytest.mark.slow)])
+def test_B1_B16_batched_brag_equals_brag_v1_move_for_move(players):
+    stats = _play_both({**SHORT, "num_players": players}, tables=8, hands=24, seed=players)
+    assert stats["hands"] >= 24 and stats["covers"] > 0
+    assert stats["sees"] > 0 or players > 3  # short stacks at big tables: covers end hands
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", [2, 3, 4, 8])
+@pytest.mark.parametrize("base", [TRAINING, SHORT], ids=["training", "short_stacks"])
+def test_batched_brag_equals_brag_v1_over_10000_hands(players, base):
+    stats = _play_both({**base, "num_players": players}, tables=128, hands=10_000, seed=players)
+    assert stats["hands"] >= 10_000 and stats["sees"] > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("config", VARIANTS)
+def test_B10_B21_batched_brag_options_equal_brag_v1(config):
+    stats = _play_both(config, tables=64, hands=2_000, seed=7)
+    assert stats["hands"] >= 2_000
+
+
+def test_unsupported_options_are_named():
+    with pytest.raises(ValueError, match=r"hands_per_session=5 .*use vec_env: dummy"):
+        BatchedBrag(4, BragConfig(hands_per_session=5))
+    with pytest.raises(ValueError, match="cards_dealt=4"):
+        BatchedBrag(4, BragConfig(cards_dealt=4, allow_blind=False))
+    with pytest.raises(ValueError, match="num_tables"):
+        BatchedBrag(0)
+
+
+def test_illegal_action_is_refused_and_changes_nothing():
+    game = BatchedBrag(3, BragConfig(num_players=2), seed=0)
+    game.reset()
+    before = game.chips.copy(), game.current.copy(), game.events.copy()
+    with pytest.raises(ValueError, match="illegal action 5 on table 0"):
+        game.step(np.arange(3), np.array([5, 1, 1]))  # keep_old_hand: no B19 choice is due
+    assert np.array_equal(game.chips, before[0]) and np.array_equal(game.current, before[1])
+    assert np.array_equal(game.events, before[2])
+
+
+def test_B9_deals_are_reproducible_and_distinct_cards():
+    a, b = BatchedBrag(64, seed=5), BatchedBrag(64, seed=5)
+    a.reset()
+    b.reset()
+    assert np.array_equal(a.hands, b.hands) and np.array_equal(a.dealer, b.dealer)
+    cards = a.hands.reshape(64, -1)
+    assert all(len(set(row)) == len(row) for row in cards.tolist())
+
+
+def test_observe_is_the_same_for_any_choice_and_order_of_rows():
+    game = BatchedBrag(16, BragConfig(num_players=3), seed=2)
+    game.reset()
+    rng = np.random.default_rng(0)
+    rows = np.arange(16)
+    for _ in range(5):  # a few random moves: looks, bets, folds, some hands over
+        live = rows[game.current >= 0]
+        masks = game.masks(live)
+        pick = (rng.random(live.size) * masks.sum(axis=1)).astype(np.int64)
+        game.step(live, (masks.cumsum(axis=1) > pick[:, None]).argmax(axis=1))
+    seats = rng.integers(3, size=16)
+    every = game.observe(rows, seats)
+    order = rng.permutation(16)
+    assert np.array_equal(game.observe(order, seats[order]), every[order])
+    assert np.array_equal(game.observe(order[:5], seats[order[:5]]), every[order[:5]])

@@ -1,0 +1,155 @@
+"""The batched self-play VecEnv on Brag: VsPoolEnv's contract on BatchedBrag (one-hand sessions)."""
+
+import numpy as np
+import pytest
+
+from brag_env.brag.batched import BatchedBrag
+from brag_env.brag.observation import observation_layout
+from brag_env.brag.rules import BragConfig
+from brag_env.training.batched import BatchedSelfPlayVecEnv
+from brag_env.training.config import config_from_dict
+
+OPPONENTS = ["random", "brag:caller", "brag:tight", "brag:bluffer", "brag:blind", "brag:tips"]
+HEADS_UP = {"num_players": 2, "ante": 1, "min_stake": 2, "max_stake": 32, "raise_sizes": [2]}
+
+
+def _run(venv, steps: int, seed: int):
+    """Random legal learner play; the per-step arrays and the finished episodes' returns."""
+    rng = np.random.default_rng(seed)
+    obs = venv.reset()
+    trace, returns, seats = [obs.copy()], [], []
+    total = np.zeros(venv.num_envs)
+    for _ in range(steps):
+        masks = venv.action_masks()
+        actions = [int(rng.choice(np.flatnonzero(m))) for m in masks]
+        obs, reward, done, infos = venv.step(np.array(actions))
+        trace += [obs.copy(), reward.copy(), done.copy()]
+        total += reward
+        for i in np.flatnonzero(done):
+            returns.append(total[i])
+            seats.append((i, infos[i]["learner_seat"]))
+            total[i] = 0.0
+            assert infos[i]["terminal_observation"].shape == obs[i].shape
+    return trace, returns, seats
+
+
+def _venv(options=HEADS_UP, seed=3, tables=8, **kw):
+    return BatchedSelfPlayVecEnv("brag", options, tables, opponents=OPPONENTS, seed=seed, **kw)
+
+
+def test_engine_is_the_batched_brag_and_same_seed_same_run():
+    assert isinstance(_venv().engine, BatchedBrag)
+    a, _, _ = _run(_venv(seed=3), 60, 0)
+    b, _, _ = _run(_venv(seed=3), 60, 0)
+    c, _, _ = _run(_venv(seed=4), 60, 0)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+    assert not all(np.array_equal(x, y) for x, y in zip(a, c, strict=True))
+
+
+def test_learner_acts_at_every_step_seats_rotate_and_rewards_are_chips():
+    options = {**HEADS_UP, "num_players": 3}
+    venv = _venv(options, reward_scale=0.1)
+    to_act = observation_layout(BragConfig.from_dict(options)).offset("seat_to_act")
+    obs = venv.reset()
+    assert [info["learner_seat"] for info in venv.reset_infos] == [i % 3 for i in range(8)]
+    rng = np.random.default_rng(0)
+    returns, seen = [], {i: set() for i in range(8)}
+    for _ in range(150):
+        assert (obs[:, to_act] == 1.0).all()  # relative seat 0: the learner's own decision
+        masks = venv.action_masks()
+        obs, reward, done, infos = venv.step(
+            np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        )
+        for i in np.flatnonzero(done):
+            seen[i].add(infos[i]["learner_seat"])
+        returns += reward[done].tolist()
+        assert (reward[~done] == 0).all()  # one-hand sessions: paid when the hand ends
+    assert len(returns) > 20
+    # the seat rotates per episode (hands the learner never acts in are skipped, VsPoolEnv's rule)
+    assert all(len(s) >= 2 for s in seen.values())
+    assert all(abs(r * 10 - round(r * 10)) < 1e-4 for r in returns)  # whole chips / 10
+
+
+def test_batched_brag_config_errors_are_one_line():
+    base = {"name": "x", "game": "brag", "vec_env": "batched"}
+    with pytest.raises(ValueError, match=r"hands_per_session=3 .*use vec_env: dummy"):
+        config_from_dict({**base, "env": {"num_players": 2, "hands_per_session": 3}})
+    with pytest.raises(ValueError, match="hands_per_session=2"):
+        BatchedSelfPlayVecEnv("brag", {"hands_per_session": 2}, 2)
+
+
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
+def test_snapshot_opponents_play_brag_in_one_batched_forward_pass(tmp_path):
+    import gymnasium as gym
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    venv = _venv()
+
+    class Shaped(gym.Env):
+        observation_space = venv.observation_space
+        action_space = venv.action_space
+
+    torch.manual_seed(0)
+    model = MaskablePPO("MlpPolicy", Shaped(), policy_kwargs={"net_arch": [16]}, device="cpu")
+    model.save(tmp_path / "snap.zip")
+    (tmp_path / "config.yaml").write_text("game: brag\nenv:\n  num_players: 2\n")
+    venv = BatchedSelfPlayVecEnv("brag", HEADS_UP, 8, opponents=["random"], snapshot_prob=1.0)
+    venv.env_method("add_snapshot", str(tmp_path / "snap.zip"))
+    _, returns, _ = _run(venv, 60, 0)
+    assert returns
+    assert [s for s in venv._agents if s.endswith(".zip")]
+
+
+class _MirroredEngine(BatchedBrag):
+    """Deals what a VsPoolEnv's brag_v1 dealt: its dealer and its hands, in deal order."""
+
+    def __init__(self, scalar):
+        super().__init__(1, BragConfig.from_dict(scalar.env_config), seed=0)
+        self.scalar = scalar
+
+    def _draw_dealers(self, rows):
+        return np.array([self.scalar.aec.game.dealer])
+
+    def _draw_deals(self, rows):
+        game = self.scalar.aec.game
+        n, d = game.num_players, game.dealer
+        order = [(d + 1 + j) % n for j in range(n)]
+        return np.array([[game.hands[s][i] for i in range(3) for s in order]])
+
+
+# Opponents that never fold before the learner's first decision: an episode VsPoolEnv skips
+# would deal again on its side only, and the mirror would lose step.
+@pytest.mark.parametrize("opponent", ["brag:caller", "brag:never_look", "brag:bluffer:bluff=1.0"])
+@pytest.mark.parametrize("players", [2, 3])
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
+def test_same_run_as_vs_pool_env_on_the_same_deals(opponent, players):
+    # VsPoolEnv's contract, step for step: seat rotation, observations, masks, the learner's
+    # rewards (including those of hands an opponent ends) and episode ends.
+    from brag_env.selfplay import VsPoolEnv
+
+    options = {**HEADS_UP, "num_players": players, "starting_chips": 24}
+    scalar = VsPoolEnv(game="brag", env_config=options, opponents=[opponent], seed=0)
+    venv = BatchedSelfPlayVecEnv("brag", options, 1, opponents=[opponent], seed=0)
+    obs_s, info = scalar.reset()
+    venv.engine = _MirroredEngine(scalar)
+    obs_b = venv.reset()
+    episodes = 0
+    for _ in range(1500):
+        assert obs_b[0].tobytes() == obs_s.tobytes()
+        mask = scalar.action_masks()
+        assert np.array_equal(venv.action_masks()[0], mask)
+        legal = np.flatnonzero(mask)
+        action = int(legal[len(legal) // 2])  # a fixed rule: the middle legal action
+        obs_s, reward_s, done_s, _, info = scalar.step(action)
+        seat = info["learner_seat"]
+        if done_s:
+            final = obs_s
+            obs_s, _ = scalar.reset()  # before the batched env deals its next hand
+            episodes += 1
+        obs_b, reward_b, done_b, infos = venv.step(np.array([action]))
+        assert reward_b[0] == np.float32(reward_s) and done_b[0] == done_s
+        if done_s:
+            assert infos[0]["terminal_observation"].tobytes() == final.tobytes()
+        assert infos[0]["learner_seat"] == seat
+    assert episodes > 100
