@@ -42,9 +42,8 @@ _TIED = 2  # trick_win value of a tied trick (P3); -1 = not finished
 _SEATS = 2
 # ids compared against to build one-hot fields
 _SEAT_IDS = np.arange(_SEATS)
-_RANK_IDS = np.arange(NUM_RANKS)
 _TRICK_IDS = np.arange(TRICKS_PER_HAND)
-_PHASE_IDS = np.arange(3)
+_DEAL_ORDER = np.arange(CARDS_PER_HAND * _SEATS)
 
 
 def _offsets(num_players: int) -> dict[str, int]:
@@ -109,6 +108,9 @@ class BatchedPut:
         self.last_unit = np.full(n, -1, np.int64)
         self.last_points = np.zeros(n, np.int64)
         self.hands_played = np.zeros(n, np.int64)  # hands finished, per table, since reset
+        # Both seats' observations of every table, kept up to date by every change of state
+        self._obs = np.zeros((n, _SEATS, self.obs_size), np.float32)
+        self._rebuild(np.arange(n))
 
     # ------------------------------------------------------------------ deals
     def _draw_dealers(self, rows: np.ndarray) -> np.ndarray:
@@ -135,18 +137,17 @@ class BatchedPut:
         self.hands_played[rows] = 0
         self.dealer[rows] = self._draw_dealers(rows)
         self._start_hands(rows)
+        self._rebuild(rows)
 
     def _start_hands(self, rows: np.ndarray) -> None:
         """P2: three cards each, one at a time from the dealer's left, who opens (P3)."""
         cards = self._draw_deals(rows)
         first = 1 - self.dealer[rows]
-        ranks = _PUT_RANK[cards]  # (k, 6) in deal order
-        counts = np.zeros((rows.size, _SEATS, NUM_RANKS), np.int8)
-        k = np.arange(rows.size)
-        for i in range(CARDS_PER_HAND * _SEATS):
-            seat = (first + i) % _SEATS
-            counts[k, seat, ranks[:, i]] += 1  # one card per table: no repeated index
-        self.counts[rows] = counts
+        k = rows.size
+        seat = (first[:, None] + _DEAL_ORDER) % _SEATS  # who gets the i-th card dealt
+        at = (np.arange(k)[:, None] * _SEATS + seat) * NUM_RANKS + _PUT_RANK[cards]
+        counts = np.bincount(at.ravel(), minlength=k * _SEATS * NUM_RANKS)
+        self.counts[rows] = counts.reshape(k, _SEATS, NUM_RANKS)
         self.phase[rows] = PHASE_PLAY
         self.current[rows] = first
         self.leader[rows] = first
@@ -176,57 +177,82 @@ class BatchedPut:
         out[answer, FOLD] = 1
         return out
 
+    def _check_legal(self, rows: np.ndarray, actions: np.ndarray, phase, p) -> None:
+        """``ValueError`` naming the first illegal action (the mask is built only then)."""
+        play = (actions >= 0) & (actions < NUM_RANKS)
+        held = self.counts[rows, p, np.where(play, actions, 0)] > 0
+        ok = np.where(
+            phase == PHASE_PLAY,
+            (play & held) | ((actions == PUT) & (self.put_caller[rows] < 0)),
+            (phase == PHASE_ANSWER) & ((actions == SEE) | (actions == FOLD)),
+        )
+        if not ok.all():
+            bad = int(np.flatnonzero(~ok)[0])
+            legal = self.masks(rows[bad : bad + 1])[0]
+            raise ValueError(
+                f"illegal action {int(actions[bad])} on table {int(rows[bad])}; legal: "
+                f"{np.flatnonzero(legal).tolist()}"
+            )
+
     # ------------------------------------------------------------------- step
     def step(self, rows: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Apply each row's action for its seat to act. Returns ``(rewards, over)``: the
         rewards (k, 2) per seat of this step, as put_v0 pays them, and whether the match
-        ended. An illegal action raises ``ValueError`` before anything changes."""
+        ended. An illegal action raises ``ValueError`` before anything changes.
+
+        The kept observations follow move by move (``_Writes``); the tables whose hand ended
+        are rewritten whole once the next hand is dealt."""
         rows = np.asarray(rows, np.int64)
         actions = np.asarray(actions, np.int64)
-        legal = self.masks(rows)
-        ok = (actions >= 0) & (actions < self.num_actions)
-        ok[ok] = legal[np.flatnonzero(ok), actions[ok]] == 1
-        if not ok.all():
-            bad = int(np.flatnonzero(~ok)[0])
-            raise ValueError(
-                f"illegal action {int(actions[bad])} on table {int(rows[bad])}; legal: "
-                f"{np.flatnonzero(legal[bad]).tolist()}"
-            )
+        p = self.current[rows]
+        self._check_legal(rows, actions, self.phase[rows], p)
         rewards = np.zeros((rows.size, _SEATS))
         over = np.zeros(rows.size, bool)
-        p = self.current[rows]
-        is_play = actions < NUM_RANKS
+        w = _Writes(rows, self.obs_size, self.off)
         i = np.flatnonzero(actions == PUT)
         if i.size:  # P4: the opponent answers at once
             r = rows[i]
             self.put_caller[r] = p[i]
             self.phase[r] = PHASE_ANSWER
             self.current[r] = 1 - p[i]
+            w.seat("put_caller", i, p[i])
+            w.both("phase", i, PHASE_PLAY, clear=True)
+            w.both("phase", i, PHASE_ANSWER)
         i = np.flatnonzero(actions == SEE)
         if i.size:  # the caller now plays the card the Put came before
             r = rows[i]
             self.put_seen[r] = True
             self.phase[r] = PHASE_PLAY
             self.current[r] = self.put_caller[r]
+            w.both("put_seen", i)
+            w.both("phase", i, PHASE_ANSWER, clear=True)
+            w.both("phase", i, PHASE_PLAY)
         ended = []  # (indices into rows, unit, points)
         i = np.flatnonzero(actions == FOLD)
         if i.size:  # P4: a folded Put scores 1 for the caller and ends the hand
             r = rows[i]
             self.put_folded[r, p[i]] = True
             ended.append((i, self.put_caller[r], np.ones(i.size, np.int64)))
-        i = np.flatnonzero(is_play)
+        i = np.flatnonzero(actions < NUM_RANKS)
         if i.size:
-            ended.extend(self._play(rows, i, p[i], actions[i]))
-        for i, unit, points in ended:
+            ended.extend(self._play(rows, i, p[i], actions[i], w))
+        w.flush(self._obs)
+        if ended:
+            i = np.concatenate([e[0] for e in ended])
+            unit = np.concatenate([e[1] for e in ended])
+            points = np.concatenate([e[2] for e in ended])
             self._end_hands(rows, i, unit, points, rewards, over)
+            self._rebuild(rows[i])
         return rewards, over
 
-    def _play(self, rows, i, p, rank):
+    def _play(self, rows, i, p, rank, w):
         r = rows[i]
         self.counts[r, p, rank] -= 1
         t = self.trick_no[r]
         self.played[r, t, p] = rank
         self.on_table[r] += 1
+        w.own_card(i, p, rank, self.counts[r, p, rank])
+        w.card("played", i, t, p, rank)
         first = self.on_table[r] < _SEATS
         self.current[r[first]] = 1 - p[first]
         done = ~first
@@ -238,14 +264,21 @@ class BatchedPut:
         win = np.where(a < b, 0, np.where(b < a, 1, _TIED))
         self.trick_win[r, t] = win
         won = win != _TIED
-        self.tricks_won[r[won], win[won]] += 1
-        self.leader[r[won]] = win[won]
+        rw, ww = r[won], win[won]
+        self.tricks_won[rw, ww] += 1
+        self.leader[rw] = ww
+        w.seat("trick_winner", i[won], ww, t[won] * _SEATS)
+        w.value("tricks_won", i[won], ww, self.tricks_won[rw, ww])
+        w.both("trick_tied", i[~won], t[~won])
         self.on_table[r] = 0
         self.trick_no[r] = t + 1
         going = t + 1 < TRICKS_PER_HAND
         g = r[going]
         self.current[g] = self.leader[g]
         self.lead[g, t[going] + 1] = self.leader[g]
+        w.seat("trick_leader", i[going], self.leader[g], (t[going] + 1) * _SEATS)
+        w.both("current_trick", i[going], t[going], clear=True)
+        w.both("current_trick", i[going], t[going] + 1)
         out = ~going
         if not out.any():
             return []
@@ -303,68 +336,144 @@ class BatchedPut:
 
     # ------------------------------------------------------------ observation
     def observe(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray | None = None):
-        """Each row's observation for ``seats`` (absolute), as ``PutObserver.set_from``.
-
-        Every field is written whole, as dense one-hot comparisons over the rows (no zero fill,
-        no scattered writes). Heads-up, a seat id seen from seat p is ``id ^ p`` and a pair of
-        per-seat values is swapped for p = 1.
-        """
+        """Each row's observation for ``seats`` (absolute), as ``PutObserver.set_from``: a
+        copy of the kept vectors (``_obs``), which every change of state updates, with the
+        ``acting`` field, which changes at every move, written into the copy."""
         rows = np.asarray(rows, np.int64)
         seats = np.asarray(seats, np.int64)
-        k = rows.size
+        if rows.size and (rows.min() < 0 or rows.max() >= self.n):
+            raise ValueError(f"rows must be table numbers 0..{self.n - 1}")
+        if (seats & ~1).any():  # e.g. -1, the seat to act of a finished match
+            raise ValueError(f"seats must be 0 or 1, got {sorted(set(seats.tolist()))}")
+        index = rows * _SEATS + seats
+        flat = self._obs.reshape(-1, self.obs_size)
         if out is None:
-            out = np.empty((k, self.obs_size), np.float32)
-        o = self.off
-        p = seats[:, None]
-        flip = (seats == 1)[:, None]
-
-        def put(name: str, values: np.ndarray) -> None:
-            start = o[name]
-            out[:, start : start + values.shape[1]] = values
-
-        def rel(pairs: np.ndarray) -> np.ndarray:  # (k, ..., 2) absolute -> relative seats
-            f = flip.reshape((k,) + (1,) * (pairs.ndim - 1))
-            return np.where(f, pairs[..., ::-1], pairs)
-
-        def seat_hot(ids: np.ndarray) -> np.ndarray:  # seat ids (k, m) -> (k, m * 2) one-hot
-            return ((ids ^ p)[..., None] == _SEAT_IDS).reshape(k, -1)
-
-        put("hand", self.counts[rows, seats])
-        phase = self.phase[rows]
-        live = (phase != PHASE_OVER)[:, None]
-        trick_no = self.trick_no[rows][:, None]
-        played = rel(self.played[rows]).reshape(k, -1)
-        put("played", (played[..., None] == _RANK_IDS).reshape(k, -1))
-        win = self.trick_win[rows]
-        finished = win >= 0
-        shown = finished | (live & (trick_no == _TRICK_IDS))
-        lead = np.where(shown, self.lead[rows], -1)
-        put("trick_leader", seat_hot(lead))
-        put("trick_winner", seat_hot(np.where(win == _TIED, -1, win)))
-        put("trick_tied", win == _TIED)
-        put("tricks_won", rel(self.tricks_won[rows]))
-        put("current_trick", live & (trick_no == _TRICK_IDS))
-        put("acting", seat_hot(np.where(live, self.current[rows][:, None], -1)))
-        put("phase", live & (phase[:, None] == _PHASE_IDS))
-        caller = self.put_caller[rows][:, None]
-        put("put_caller", seat_hot(caller))
-        put("put_seen", (caller >= 0) & self.put_seen[rows][:, None])
-        put("put_folded", rel(self.put_folded[rows]))
-        put("dealer", seat_hot(self.dealer[rows][:, None]))
-        # the last finished hand; all zero before the first one ends
-        has = self.has_last[rows][:, None]
-        put("last_hand", has)
-        last = np.where(has, rel(self.last_played[rows]).reshape(k, -1), -1)
-        put("last_played", (last[..., None] == _RANK_IDS).reshape(k, -1))
-        win = np.where(has, self.last_win[rows], -1)
-        put("last_trick_winner", seat_hot(np.where(win == _TIED, -1, win)))
-        put("last_trick_tied", win == _TIED)
-        caller = np.where(has, self.last_caller[rows][:, None], -1)
-        put("last_put_caller", seat_hot(caller))
-        put("last_put_seen", (caller >= 0) & self.last_seen[rows][:, None])
-        put("last_put_folded", has & rel(self.last_folded[rows]))
-        unit = np.where(has, self.last_unit[rows][:, None], -1)
-        put("scores", (rel(self.scores[rows]) * self._inv_target).astype(np.float32))
-        points = (self.last_points[rows] * self._inv_target).astype(np.float32)[:, None]
-        put("last_points", np.where(seat_hot(unit), points, np.float32(0.0)))
+            out = np.empty((index.size, self.obs_size), np.float32)
+        np.take(flat, index, axis=0, out=out, mode="clip")  # in range: checked above
+        current = self.current[rows]
+        live = np.flatnonzero(current >= 0)
+        at = live * self.obs_size + (self.off["acting"] + (current[live] ^ seats[live]))
+        out.reshape(-1)[at] = 1.0
         return out
+
+    def _rebuild(self, rows: np.ndarray) -> None:
+        """Write both seats' kept observations of ``rows`` from the state (new deals, hand and
+        match ends): the nonzero entries (``acting`` is left to ``observe``)."""
+        o = self.off
+        every = np.arange(rows.size)
+        # built in a fresh block, then copied in whole rows: scattered writes stay in cache
+        obs = np.zeros((rows.size, _SEATS, self.obs_size), np.float32)
+        w = _Writes(every, self.obs_size, o)
+
+        def cards(block: str, i: np.ndarray, played: np.ndarray) -> None:  # (k, 3, 2) or -1
+            j, t, s = np.nonzero(played >= 0)
+            w.card(block, i[j], t, s, played[j, t, s])
+
+        def results(prefix: str, i: np.ndarray, win: np.ndarray) -> None:  # (k, 3) trick results
+            j, t = np.nonzero((win >= 0) & (win != _TIED))
+            w.seat(prefix + "trick_winner", i[j], win[j, t], t * _SEATS)
+            j, t = np.nonzero(win == _TIED)
+            w.both(prefix + "trick_tied", i[j], t)
+
+        obs[:, :, o["hand"] : o["hand"] + NUM_RANKS] = self.counts[rows]
+        cards("played", every, self.played[rows])
+        phase = self.phase[rows]
+        live = phase != PHASE_OVER
+        trick_no = self.trick_no[rows]
+        win = self.trick_win[rows]
+        shown = (win >= 0) | (live[:, None] & (trick_no[:, None] == _TRICK_IDS))
+        j, t = np.nonzero(shown)
+        w.seat("trick_leader", j, self.lead[rows][j, t], t * _SEATS)
+        results("", every, win)
+        w.pair("tricks_won", every, self.tricks_won[rows])
+        j = np.flatnonzero(live)
+        w.both("current_trick", j, trick_no[j])
+        w.both("phase", j, phase[j].astype(np.int64))
+        caller = self.put_caller[rows]
+        j = np.flatnonzero(caller >= 0)
+        w.seat("put_caller", j, caller[j])
+        w.both("put_seen", j[self.put_seen[rows[j]]])
+        w.pair("put_folded", every, self.put_folded[rows])
+        w.pair("scores", every, (self.scores[rows] * self._inv_target).astype(np.float32))
+        w.seat("dealer", every, self.dealer[rows])
+        # the last finished hand; all zero before the first one ends
+        has = np.flatnonzero(self.has_last[rows])
+        if has.size:
+            h = rows[has]
+            w.both("last_hand", has)
+            cards("last_played", has, self.last_played[h])
+            results("last_", has, self.last_win[h])
+            caller = self.last_caller[h]
+            j = np.flatnonzero(caller >= 0)
+            w.seat("last_put_caller", has[j], caller[j])
+            w.both("last_put_seen", has[j[self.last_seen[h[j]]]])
+            w.pair("last_put_folded", has, self.last_folded[h])
+            unit = self.last_unit[h]
+            j = np.flatnonzero(unit >= 0)
+            points = (self.last_points[h[j]] * self._inv_target).astype(np.float32)
+            w.value("last_points", has[j], unit[j], points)
+        w.flush(obs)
+        self._obs[rows] = obs
+
+
+class _Writes:
+    """The kept observation entries a change of state sets, as flat indices, written at once.
+
+    Positions ``i`` index ``rows``; seat ids are absolute and written into both seats' views:
+    heads-up, seat ``s`` seen from seat ``q`` is ``s ^ q``. ``step`` offsets into a block
+    (the trick's slot). Every index is a 1-d array (numpy broadcasting over a trailing axis
+    of 2 costs over ten times as much)."""
+
+    def __init__(self, rows: np.ndarray, size: int, off: dict[str, int]) -> None:
+        self.base = rows * (_SEATS * size)  # flat start of each row's seat-0 view
+        self.size = size  # seat 1's view follows seat 0's
+        self.off = off
+        self.zeros: list[np.ndarray] = []  # cleared first, so a flag cleared and set stays set
+        self.ones: list[np.ndarray] = []
+        self.at: list[np.ndarray] = []
+        self.values: list[np.ndarray] = []
+
+    def _start(self, block: str, i: np.ndarray, step) -> np.ndarray:
+        return self.base[i] + (self.off[block] + step)
+
+    def both(self, block: str, i: np.ndarray, step=0, clear: bool = False) -> None:
+        """A flag set (``clear``: cleared) in both views."""
+        start = self._start(block, i, step)
+        (self.zeros if clear else self.ones).extend((start, start + self.size))
+
+    def seat(self, block: str, i: np.ndarray, ids: np.ndarray, step=0, clear: bool = False) -> None:
+        """A seat id, one-hot relative to each view (``clear``: the entry cleared)."""
+        start = self._start(block, i, step)
+        mine = start + ids  # seat 1's view: start + size + (1 - ids)
+        (self.zeros if clear else self.ones).extend((mine, start + (self.size + 1) - ids))
+
+    def card(self, block: str, i: np.ndarray, t: np.ndarray, s: np.ndarray, rank) -> None:
+        """Seat ``s``'s card of rank ``rank`` in trick ``t`` (one-hot, relative seat)."""
+        start = self._start(block, i, t * (_SEATS * NUM_RANKS) + rank)
+        s13 = s * NUM_RANKS
+        self.ones.extend((start + s13, start + (self.size + NUM_RANKS) - s13))
+
+    def value(self, block: str, i: np.ndarray, ids, values: np.ndarray) -> None:
+        """Seat ``ids``'s value in both views."""
+        start = self._start(block, i, 0)
+        self.at.extend((start + ids, start + (self.size + 1) - ids))
+        self.values.extend((values, values))
+
+    def pair(self, block: str, i: np.ndarray, values: np.ndarray) -> None:
+        """A (k, 2) value per absolute seat, in both views."""
+        for seat in range(_SEATS):
+            self.value(block, i, seat, values[:, seat])
+
+    def own_card(self, i: np.ndarray, seat: np.ndarray, rank, count: np.ndarray) -> None:
+        """A hand count, in its holder's view only."""
+        self.at.append(self.base[i] + seat * self.size + self.off["hand"] + rank)
+        self.values.append(count)
+
+    def flush(self, obs: np.ndarray) -> None:
+        flat = obs.reshape(-1)
+        if self.zeros:
+            flat[np.concatenate(self.zeros)] = 0.0
+        if self.ones:
+            flat[np.concatenate(self.ones)] = 1.0
+        if self.at:
+            flat[np.concatenate(self.at)] = np.concatenate(self.values)
