@@ -44,6 +44,7 @@ _SEATS = 2
 _SEAT_IDS = np.arange(_SEATS)
 _TRICK_IDS = np.arange(TRICKS_PER_HAND)
 _DEAL_ORDER = np.arange(CARDS_PER_HAND * _SEATS)
+_DECK = np.arange(NUM_CARDS)
 
 
 def _offsets(num_players: int) -> dict[str, int]:
@@ -110,7 +111,18 @@ class BatchedPut:
         self.hands_played = np.zeros(n, np.int64)  # hands finished, per table, since reset
         # Both seats' observations of every table, kept up to date by every change of state
         self._obs = np.zeros((n, _SEATS, self.obs_size), np.float32)
-        self._rebuild(np.arange(n))
+        dealer = self.off["dealer"]
+        self._obs[:, 0, dealer] = self._obs[:, 1, dealer + 1] = 1.0  # dealer 0, no match yet
+        # (from, to, size): blocks of the finished hand copied into the last-hand block
+        off, layout = self.off, dict(observation_layout(_SEATS))
+        self._last_copies = [
+            (off[a], off["last_" + a], sum(int(np.prod(layout[f])) for f in fields))
+            for a, fields in (
+                ("played", ["played"]),
+                ("trick_winner", ["trick_winner", "trick_tied"]),
+                ("put_caller", ["put_caller", "put_seen", "put_folded"]),
+            )
+        ]
 
     # ------------------------------------------------------------------ deals
     def _draw_dealers(self, rows: np.ndarray) -> np.ndarray:
@@ -118,13 +130,19 @@ class BatchedPut:
         return self.rng.integers(_SEATS, size=rows.size)
 
     def _draw_deals(self, rows: np.ndarray) -> np.ndarray:
-        """The 6 dealt cards of each new hand, in deal order (P2: a fresh shuffle per hand)."""
-        dealt = CARDS_PER_HAND * _SEATS
-        keys = self.rng.random((rows.size, NUM_CARDS))
-        cards = np.argpartition(keys, dealt, axis=1)[:, :dealt]
-        # the smallest keys in key order: the top of a uniformly shuffled deck
-        order = np.argsort(np.take_along_axis(keys, cards, axis=1), axis=1)
-        return np.take_along_axis(cards, order, axis=1)
+        """The 6 dealt cards of each new hand, in deal order (P2: a fresh shuffle per hand):
+        the first 6 steps of a Fisher-Yates shuffle, all tables at once."""
+        k = rows.size
+        deck = np.tile(_DECK, (k, 1))
+        flat = deck.reshape(-1)
+        start = np.arange(k) * NUM_CARDS
+        picks = self.rng.integers(_DEAL_ORDER, NUM_CARDS, size=(k, _DEAL_ORDER.size))
+        for i in _DEAL_ORDER.tolist():  # swap a uniform card of positions i.. into position i
+            here, there = start + i, start + picks[:, i]
+            card = flat[there]
+            flat[there] = flat[here]
+            flat[here] = card
+        return deck[:, : _DEAL_ORDER.size]
 
     def reset(self, rows: np.ndarray | None = None) -> None:
         """Start new matches on ``rows`` (default: every table)."""
@@ -137,7 +155,7 @@ class BatchedPut:
         self.hands_played[rows] = 0
         self.dealer[rows] = self._draw_dealers(rows)
         self._start_hands(rows)
-        self._rebuild(rows)
+        self._new_matches(rows)
 
     def _start_hands(self, rows: np.ndarray) -> None:
         """P2: three cards each, one at a time from the dealer's left, who opens (P3)."""
@@ -232,6 +250,7 @@ class BatchedPut:
         if i.size:  # P4: a folded Put scores 1 for the caller and ends the hand
             r = rows[i]
             self.put_folded[r, p[i]] = True
+            w.seat("put_folded", i, p[i])
             ended.append((i, self.put_caller[r], np.ones(i.size, np.int64)))
         i = np.flatnonzero(actions < NUM_RANKS)
         if i.size:
@@ -242,7 +261,7 @@ class BatchedPut:
             unit = np.concatenate([e[1] for e in ended])
             points = np.concatenate([e[2] for e in ended])
             self._end_hands(rows, i, unit, points, rewards, over)
-            self._rebuild(rows[i])
+            self._hands_ended(rows[i])
         return rewards, over
 
     def _play(self, rows, i, p, rank, w):
@@ -356,64 +375,64 @@ class BatchedPut:
         out.reshape(-1)[at] = 1.0
         return out
 
-    def _rebuild(self, rows: np.ndarray) -> None:
-        """Write both seats' kept observations of ``rows`` from the state (new deals, hand and
-        match ends): the nonzero entries (``acting`` is left to ``observe``)."""
+    def _new_matches(self, rows: np.ndarray) -> None:
+        """The kept observations of matches just dealt: hand, first leader, dealer."""
         o = self.off
+        block = np.zeros((rows.size, _SEATS, self.obs_size), np.float32)
         every = np.arange(rows.size)
-        # built in a fresh block, then copied in whole rows: scattered writes stay in cache
-        obs = np.zeros((rows.size, _SEATS, self.obs_size), np.float32)
         w = _Writes(every, self.obs_size, o)
+        self._deal_into(block, w, every, rows)
+        w.flush(block)
+        self._obs[rows] = block
 
-        def cards(block: str, i: np.ndarray, played: np.ndarray) -> None:  # (k, 3, 2) or -1
-            j, t, s = np.nonzero(played >= 0)
-            w.card(block, i[j], t, s, played[j, t, s])
+    def _deal_into(self, block, w, j, rows) -> None:
+        """A new hand's current-hand entries of ``block[j]`` (tables ``rows``), whose current-hand
+        part is all zero: the cards held, the first trick's leader, the trick and phase."""
+        o = self.off
+        block[j, :, o["hand"] : o["hand"] + NUM_RANKS] = self.counts[rows]
+        w.seat("trick_leader", j, self.current[rows])
+        w.both("current_trick", j)
+        w.both("phase", j, PHASE_PLAY)
+        w.seat("dealer", j, self.dealer[rows])
 
-        def results(prefix: str, i: np.ndarray, win: np.ndarray) -> None:  # (k, 3) trick results
-            j, t = np.nonzero((win >= 0) & (win != _TIED))
-            w.seat(prefix + "trick_winner", i[j], win[j, t], t * _SEATS)
-            j, t = np.nonzero(win == _TIED)
-            w.both(prefix + "trick_tied", i[j], t)
+    def _hands_ended(self, rows: np.ndarray) -> None:
+        """Kept observations of ``rows`` whose hand just ended, after the next deal (or the match
+        end). The finished hand's entries (its last move included) are already written, and
+        the last-hand block has the same layout: ``played`` -> ``last_played``, the trick
+        results, the Put. Worked on a copy of the rows, then written back whole."""
+        o = self.off
+        block = self._obs[rows]
+        for src, dst, size in self._last_copies:
+            block[:, :, dst : dst + size] = block[:, :, src : src + size]
+        block[:, :, o["last_hand"]] = 1.0
+        block[:, :, o["last_points"] : o["last_points"] + _SEATS] = 0.0
+        block[:, :, o["dealer"] : o["dealer"] + _SEATS] = 0.0
+        every = np.arange(rows.size)
+        w = _Writes(every, self.obs_size, o)
+        unit = self.last_unit[rows]
+        j = np.flatnonzero(unit >= 0)
+        w.value("last_points", j, unit[j], self._points_of(self.last_points[rows[j]]))
+        w.pair("scores", every, self._points_of(self.scores[rows]))
+        over = self.phase[rows] == PHASE_OVER
+        j = np.flatnonzero(over)  # the match is over: no trick in play, no phase
+        block[j, :, o["current_trick"] : o["current_trick"] + TRICKS_PER_HAND] = 0.0
+        block[j, :, o["phase"] : o["phase"] + 3] = 0.0
+        w.seat("dealer", j, self.dealer[rows[j]])
+        t = self.trick_no[rows[j]]
+        cut = (
+            t < TRICKS_PER_HAND
+        )  # a trick cut short by a folded Put: its leader is no longer shown
+        for seat in range(_SEATS):
+            w.both("trick_leader", j[cut], t[cut] * _SEATS + seat, clear=True)
+        j = np.flatnonzero(~over)  # a new hand
+        block[j, :, : o["scores"]] = 0.0  # the current-hand part: hand .. put_folded
+        self._deal_into(block, w, j, rows[j])
+        w.flush(block)
+        self._obs[rows] = block
 
-        obs[:, :, o["hand"] : o["hand"] + NUM_RANKS] = self.counts[rows]
-        cards("played", every, self.played[rows])
-        phase = self.phase[rows]
-        live = phase != PHASE_OVER
-        trick_no = self.trick_no[rows]
-        win = self.trick_win[rows]
-        shown = (win >= 0) | (live[:, None] & (trick_no[:, None] == _TRICK_IDS))
-        j, t = np.nonzero(shown)
-        w.seat("trick_leader", j, self.lead[rows][j, t], t * _SEATS)
-        results("", every, win)
-        w.pair("tricks_won", every, self.tricks_won[rows])
-        j = np.flatnonzero(live)
-        w.both("current_trick", j, trick_no[j])
-        w.both("phase", j, phase[j].astype(np.int64))
-        caller = self.put_caller[rows]
-        j = np.flatnonzero(caller >= 0)
-        w.seat("put_caller", j, caller[j])
-        w.both("put_seen", j[self.put_seen[rows[j]]])
-        w.pair("put_folded", every, self.put_folded[rows])
-        w.pair("scores", every, (self.scores[rows] * self._inv_target).astype(np.float32))
-        w.seat("dealer", every, self.dealer[rows])
-        # the last finished hand; all zero before the first one ends
-        has = np.flatnonzero(self.has_last[rows])
-        if has.size:
-            h = rows[has]
-            w.both("last_hand", has)
-            cards("last_played", has, self.last_played[h])
-            results("last_", has, self.last_win[h])
-            caller = self.last_caller[h]
-            j = np.flatnonzero(caller >= 0)
-            w.seat("last_put_caller", has[j], caller[j])
-            w.both("last_put_seen", has[j[self.last_seen[h[j]]]])
-            w.pair("last_put_folded", has, self.last_folded[h])
-            unit = self.last_unit[h]
-            j = np.flatnonzero(unit >= 0)
-            points = (self.last_points[h[j]] * self._inv_target).astype(np.float32)
-            w.value("last_points", has[j], unit[j], points)
-        w.flush(obs)
-        self._obs[rows] = obs
+    def _points_of(self, points: np.ndarray) -> np.ndarray:
+        """Scores and points as the observation holds them: / target_points, in float32."""
+        return (points * self._inv_target).astype(np.float32)
 
 
 class _Writes:
