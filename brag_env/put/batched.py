@@ -90,7 +90,6 @@ class BatchedPut:
         self.dealer = np.zeros(n, np.int64)
         self.trick_no = np.zeros(n, np.int64)
         self.on_table = np.zeros(n, np.int64)  # cards in the unfinished trick
-        self.lead = np.full((n, TRICKS_PER_HAND), -1, np.int64)
         self.played = np.full((n, TRICKS_PER_HAND, _SEATS), -1, np.int64)  # put rank or -1
         self.trick_win = np.full((n, TRICKS_PER_HAND), -1, np.int64)  # seat, _TIED or -1
         self.tricks_won = np.zeros((n, _SEATS), np.int64)
@@ -99,12 +98,8 @@ class BatchedPut:
         self.put_folded = np.zeros((n, _SEATS), bool)
         self.scores = np.zeros((n, _SEATS), np.int64)
         self.winner = np.full(n, -1, np.int64)
-        # The last finished hand (the observation's last_* block).
-        self.has_last = np.zeros(n, bool)
-        self.last_played = np.full((n, TRICKS_PER_HAND, _SEATS), -1, np.int64)
-        self.last_win = np.full((n, TRICKS_PER_HAND), -1, np.int64)
+        # The last finished hand's result (read by the batched evaluator's statistics).
         self.last_caller = np.full(n, -1, np.int64)
-        self.last_seen = np.zeros(n, bool)
         self.last_folded = np.zeros((n, _SEATS), bool)
         self.last_unit = np.full(n, -1, np.int64)
         self.last_points = np.zeros(n, np.int64)
@@ -151,7 +146,6 @@ class BatchedPut:
             return
         self.scores[rows] = 0
         self.winner[rows] = -1
-        self.has_last[rows] = False
         self.hands_played[rows] = 0
         self.dealer[rows] = self._draw_dealers(rows)
         self._start_hands(rows)
@@ -171,8 +165,6 @@ class BatchedPut:
         self.leader[rows] = first
         self.trick_no[rows] = 0
         self.on_table[rows] = 0
-        self.lead[rows] = -1
-        self.lead[rows, 0] = first
         self.played[rows] = -1
         self.trick_win[rows] = -1
         self.tricks_won[rows] = 0
@@ -294,7 +286,6 @@ class BatchedPut:
         going = t + 1 < TRICKS_PER_HAND
         g = r[going]
         self.current[g] = self.leader[g]
-        self.lead[g, t[going] + 1] = self.leader[g]
         w.seat("trick_leader", i[going], self.leader[g], (t[going] + 1) * _SEATS)
         w.both("current_trick", i[going], t[going], clear=True)
         w.both("current_trick", i[going], t[going] + 1)
@@ -326,11 +317,7 @@ class BatchedPut:
         r = rows[i]
         scored = unit >= 0
         self.scores[r[scored], unit[scored]] += points[scored]
-        self.has_last[r] = True
-        self.last_played[r] = self.played[r]
-        self.last_win[r] = self.trick_win[r]
         self.last_caller[r] = self.put_caller[r]
-        self.last_seen[r] = self.put_seen[r]
         self.last_folded[r] = self.put_folded[r]
         self.last_unit[r] = unit
         self.last_points[r] = np.where(scored, points, 0)
@@ -419,9 +406,7 @@ class BatchedPut:
         block[j, :, o["phase"] : o["phase"] + 3] = 0.0
         w.seat("dealer", j, self.dealer[rows[j]])
         t = self.trick_no[rows[j]]
-        cut = (
-            t < TRICKS_PER_HAND
-        )  # a trick cut short by a folded Put: its leader is no longer shown
+        cut = t < TRICKS_PER_HAND  # a trick cut short by a folded Put: its leader is hidden
         for seat in range(_SEATS):
             w.both("trick_leader", j[cut], t[cut] * _SEATS + seat, clear=True)
         j = np.flatnonzero(~over)  # a new hand
