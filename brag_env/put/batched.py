@@ -4,7 +4,14 @@
 deal, legal masks, ``step``, observations bit-equal to ``PutObserver``'s, rewards as put_v0's
 and ``reset`` of finished tables. ``PutGame`` stays the reference; ``tests/test_put_batched.py``
 plays both move for move. Python loops run over the few fixed positions (3 tricks, 2 seats,
-13 ranks), never over tables.
+6 dealt cards), never over tables.
+
+Observations are kept, not rebuilt: ``_obs`` holds both seats' vectors of every table and each
+change of state writes only the entries it changes, as flat indices gathered in one
+``_Writes`` and stored at once (a card played, a trick won, a Put called or seen). When a hand
+ends, its entries are already what the next observation's last-hand block must show, so they
+are copied there by three block copies before the new deal is written. ``acting``, which
+changes at every move, is written by ``observe`` into its copy. ``observe`` is then a gather.
 
 Differences from ``PutGame`` that do not change the game:
 
@@ -12,7 +19,7 @@ Differences from ``PutGame`` that do not change the game:
   each seat the deal with probability 1/2, so the distribution is the same; the random
   streams are not (the same seed deals other cards than put_v0).
 - No hand histories, no card identities: play is by rank (P1), which is all an observation
-  shows.
+  shows. The deal is the first six steps of a Fisher-Yates shuffle (uniform, as P2 asks).
 
 Supported options: ``num_players=2`` and every other ``PutConfig`` field (``target_points``,
 ``seen_put_points`` including ``"game"``, ``put_draw_to_opponent``, ``reward``). Anything
