@@ -6,12 +6,14 @@ and ``reset`` of finished tables. ``PutGame`` stays the reference; ``tests/test_
 plays both move for move. Python loops run over the few fixed positions (3 tricks, 2 seats,
 6 dealt cards), never over tables.
 
-Observations are kept, not rebuilt: ``_obs`` holds both seats' vectors of every table and each
-change of state writes only the entries it changes, as flat indices gathered in one
-``_Writes`` and stored at once (a card played, a trick won, a Put called or seen). When a hand
-ends, its entries are already what the next observation's last-hand block must show, so they
-are copied there by three block copies before the new deal is written. ``acting``, which
-changes at every move, is written by ``observe`` into its copy. ``observe`` is then a gather.
+Observations are kept, not rebuilt: ``_obs`` holds both seats' vectors of every table, as
+uint8 (counts and flags; ``observe`` adds the two float fields, scores and last points, from
+the state), and each change of state writes only the entries it changes, as flat indices
+gathered in one ``_Writes`` and stored at once (a card played, a trick won, a Put called or
+seen). When a hand ends, its entries are already what the next observation's last-hand block
+must show, so three block copies move them there before the new deal is written. ``acting``,
+which changes at every move, is written by ``observe`` into its copy. ``observe`` is
+otherwise a gather.
 
 Differences from ``PutGame`` that do not change the game:
 
@@ -112,9 +114,11 @@ class BatchedPut:
         self.last_points = np.zeros(n, np.int64)
         self.hands_played = np.zeros(n, np.int64)  # hands finished, per table, since reset
         # Both seats' observations of every table, kept up to date by every change of state
-        self._obs = np.zeros((n, _SEATS, self.obs_size), np.float32)
+        # (uint8: every kept entry is a count or a flag; the two float fields, scores and
+        # last_points, are written by observe from the state; a 4x smaller buffer stays in cache)
+        self._obs = np.zeros((n, _SEATS, self.obs_size), np.uint8)
         dealer = self.off["dealer"]
-        self._obs[:, 0, dealer] = self._obs[:, 1, dealer + 1] = 1.0  # dealer 0, no match yet
+        self._obs[:, 0, dealer] = self._obs[:, 1, dealer + 1] = 1  # dealer 0, no match yet
         # (from, to, size): blocks of the finished hand copied into the last-hand block
         off, layout = self.off, dict(observation_layout(_SEATS))
         self._last_copies = [
@@ -152,6 +156,7 @@ class BatchedPut:
         if rows.size == 0:
             return
         self.scores[rows] = 0
+        self.last_unit[rows] = -1  # no hand finished yet
         self.winner[rows] = -1
         self.hands_played[rows] = 0
         self.dealer[rows] = self._draw_dealers(rows)
@@ -362,17 +367,25 @@ class BatchedPut:
         flat = self._obs.reshape(-1, self.obs_size)
         if out is None:
             out = np.empty((index.size, self.obs_size), np.float32)
-        np.take(flat, index, axis=0, out=out, mode="clip")  # in range: checked above
+        out[...] = np.take(flat, index, axis=0, mode="clip")  # in range: checked above
+        o, size = self.off, self.obs_size
         current = self.current[rows]
         live = np.flatnonzero(current >= 0)
-        at = live * self.obs_size + (self.off["acting"] + (current[live] ^ seats[live]))
-        out.reshape(-1)[at] = 1.0
+        flat_out = out.reshape(-1)
+        flat_out[live * size + (o["acting"] + (current[live] ^ seats[live]))] = 1.0
+        scores = self.scores[rows]
+        out[:, o["scores"]] = self._points_of(scores[np.arange(rows.size), seats])
+        out[:, o["scores"] + 1] = self._points_of(scores[np.arange(rows.size), 1 - seats])
+        unit = self.last_unit[rows]
+        j = np.flatnonzero(unit >= 0)
+        points = self._points_of(self.last_points[rows[j]])
+        flat_out[j * size + (o["last_points"] + (unit[j] ^ seats[j]))] = points
         return out
 
     def _new_matches(self, rows: np.ndarray) -> None:
         """The kept observations of matches just dealt: hand, first leader, dealer."""
         o = self.off
-        block = np.zeros((rows.size, _SEATS, self.obs_size), np.float32)
+        block = np.zeros((rows.size, _SEATS, self.obs_size), np.uint8)
         every = np.arange(rows.size)
         w = _Writes(every, self.obs_size, o)
         self._deal_into(block, w, every, rows)
@@ -398,26 +411,20 @@ class BatchedPut:
         block = self._obs[rows]
         for src, dst, size in self._last_copies:
             block[:, :, dst : dst + size] = block[:, :, src : src + size]
-        block[:, :, o["last_hand"]] = 1.0
-        block[:, :, o["last_points"] : o["last_points"] + _SEATS] = 0.0
-        block[:, :, o["dealer"] : o["dealer"] + _SEATS] = 0.0
-        every = np.arange(rows.size)
-        w = _Writes(every, self.obs_size, o)
-        unit = self.last_unit[rows]
-        j = np.flatnonzero(unit >= 0)
-        w.value("last_points", j, unit[j], self._points_of(self.last_points[rows[j]]))
-        w.pair("scores", every, self._points_of(self.scores[rows]))
+        block[:, :, o["last_hand"]] = 1
+        block[:, :, o["dealer"] : o["dealer"] + _SEATS] = 0
+        w = _Writes(np.arange(rows.size), self.obs_size, o)
         over = self.phase[rows] == PHASE_OVER
         j = np.flatnonzero(over)  # the match is over: no trick in play, no phase
-        block[j, :, o["current_trick"] : o["current_trick"] + TRICKS_PER_HAND] = 0.0
-        block[j, :, o["phase"] : o["phase"] + 3] = 0.0
+        block[j, :, o["current_trick"] : o["current_trick"] + TRICKS_PER_HAND] = 0
+        block[j, :, o["phase"] : o["phase"] + 3] = 0
         w.seat("dealer", j, self.dealer[rows[j]])
         t = self.trick_no[rows[j]]
         cut = t < TRICKS_PER_HAND  # a trick cut short by a folded Put: its leader is hidden
         for seat in range(_SEATS):
             w.both("trick_leader", j[cut], t[cut] * _SEATS + seat, clear=True)
         j = np.flatnonzero(~over)  # a new hand
-        block[j, :, : o["scores"]] = 0.0  # the current-hand part: hand .. put_folded
+        block[j, :, : o["scores"]] = 0  # the current-hand part: hand .. put_folded
         self._deal_into(block, w, j, rows[j])
         w.flush(block)
         self._obs[rows] = block
@@ -470,11 +477,6 @@ class _Writes:
         self.at.extend((start + ids, start + (self.size + 1) - ids))
         self.values.extend((values, values))
 
-    def pair(self, block: str, i: np.ndarray, values: np.ndarray) -> None:
-        """A (k, 2) value per absolute seat, in both views."""
-        for seat in range(_SEATS):
-            self.value(block, i, seat, values[:, seat])
-
     def own_card(self, i: np.ndarray, seat: np.ndarray, rank, count: np.ndarray) -> None:
         """A hand count, in its holder's view only."""
         self.at.append(self.base[i] + seat * self.size + self.off["hand"] + rank)
@@ -483,8 +485,8 @@ class _Writes:
     def flush(self, obs: np.ndarray) -> None:
         flat = obs.reshape(-1)
         if self.zeros:
-            flat[np.concatenate(self.zeros)] = 0.0
+            flat[np.concatenate(self.zeros)] = 0
         if self.ones:
-            flat[np.concatenate(self.ones)] = 1.0
+            flat[np.concatenate(self.ones)] = 1
         if self.at:
             flat[np.concatenate(self.at)] = np.concatenate(self.values)
