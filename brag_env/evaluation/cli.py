@@ -174,8 +174,8 @@ def check_outputs(args: argparse.Namespace) -> None:
 
 
 def engine_for(args: argparse.Namespace, options: dict[str, Any]) -> str:
-    """ "batched" when the batched evaluator can play every table of this run, else "scalar"
-    (asked for with --no-batched; --duplicate and --history need the scalar env)."""
+    """Which engine plays this run: "batched" when the batched evaluator can play every table,
+    else "scalar" (asked for with --no-batched; --duplicate and --history need the scalar env)."""
     from brag_env.evaluation.batched import supports_batched
 
     if args.no_batched or args.history or args.duplicate:
