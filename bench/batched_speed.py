@@ -44,9 +44,10 @@ from brag_env.training.batched import BatchedSelfPlayVecEnv
 
 
 def _uniform_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    masks = masks.astype(bool)
-    pick = (rng.random(len(masks)) * masks.sum(axis=1)).astype(np.int64)
-    return (masks.cumsum(axis=1) > pick[:, None]).argmax(axis=1)
+    """A uniform legal action per row of 0/1 int8 masks (at most 29 legal: int8 sums)."""
+    legal = masks.cumsum(axis=1, dtype=np.int8)
+    pick = (rng.random(len(masks)) * legal[:, -1]).astype(np.int8)
+    return (legal > pick[:, None]).argmax(axis=1)
 
 
 def batched_put(tables: int, decisions: int) -> float:

@@ -2,14 +2,16 @@
 
     python bench/train_speed.py                                   # configs/put_ppo.yaml
     python bench/train_speed.py --steps 40960 --batched n_envs=256 ppo.n_steps=8
+    python bench/train_speed.py --batched n_envs=256 ppo.n_steps=8 --batched n_envs=1024 ...
 
 Both variants build the venv and the model exactly as train.py does (``make_vec_env``,
 ``build_model``) and run ``model.learn(steps)`` with no evaluation or checkpoints. The batched
-variant takes extra ``--batched KEY=VALUE`` overrides (more tables, since a batched step costs
-about the same for 16 tables as for 256). Where the time goes: ``collect_rollouts`` (env and
-rollout forward passes) and ``train`` (PPO updates) are timed inside ``learn``; the env alone is
-timed after, stepping the same venv with uniform legal learner actions for as many steps.
-Process CPU time; the machine's load average is printed with the table.
+variants take extra ``--batched KEY=VALUE`` overrides, one flag per variant (more tables, since
+a batched step costs about the same for 16 tables as for 256). Where the time goes:
+``collect_rollouts`` (env and rollout forward passes) and ``train`` (PPO updates) are timed
+inside ``learn``; the env alone is timed after, stepping the same venv with uniform legal
+learner actions for as many steps. Process CPU time; the machine's load average is printed
+with the table.
 """
 
 from __future__ import annotations
@@ -25,14 +27,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from brag_env.training.cli import build_model  # noqa: E402
 from brag_env.training.config import load_config  # noqa: E402
 from brag_env.training.envs import close_quietly, make_vec_env  # noqa: E402
 
 
 def run(config: Path, overrides: list[str], steps: int) -> dict[str, float]:
     import torch
-
-    from brag_env.training.cli import build_model  # train.py's model (the script moved there)
 
     cfg = load_config(config, overrides)
     torch.set_num_threads(cfg.torch_threads)
@@ -85,24 +86,31 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", default=str(ROOT / "configs" / "put_ppo.yaml"))
     parser.add_argument("--steps", type=int, default=40_960)
-    parser.add_argument("--batched", nargs="*", default=["n_envs=256", "ppo.n_steps=8"])
+    parser.add_argument(
+        "--batched",
+        nargs="*",
+        action="append",
+        metavar="KEY=VALUE",
+        help="overrides of one batched variant; repeat the flag to compare several in one run",
+    )
     args = parser.parse_args(argv)
-    rows = {
-        "dummy": run(Path(args.config), ["vec_env=dummy"], args.steps),
-        "batched": run(Path(args.config), ["vec_env=batched", *args.batched], args.steps),
-    }
-    print(f"config {Path(args.config).name}, batched overrides {' '.join(args.batched)}")
+    variants = args.batched or [["n_envs=256", "ppo.n_steps=8"]]
+    rows = {"dummy": run(Path(args.config), ["vec_env=dummy"], args.steps)}
+    for k, overrides in enumerate(variants, 1):
+        rows[f"batched{k}"] = run(Path(args.config), ["vec_env=batched", *overrides], args.steps)
+    print(f"config {Path(args.config).name}")
+    for k, overrides in enumerate(variants, 1):
+        print(f"batched{k}: {' '.join(overrides)}")
     print(f"load average {os.getloadavg()[0]:.1f}")
-    head = f"{'vec_env':<8} {'n_envs':>6} {'steps':>7} {'steps/s':>8} {'env us/step':>12}"
-    print(head + f" {'learn us/step':>14} {'rollout':>8} {'update':>7}")
+    head = f"{'vec_env':<9} {'n_envs':>6} {'steps':>7} {'steps/s':>8} {'env us/step':>12}"
+    print(head + f" {'learn us/step':>14} {'rollout':>8} {'update':>7} {'/ dummy':>8}")
+    base = rows["dummy"]["steps_per_s"]
     for name, r in rows.items():
         print(
-            f"{name:<8} {r['n_envs']:>6} {r['steps']:>7} {r['steps_per_s']:>8.0f} "
+            f"{name:<9} {r['n_envs']:>6} {r['steps']:>7} {r['steps_per_s']:>8.0f} "
             f"{r['env_us_per_step']:>12.1f} {r['learn_us_per_step']:>14.1f} "
-            f"{r['rollout']:>8.0%} {r['update']:>7.0%}"
+            f"{r['rollout']:>8.0%} {r['update']:>7.0%} {r['steps_per_s'] / base:>7.2f}x"
         )
-    ratio = rows["batched"]["steps_per_s"] / rows["dummy"]["steps_per_s"]
-    print(f"batched / dummy learner steps/s: {ratio:.2f}x")
     return 0
 
 

@@ -1,19 +1,35 @@
 """Evaluation on the batched engines: run_headsup's numbers, all matches (Put) or hands (Brag)
 at once."""
 
+import contextlib
+import io
+import json
+
+import numpy as np
 import pytest
 
-from brag_env.evaluation import run_headsup
-from brag_env.evaluation.batched import run_headsup_batched, supports_batched
+from agents.registry import parse_spec
+from brag_env.cards import parse_card
+from brag_env.evaluation import evaluate, run_headsup
+from brag_env.evaluation.batched import (
+    _put_tournament,
+    run_headsup_batched,
+    supports_batched,
+    supports_headsup_batched,
+)
+from brag_env.put.batched import BatchedPut
 
 
 def test_supported_for_heads_up_put_and_one_hand_brag_with_batch_agents():
     assert supports_batched("put", ["put:caller", "put:bluffer"], {})
     assert supports_batched("put", ["random", "put:greedy"], {"target_points": 3})
     assert not supports_batched("put", ["put:caller", "put:caller"], {"num_players": 3})
-    assert supports_batched("brag", ["brag:tight", "random"], {})
-    assert supports_batched("brag", ["brag:tips", "brag:caller"], {"num_players": 8})
-    assert not supports_batched("brag", ["brag:tight", "random"], {"hands_per_session": 5})
+    assert supports_headsup_batched("put", ["put:caller", "put:bluffer"], {})
+    assert supports_headsup_batched("brag", ["brag:tight", "random"], {})
+    assert supports_headsup_batched("brag", ["brag:tips", "brag:caller"], {"num_players": 8})
+    assert not supports_headsup_batched("brag", ["brag:tight", "random"], {"hands_per_session": 5})
+    # evaluate.py's tournaments have no batched Brag runner yet: the scalar evaluator plays them
+    assert not supports_batched("brag", ["brag:tight", "random"], {"num_players": 2})
 
 
 def test_brag_result_shape_count_and_reproducible():
@@ -74,3 +90,132 @@ def test_put_tips_has_no_vector_rules_so_it_plays_one_agent_per_table():
     assert not supports_batched("put", ["random", "put:tips"], {})
     assert isinstance(batch_agent("put:tips", table_info("put"), 0), PerTableAgents)
     assert supports_batched("put", ["random", "put:caller"], {})
+
+
+class _DealsOf:
+    """A ``BatchedPut`` that deals what a scalar tournament dealt (its hand histories): each
+    episode's first dealer and every hand's deck."""
+
+    def __init__(self, history_lines):
+        self.decks, self.dealers = {}, {}
+        for line in history_lines:
+            record = json.loads(line)
+            episode, hand = record["episode"], record["hand"]
+            self.decks[episode, hand] = [parse_card(c) for c in record["deck"]]
+            if hand == 1:
+                self.dealers[episode] = record["dealer"]
+
+    def __call__(self, tables, config, seed):
+        deals = self
+
+        class Mirrored(BatchedPut):
+            def _draw_dealers(self, rows):
+                return np.array([deals.dealers[int(r)] for r in rows])
+
+            def _draw_deals(self, rows):
+                hand = self.hands_played[rows] + 1  # the hand about to be dealt
+                return np.array(
+                    [deals.decks[int(r), int(h)] for r, h in zip(rows, hand, strict=True)]
+                )
+
+        return Mirrored(tables, config, seed)
+
+
+@pytest.mark.parametrize(
+    "specs, options",
+    [
+        (["put:caller", "put:greedy"], {}),
+        (["put:greedy", "put:caller:put_at=0.5,see_at=0.3"], {"target_points": 3}),
+        (["put:caller", "put:caller:see_at=0.2"], {"reward": "points", "seen_put_points": "game"}),
+    ],
+)
+def test_batched_tournament_equals_the_scalar_one_on_the_same_deals_P1_P6(specs, options):
+    """Deterministic agents on the scalar run's deals: every sample, statistic and interval of
+    the report is the same (only the engine label differs)."""
+    history = io.StringIO()
+    scalar = evaluate("put", specs, 40, seed=3, options=options, history=history)
+    deals = _DealsOf(history.getvalue().splitlines())
+    batched = _put_tournament(
+        [parse_spec(s, "put") for s in specs], 40, 3, dict(options), make_engine=deals
+    )
+    want, got = scalar.to_dict(), batched.to_dict()
+    assert (want.pop("engine"), got.pop("engine")) == ("scalar", "batched")
+    assert got == want
+    assert got["agents"][0]["behaviour"]["counts"]["hands"] > 40
+    assert batched.agents[0].seat_estimates == scalar.agents[0].seat_estimates
+
+
+def _cli(tmp_path, *args):
+    """evaluate.py in this process; returns (stdout, the --json report)."""
+    from brag_env.evaluation.cli import main
+
+    out = tmp_path / "report.json"
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        assert main([*args, "--json", str(out), "--force", "--no-progress"]) == 0
+    return buffer.getvalue(), json.loads(out.read_text())
+
+
+@pytest.mark.parametrize(
+    "extra, engine",
+    [
+        ([], "batched"),
+        (["--no-batched"], "scalar"),
+        (["--duplicate"], "scalar"),  # duplicate deals: the scalar env replays them
+    ],
+)
+def test_evaluate_cli_runs_heads_up_put_batched_unless_told_or_unable(tmp_path, extra, engine):
+    text, report = _cli(tmp_path, "--game", "put", "--agents", "put:caller", "random", *extra)
+    assert report["engine"] == engine
+    assert f"{engine} engine" in " ".join(text.split())
+    assert report["samples_per_agent"] == 1000  # the default count, either way
+    assert set(report["agents"][0]["metrics"]) == {"match_win", "points_per_hand"}
+
+
+def test_evaluate_cli_keeps_the_scalar_env_for_histories_and_other_tables(tmp_path):
+    history = tmp_path / "h.jsonl"
+    _, report = _cli(
+        tmp_path,
+        "--game",
+        "put",
+        "--agents",
+        "put:caller",
+        "random",
+        "--matches",
+        "4",
+        "--history",
+        str(history),
+    )
+    assert report["engine"] == "scalar" and history.read_text().count("\n") >= 4
+    _, report = _cli(
+        tmp_path, "--game", "put", "--agents", "random", "random", "random", "--matches", "6"
+    )
+    assert report["engine"] == "scalar"  # three players: no batched engine
+    _, report = _cli(tmp_path, "--game", "brag", "--agents", "random", "random", "--hands", "20")
+    assert report["engine"] == "scalar"
+    _, report = _cli(tmp_path, "--game", "put", "--agents", "put:tips", "random", "--matches", "4")
+    assert report["engine"] == "scalar"  # put:tips has no vector rules
+
+
+def test_evaluate_cli_round_robin_plays_every_table_batched(tmp_path):
+    text, report = _cli(
+        tmp_path,
+        "--game",
+        "put",
+        "--round-robin",
+        "random",
+        "put:greedy",
+        "put:caller",
+        "--matches",
+        "50",
+    )
+    assert [t["engine"] for t in report["tournaments"]] == ["batched"] * 3
+    assert "batched engine" in " ".join(text.split())
+    assert report["matrix"][1][2]["n"] == 50
+
+
+def test_batched_evaluate_refuses_histories_and_duplicates():
+    with pytest.raises(ValueError, match="no hand histories"):
+        evaluate("put", ["random", "random"], 4, history=io.StringIO(), batched=True)
+    with pytest.raises(ValueError, match="duplicates"):
+        evaluate("put", ["random", "random"], 4, duplicate=True, batched=True)

@@ -72,10 +72,17 @@ def evaluate(
     options: dict[str, Any] | None = None,
     history: IO[str] | None = None,
     progress: bool = False,
+    batched: bool = False,
 ) -> TournamentResult:
-    """One table: ``specs[i]`` is agent i; ``count`` hands (Brag) or matches (Put)."""
+    """One table: ``specs[i]`` is agent i; ``count`` hands (Brag) or matches (Put).
+
+    ``batched``: every episode at once on the game's batched engine
+    (``brag_env.evaluation.batched``; check ``supports_batched`` first): same statistics,
+    no histories, no duplicate deals."""
     adapter = get_adapter(game)
     episodes = episodes_for(adapter.name, count, options)
+    if batched:
+        return _batched_tournament(adapter.name, specs, episodes, seed, duplicate, options, history)
     return run_tournament(
         adapter, specs, episodes, seed, duplicate, options, history=history, progress=progress
     )
@@ -91,13 +98,29 @@ def round_robin(
     table_size: int | None = None,
     history: IO[str] | None = None,
     progress: bool = False,
+    batched: bool = False,
 ) -> RoundRobinResult:
-    """Every pool agent against every other (see ``run_round_robin``); ``count`` per table."""
+    """Every pool agent against every other (see ``run_round_robin``); ``count`` per table;
+    ``batched`` as for ``evaluate``, for every table."""
     adapter = get_adapter(game)
     episodes = episodes_for(adapter.name, count, options)
+    table = _batched_table if batched else None
     return run_round_robin(
-        adapter, pool, episodes, seed, duplicate, options, table_size, history, progress
+        adapter, pool, episodes, seed, duplicate, options, table_size, history, progress, table
     )
+
+
+def _batched_table(adapter, specs, episodes, seed, duplicate, options, history, **_):
+    """One round-robin table on the batched engine (``run_tournament``'s arguments)."""
+    return _batched_tournament(adapter.name, specs, episodes, seed, duplicate, options, history)
+
+
+def _batched_tournament(game, specs, episodes, seed, duplicate, options, history):
+    from brag_env.evaluation.batched import run_tournament_batched
+
+    if duplicate or history is not None:
+        raise ValueError("the batched evaluator keeps no hand histories and deals no duplicates")
+    return run_tournament_batched(game, specs, episodes, seed, options)
 
 
 def run_headsup(

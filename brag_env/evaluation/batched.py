@@ -1,25 +1,29 @@
-"""``run_headsup`` on the batched engines: every match (Put) or hand (Brag) at once.
+"""Tournaments on a batched engine: every episode of an evaluation played at once, as arrays.
 
-``run_headsup_batched`` returns what ``run_headsup`` returns (the match win rate of the first
-agent over ``n`` matches, rounded up to whole seating designs, with ``ratio_ci``'s 95%
-interval over matches) from the same schedule (seat rotation) and the same per-agent seeds,
-but the matches are the tables of one ``BatchedPut`` and each agent decides for all its tables
-in one ``act_batch`` call. The deals come from the engine's own stream, so the numbers are
-another sample of the same quantity, not the scalar evaluator's exact figures.
+``run_tournament_batched`` returns what ``run_tournament`` returns (a ``TournamentResult`` with
+the same metrics, per-seat payoffs, behaviour statistics and 95% intervals over episodes) from
+the same schedule (seat rotation) and the same per-agent seeds, but the episodes are the tables
+of one batched engine and each agent decides for all the tables where it is to act in one
+``act_batch`` call. The deals come from the engine's own stream, so the numbers are another
+sample of the same quantities, not the scalar evaluator's exact figures. No hand histories.
 
-Brag (``BatchedBrag``: one-hand sessions, 2-8 players): the payoff per hand of the first agent
-against ``num_players - 1`` copies of the other, in antes (min-stakes without an ante), with
-``ratio_ci``'s interval over hands, as ``run_headsup("brag", ...)`` reports it; each copy of
-the opponent is its own agent with its own seed, as in the scalar evaluator.
+``supports_batched`` says when it applies: a game with a batched runner here (``RUNNERS``:
+Put heads-up with the full pack so far), options that engine covers, and every agent deciding
+natively for many tables (``act_batch``: the Put baselines, ``random``, snapshots). Duplicate
+deals and ``--history`` need the scalar evaluator. A game's engine plugs in by adding a runner
+``(parsed specs, episodes, seed, options) -> TournamentResult`` and its option check.
 
-``supports_batched`` says when it applies: heads-up Put with the full pack, or Brag with
-``hands_per_session: 1`` and three cards; no duplicate deals; every agent deciding natively
-for many tables (``act_batch``: the baselines, ``random``, snapshots; not ``put:tips``).
-Otherwise the scalar evaluator runs.
+``run_headsup_batched`` is what training evaluations call: the first agent against the other
+(Put: match win rate) or against ``num_players - 1`` copies of it (Brag, ``BatchedBrag``,
+one-hand sessions: payoff per hand in antes, min-stakes without an ante), with ``ratio_ci``'s
+interval. ``supports_headsup_batched`` says when it applies. Each copy of a Brag opponent is
+its own agent with its own seed, as in the scalar evaluator.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -30,23 +34,30 @@ from brag_env.evaluation.stats import ratio_ci
 _DEALS_TAG = 0xBA7C  # the engine's deal stream, apart from the schedule's and the agents'
 
 
-def _engine_covers(game: str, env_config: dict[str, Any]) -> bool:
-    if game == "brag":  # BatchedBrag: one-hand sessions of Three-card Brag
-        return (
-            int(env_config.get("hands_per_session", 1)) == 1
-            and int(env_config.get("cards_dealt", 3)) == 3
-        )
-    # BatchedPut: heads-up, the full pack
-    return (
-        game == "put"
-        and int(env_config.get("num_players", 2)) == 2
-        and int(env_config.get("deck_ranks", 13)) == 13
-    )
-
-
-def supports_batched(game: str, specs: list[str], env_config: dict[str, Any]) -> bool:
-    if not _engine_covers(game, env_config):
+def _put_options_supported(options: dict[str, Any]) -> bool:
+    if int(options.get("num_players", 2)) != 2:
         return False
+    return int(options.get("deck_ranks", 13)) == 13  # the batched engine deals the full pack
+
+
+def supports_batched(
+    game: str, specs: Sequence[str], env_config: dict[str, Any], duplicate: bool = False
+) -> bool:
+    """Whether ``run_tournament_batched`` can play this evaluation (module docstring)."""
+    if game not in RUNNERS or duplicate:
+        return False
+    options_supported, num_players = RUNNERS[game][1], RUNNERS[game][2]
+    if len(specs) != num_players or not options_supported(env_config):
+        return False
+    return _natively_batched(game, specs, env_config)
+
+
+def _brag_options_supported(options: dict[str, Any]) -> bool:
+    # BatchedBrag: one-hand sessions of Three-card Brag
+    return int(options.get("hands_per_session", 1)) == 1 and int(options.get("cards_dealt", 3)) == 3
+
+
+def _natively_batched(game: str, specs: Sequence[str], env_config: dict[str, Any]) -> bool:
     from agents import make_agent, table_info
     from agents.batch import natively_batched
 
@@ -60,6 +71,25 @@ def supports_batched(game: str, specs: list[str], env_config: dict[str, Any]) ->
     return True
 
 
+def supports_headsup_batched(game: str, specs: Sequence[str], env_config: dict[str, Any]) -> bool:
+    """Whether ``run_headsup_batched`` can play ``specs`` (agent, opponent) of ``game``."""
+    if game == "brag":
+        return _brag_options_supported(env_config) and _natively_batched(game, specs, env_config)
+    return supports_batched(game, specs, env_config)
+
+
+def run_tournament_batched(
+    game: str, specs: Sequence[Any], episodes: int, seed: int = 0, options: dict | None = None
+) -> Any:
+    """``run_tournament`` of ``game`` on its batched engine (see the module docstring)."""
+    from agents.registry import parse_spec
+
+    if game not in RUNNERS:
+        raise ValueError(f"no batched engine for game {game!r}; use the scalar evaluator")
+    parsed = [s if not isinstance(s, str) else parse_spec(s, game) for s in specs]
+    return RUNNERS[game][0](parsed, episodes, seed, dict(options or {}))
+
+
 def run_headsup_batched(
     agent_spec: str,
     opponent_spec: str,
@@ -71,24 +101,66 @@ def run_headsup_batched(
     """``run_headsup(game, ...)`` on the batched engine (see the module docstring)."""
     if game == "brag":
         return _run_brag(agent_spec, opponent_spec, n, seed, env_config)
-    from agents import make_agent, table_info
-    from brag_env.put.batched import BatchedPut
-    from brag_env.put.rules import PutConfig
+    result = run_tournament_batched("put", [agent_spec, opponent_spec], n, seed, env_config)
+    estimate = result.agents[0].metrics["match_win"]
+    return {
+        "metric": "match win rate",
+        "mean": estimate.mean,
+        "ci_low": estimate.low,
+        "ci_high": estimate.high,
+        "n": estimate.n,
+    }
 
-    options = dict(env_config or {})
+
+# Behaviour events counted per decision (the fields of put_stats._Counts).
+_DECISION_EVENTS = ("put_chances", "puts", "bluff_puts", "faced_put", "folded_to_put", "bluff_sees")
+_HAND_EVENTS = ("hands", "put_wins", "bluff_put_wins", "showdowns", "showdown_wins")
+
+
+def _put_tournament(
+    parsed: list,
+    episodes: int,
+    seed: int,
+    options: dict[str, Any],
+    make_engine: Callable[..., Any] | None = None,
+) -> Any:
+    """Heads-up Put: ``run_tournament`` with ``PutCollector``'s samples and counts, computed
+    over all tables at each step (strength from the acting seat's own observation, which
+    holds exactly the cards and tricks the collector reads from the engine). ``make_engine``
+    ``(tables, config, seed)`` replaces ``BatchedPut`` (tests deal the scalar run's cards)."""
+    from agents import make_agent, table_info
+    from agents.put import PutBatchView, PutView
+    from brag_env.evaluation.games import get_adapter
+    from brag_env.evaluation.put_stats import PutCollector
+    from brag_env.evaluation.runner import tournament_result
+    from brag_env.put.batched import BatchedPut
+    from brag_env.put.rules import FOLD, PUT, SEE, PutConfig
+
+    adapter = get_adapter("put")
+    adapter.num_players(len(parsed), options)
     config = PutConfig.from_dict(options)
-    schedule = make_schedule(2, n, seed)
+    schedule = make_schedule(2, episodes, seed)
     tables = len(schedule)
     table = table_info("put", **options)
     rngs = agent_seeds(seed, 2)
-    agents = [make_agent(s, table, rngs[i]) for i, s in enumerate((agent_spec, opponent_spec))]
+    agents = [make_agent(spec, table, rngs[i]) for i, spec in enumerate(parsed)]
     seat_agent = np.array([e.seats for e in schedule], np.int64)  # (tables, 2): agent per seat
-    rows = np.arange(tables)
+    group = np.array([e.group for e in schedule], np.int64)
     for agent in agents:
         agent.reset_rows(np.arange(2 * tables))
-    engine = BatchedPut(tables, config, seed=np.random.SeedSequence([seed, _DEALS_TAG]))
+    view = PutBatchView(PutView(table))
+    decision_counts = np.zeros((2, len(_DECISION_EVENTS)), np.int64)
+    hand_counts = np.zeros((2, len(_HAND_EVENTS)), np.int64)
+    by_decile = np.zeros((2, 10 * 4), np.int64)
+    hand_samples: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+    bluffed = np.zeros((tables, 2), bool)  # seat called a bottom-half Put this hand
+    payoff = np.zeros((tables, 2))
+
+    started = time.perf_counter()
+    decisions = 0
+    engine = (make_engine or BatchedPut)(tables, config, np.random.SeedSequence([seed, _DEALS_TAG]))
     engine.reset()
-    live = rows
+    live = np.arange(tables)
     while live.size:
         seats = engine.current[live]
         who = seat_agent[live, seats]
@@ -98,19 +170,72 @@ def run_headsup_batched(
         for a in (0, 1):
             k = np.flatnonzero(who == a)
             if k.size:
-                state_rows = live[k] * 2 + seats[k]
-                actions[k] = agents[a].act_batch(obs[k], masks[k], state_rows)
-        engine.step(live, actions)
+                actions[k] = agents[a].act_batch(obs[k], masks[k], live[k] * 2 + seats[k])
+        decisions += live.size
+        # before the step: what PutCollector.before_action counts
+        view.load(obs)
+        weak = view.strength < 0.5
+        can_put = masks[:, PUT] == 1
+        put = can_put & (actions == PUT)
+        fold = ~can_put & (actions == FOLD)
+        see = ~can_put & (actions == SEE)
+        events = (can_put, put, put & weak, fold | see, fold, see & weak)
+        for e, flag in enumerate(events):
+            decision_counts[:, e] += np.bincount(who[flag], minlength=2)
+        column = np.where(can_put, np.where(put, 0, 1), np.where(fold, 3, 2))
+        decile = np.minimum((view.strength * 10.0).astype(np.int64), 9)
+        k = np.flatnonzero(can_put | fold | see)
+        by_decile += np.bincount(who[k] * 40 + decile[k] * 4 + column[k], minlength=80).reshape(
+            2, 40
+        )
+        bluffed[live[put & weak], seats[put & weak]] = True
+        before = engine.hands_played[live]
+        rewards, _ = engine.step(live, actions)
+        payoff[live] += rewards
+        done = live[engine.hands_played[live] > before]
+        if done.size:  # PutCollector._end_hand, for every hand that just ended
+            unit, points = engine.last_unit[done], engine.last_points[done].astype(np.float64)
+            folded = engine.last_folded[done].any(axis=1)
+            caller = engine.last_caller[done]
+            for seat in (0, 1):
+                a = seat_agent[done, seat]
+                value = np.where(unit < 0, 0.0, np.where(unit == seat, points, -points))
+                hand_samples.append((a, group[done], np.full(done.size, seat), value))
+                won_put = (caller == seat) & folded
+                flags = (
+                    np.ones(done.size, bool),
+                    won_put,
+                    won_put & bluffed[done, seat],
+                    ~folded,
+                    ~folded & (unit == seat),
+                )
+                for e, flag in enumerate(flags):
+                    hand_counts[:, e] += np.bincount(a[flag], minlength=2)
+            bluffed[done] = False
         live = live[engine.current[live] >= 0]
-    won = (seat_agent[rows, engine.winner] == 0).astype(np.float64)
-    estimate = ratio_ci(won, np.ones(tables))
-    return {
-        "metric": "match win rate",
-        "mean": estimate.mean,
-        "ci_low": estimate.low,
-        "ci_high": estimate.high,
-        "n": estimate.n,
-    }
+    seconds = time.perf_counter() - started
+
+    collector = PutCollector(None, 2)
+    store = collector.metrics
+    for seat in (0, 1):
+        for a in (0, 1):
+            k = np.flatnonzero(seat_agent[:, seat] == a)
+            seat_ids = np.full(k.size, seat)
+            store.extend("payoff", a, group[k], seat_ids, payoff[k, seat])
+            store.extend("match_win", a, group[k], seat_ids, engine.winner[k] == seat)
+    agent_of, groups, seat_of, values = (np.concatenate(x) for x in zip(*hand_samples, strict=True))
+    for a in (0, 1):
+        k = np.flatnonzero(agent_of == a)
+        store.extend("points_per_hand", a, groups[k], seat_of[k], values[k])
+    for a, counts in enumerate(collector.counts):
+        for e, name in enumerate(_DECISION_EVENTS):
+            setattr(counts, name, int(decision_counts[a, e]))
+        for e, name in enumerate(_HAND_EVENTS):
+            setattr(counts, name, int(hand_counts[a, e]))
+        counts.by_decile = by_decile[a].reshape(10, 4).tolist()
+    return tournament_result(
+        adapter, parsed, options, seed, False, schedule, collector, seconds, decisions, "batched"
+    )
 
 
 def _run_brag(
@@ -162,3 +287,9 @@ def _run_brag(
         "ci_high": estimate.high,
         "n": estimate.n,
     }
+
+
+#: game -> (runner, options check, seats per table)
+RUNNERS: dict[str, tuple[Callable[..., Any], Callable[[dict[str, Any]], bool], int]] = {
+    "put": (_put_tournament, _put_options_supported, 2),
+}

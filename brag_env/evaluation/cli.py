@@ -108,6 +108,12 @@ def build_parser(prog: str = _PROG) -> argparse.ArgumentParser:
         action="store_true",
         help="heads-up Put: also each agent's exact exploitability (docs/solver.md)",
     )
+    p.add_argument(
+        "--no-batched",
+        action="store_true",
+        help="play on the scalar env even when every agent supports the batched engine "
+        "(heads-up Put; docs/evaluation.md)",
+    )
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     return p
 
@@ -166,6 +172,22 @@ def check_outputs(args: argparse.Namespace) -> None:
             )
 
 
+def engine_for(args: argparse.Namespace, options: dict[str, Any]) -> str:
+    """Which engine plays this run: "batched" when the batched evaluator can play every table,
+    else "scalar" (asked for with --no-batched; --duplicate and --history need the scalar env)."""
+    from brag_env.evaluation.batched import supports_batched
+
+    if args.no_batched or args.history or args.duplicate:
+        return "scalar"
+    if args.agents:
+        return "batched" if supports_batched(args.game, args.agents, options) else "scalar"
+    pool = args.round_robin
+    size = args.table_size or options.get("num_players") or len(pool[:2])
+    table = {k: v for k, v in options.items() if k != "num_players"} | {"num_players": size}
+    ok = all(supports_batched(args.game, [spec] * size, table) for spec in pool)
+    return "batched" if ok else "scalar"
+
+
 def run(args: argparse.Namespace) -> int:
     from brag_env.evaluation import evaluate, get_adapter, round_robin
     from brag_env.evaluation.report import print_round_robin, print_tournament
@@ -187,6 +209,7 @@ def run(args: argparse.Namespace) -> int:
 
         exploitability.check(game, options, args.table_size or len(args.agents or specs[:2]), specs)
     progress = not args.no_progress and sys.stderr.isatty()
+    batched = engine_for(args, options) == "batched"
 
     history = AtomicFile(args.history, "--history", args.force) if args.history else None
     try:
@@ -201,13 +224,22 @@ def run(args: argparse.Namespace) -> int:
                 args.table_size,
                 history,
                 progress,
+                batched,
             )
             print_round_robin(result)
         else:
             if args.table_size is not None:
                 raise ValueError("--table-size is for --round-robin; --agents gives one per seat")
             result = evaluate(
-                game, args.agents, count, args.seed, args.duplicate, options, history, progress
+                game,
+                args.agents,
+                count,
+                args.seed,
+                args.duplicate,
+                options,
+                history,
+                progress,
+                batched,
             )
             print_tournament(result)
     except BaseException:

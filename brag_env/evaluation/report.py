@@ -48,6 +48,10 @@ BEHAVIOUR_COLUMNS: dict[str, list[tuple[str, str]]] = {
         ("showdown_win_rate", "showdown win"),
     ],
 }
+_ENGINES = {
+    "scalar": "scalar engine (one AEC env)",
+    "batched": "batched engine (all episodes at once, as arrays)",
+}
 _COUNT_KEYS = {"turns_before_look"}  # shown as a number, not a percentage
 
 # Rates by strength decile in the text report, per game: (title, behaviour table key, numerator
@@ -260,7 +264,7 @@ def print_tournament(result: TournamentResult, console: Console | None = None) -
         console.print(table)
     console.print(
         f"{result.decisions} decisions in {result.seconds:.1f} s "
-        f"({result.decisions / max(result.seconds, 1e-9):,.0f}/s)"
+        f"({result.decisions / max(result.seconds, 1e-9):,.0f}/s), {_ENGINES[result.engine]}"
     )
 
 
@@ -268,4 +272,5 @@ def print_round_robin(result: RoundRobinResult, console: Console | None = None) 
     console = console or Console()
     console.print(round_robin_table(result))
     console.print(round_robin_intervals(result))
-    console.print(f"{len(result.matches)} tables in {result.seconds:.1f} s")
+    engine = _ENGINES[result.matches[0].engine] if result.matches else ""
+    console.print(f"{len(result.matches)} tables in {result.seconds:.1f} s, {engine}")

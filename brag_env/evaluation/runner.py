@@ -39,15 +39,27 @@ class MetricStore:
         self.num_agents = num_agents
         self._data: dict[str, list[tuple[list[int], list[int], list[float]]]] = {}
 
-    def add(self, metric: str, agent: int, group: int, seat: int, value: float) -> None:
-        """One sample of ``metric`` for ``agent``; ``group`` is its unit (episode or deal group)."""
+    def _lists(self, metric: str, agent: int) -> tuple[list[int], list[int], list[float]]:
         rows = self._data.get(metric)
         if rows is None:
             rows = self._data[metric] = [([], [], []) for _ in range(self.num_agents)]
-        groups, seats, values = rows[agent]
+        return rows[agent]
+
+    def add(self, metric: str, agent: int, group: int, seat: int, value: float) -> None:
+        """One sample of ``metric`` for ``agent``; ``group`` is its unit (episode or deal group)."""
+        groups, seats, values = self._lists(metric, agent)
         groups.append(group)
         seats.append(seat)
         values.append(value)
+
+    def extend(
+        self, metric: str, agent: int, groups: np.ndarray, seats: np.ndarray, values: np.ndarray
+    ) -> None:
+        """Many samples of ``metric`` for ``agent`` at once (``add`` for each, in order)."""
+        have_groups, have_seats, have_values = self._lists(metric, agent)
+        have_groups.extend(np.asarray(groups, np.int64).tolist())
+        have_seats.extend(np.asarray(seats, np.int64).tolist())
+        have_values.extend(np.asarray(values, np.float64).tolist())
 
     @property
     def metrics(self) -> list[str]:
@@ -242,6 +254,8 @@ class TournamentResult:
     seconds: float
     decisions: int
     samples: int  # payoff samples per agent: hands (Brag) or matches (Put) played
+    #: "scalar" (the AEC env, one table) or "batched" (all tables as arrays, no histories)
+    engine: str = "scalar"
 
     @property
     def unit(self) -> str:
@@ -274,6 +288,7 @@ class TournamentResult:
             "ci_method": self.ci_method,
             "samples_per_agent": self.samples,
             "decisions": self.decisions,
+            "engine": self.engine,
             "agents": [a.to_dict() for a in self.agents],
         }
 
@@ -376,7 +391,26 @@ def run_tournament(
         bar.close()
         env.close()
     seconds = time.perf_counter() - started
+    return tournament_result(
+        adapter, parsed, options, seed, duplicate, schedule, collector, seconds, decisions
+    )
 
+
+def tournament_result(
+    adapter: GameAdapter,
+    parsed: Sequence[AgentSpec],
+    options: dict[str, Any],
+    seed: int,
+    duplicate: bool,
+    schedule: Sequence[Episode],
+    collector: Collector,
+    seconds: float,
+    decisions: int,
+    engine: str = "scalar",
+) -> TournamentResult:
+    """The ``TournamentResult`` of a finished run from its collector's samples and counts
+    (shared by the scalar loop above and the batched runs of ``brag_env.evaluation.batched``)."""
+    n = len(parsed)
     metrics = collector.metrics
     results = []
     for i, spec in enumerate(parsed):
@@ -407,6 +441,7 @@ def run_tournament(
         seconds=seconds,
         decisions=decisions,
         samples=int(metrics.values(collector.payoff_metric, 0).size),
+        engine=engine,
     )
 
 
@@ -468,11 +503,13 @@ def run_round_robin(
     table_size: int | None = None,
     history: IO[str] | None = None,
     progress: bool = False,
+    tournament: Callable[..., TournamentResult] | None = None,
 ) -> RoundRobinResult:
     """Every pool agent against every other: one of i with ``table_size - 1`` copies of j.
 
     Heads-up (table size 2) each unordered pair plays once and fills both cells; larger tables
     play each ordered pair. Table ``k`` is ``matches[k]``; its history lines carry ``"table": k``.
+    ``tournament`` plays one table (default ``run_tournament``; same arguments).
     """
     options = dict(options or {})
     if len(pool) < 2:
@@ -489,7 +526,7 @@ def run_round_robin(
     pairs = [(i, j) for i in range(k) for j in range(k) if i != j and (size > 2 or i < j)]
     for number, (i, j) in enumerate(pairs):
         specs = [parsed[i]] + [parsed[j]] * (size - 1)
-        result = run_tournament(
+        result = (tournament or run_tournament)(
             adapter,
             specs,
             episodes,

@@ -18,7 +18,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from brag_env.evaluation import run_headsup
-from brag_env.evaluation.batched import run_headsup_batched, supports_batched
+from brag_env.evaluation.batched import run_headsup_batched, supports_headsup_batched
 
 
 def evaluate_model(
@@ -40,7 +40,7 @@ def evaluate_model(
     results = []
     for opponent in opponents:
         start = time.perf_counter()
-        if batched and supports_batched(game, [spec, opponent], env_config):
+        if batched and supports_headsup_batched(game, [spec, opponent], env_config):
             result = run_headsup_batched(spec, opponent, episodes, seed, env_config, game)
         else:
             result = run_headsup(game, spec, opponent, episodes, seed=seed, env_config=env_config)
