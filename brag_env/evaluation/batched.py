@@ -113,7 +113,15 @@ def run_headsup_batched(
 
 
 # Behaviour events counted per decision (the fields of put_stats._Counts).
-_DECISION_EVENTS = ("put_chances", "puts", "bluff_puts", "faced_put", "folded_to_put", "bluff_sees")
+_DECISION_EVENTS = (
+    "put_chances",
+    "puts",
+    "bluff_puts",
+    "faced_put",
+    "folded_to_put",
+    "bluff_sees",
+    "weak_put_chances",
+)
 _HAND_EVENTS = ("hands", "put_wins", "bluff_put_wins", "showdowns", "showdown_wins")
 
 
@@ -131,7 +139,7 @@ def _put_tournament(
     from agents import make_agent, table_info
     from agents.put import PutBatchView, PutView
     from brag_env.evaluation.games import get_adapter
-    from brag_env.evaluation.put_stats import PutCollector
+    from brag_env.evaluation.put_stats import WEAK_BELOW, PutCollector
     from brag_env.evaluation.runner import tournament_result
     from brag_env.put.batched import BatchedPut
     from brag_env.put.rules import FOLD, PUT, SEE, PutConfig
@@ -153,7 +161,7 @@ def _put_tournament(
     hand_counts = np.zeros((2, len(_HAND_EVENTS)), np.int64)
     by_decile = np.zeros((2, 10 * 4), np.int64)
     hand_samples: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
-    bluffed = np.zeros((tables, 2), bool)  # seat called a bottom-half Put this hand
+    bluffed = np.zeros((tables, 2), bool)  # seat called a Put with a weak hand this hand
     payoff = np.zeros((tables, 2))
 
     started = time.perf_counter()
@@ -174,12 +182,12 @@ def _put_tournament(
         decisions += live.size
         # before the step: what PutCollector.before_action counts
         view.load(obs)
-        weak = view.strength < 0.5
+        weak = view.strength < WEAK_BELOW
         can_put = masks[:, PUT] == 1
         put = can_put & (actions == PUT)
         fold = ~can_put & (actions == FOLD)
         see = ~can_put & (actions == SEE)
-        events = (can_put, put, put & weak, fold | see, fold, see & weak)
+        events = (can_put, put, put & weak, fold | see, fold, see & weak, can_put & weak)
         for e, flag in enumerate(events):
             decision_counts[:, e] += np.bincount(who[flag], minlength=2)
         column = np.where(can_put, np.where(put, 0, 1), np.where(fold, 3, 2))

@@ -130,16 +130,17 @@ def _run_file(source: Path) -> str:
 
 def _reproduce_command(cfg: Any) -> str | None:
     """``python train.py --config configs/X.yaml --seed S`` if a repository config with that
-    seed IS the run's config, else None (the recorded config is then the recipe)."""
+    seed IS the run's config, else None (the recorded config is then the recipe). The run's
+    name is left out: it only names the default run directory."""
     from brag_env.training.config import load_config
 
-    wanted = cfg.to_dict()
+    wanted = {**cfg.to_dict(), "name": None}
     for path in sorted((REPO / "configs").glob("*.yaml")):
         try:
             candidate = load_config(path, [f"seed={cfg.seed}"])
         except ValueError:
             continue
-        if candidate.to_dict() == wanted:
+        if {**candidate.to_dict(), "name": None} == wanted:
             return f"python train.py --config configs/{path.name} --seed {cfg.seed}"
     return None
 
