@@ -11,6 +11,11 @@ baselines of ``pool.opponents`` plus frozen snapshots of the learner, one every
 ``pool.snapshot_every`` steps. The learner is paid its own result of every hand, seats rotate,
 illegal actions are masked.
 
+Best-response mode (``br.target: SPEC``): a fresh learner trains against that one frozen agent in
+every other seat (no pool, no snapshots) and the run ends with a lower bound on the target's
+exploitability, the learner's payoff against it with a 95% CI (``best_response.json``,
+``brag_env/training/best_response.py``).
+
 Everything that shapes a run is in the YAML config (``brag_env/training/config.py`` is its schema,
 ``docs/training.md`` lists every key); ``--set key=value`` overrides one key. The whole config,
 table options and agent specs included, is checked before anything is written. A run writes to
@@ -23,6 +28,7 @@ table options and agent specs included, is checked before anything is written. A
     checkpoint.zip   the latest checkpoint, written atomically: --resume continues from it
     model.zip        the final model, an agent spec for evaluate.py (--agents runs/<name>/model.zip)
     final_eval.json  the final evaluation, also printed at the end
+    best_response.json  br.target only: the lower bound on the target's exploitability
     curves.png       the learning curves from evals.jsonl (python -m brag_env.training.curves)
 
 Exit status: 0 done, 2 a usage error (bad config, run directory or checkpoint), 1 a run file
@@ -52,6 +58,7 @@ except ModuleNotFoundError as missing:  # a core-only install: one line, not a t
         "pip install -c constraints.txt '.[train]'"
     ) from None
 
+from brag_env.training.best_response import best_response_report, format_report
 from brag_env.training.callbacks import EverySteps
 from brag_env.training.checkpoint import load_parameters, read_training_state, save_model
 from brag_env.training.config import TrainConfig, dump_config, load_config
@@ -163,6 +170,7 @@ def resolve_config(args: argparse.Namespace) -> tuple[TrainConfig, Path]:
 
 # What a run writes besides config.yaml and evals.jsonl (both rewritten at the start of a run).
 RUN_ARTEFACTS = ("checkpoint.zip", "model.zip", "final_eval.json", "eval_model.zip", "curves.png")
+RUN_ARTEFACTS += ("best_response.json",)  # br.target
 RUN_ARTEFACTS += ("rllib_runners.json",)  # backend: rllib
 RUN_ARTEFACT_DIRS = ("snapshots", "tb", "rllib_checkpoint")
 
@@ -294,7 +302,8 @@ def train(args: argparse.Namespace) -> None:
     print(
         f"train.py: {cfg.game}, {cfg.env.get('num_players', 'default')} players, {total:,} steps "
         f"({cfg.n_envs} {cfg.vec_env} envs), run directory {run_dir}"
-        + (f", resuming at step {done:,}" if done else ""),
+        + (f", resuming at step {done:,}" if done else "")
+        + (f", best response to {cfg.br.target}" if cfg.br.target else ""),
         flush=True,
     )
 
@@ -320,7 +329,7 @@ def train(args: argparse.Namespace) -> None:
         results = evaluate_model(
             cfg.game,
             path,
-            cfg.eval.opponents,
+            cfg.eval_specs,
             episodes,
             eval_seed,
             cfg.env,
@@ -396,6 +405,18 @@ def train(args: argparse.Namespace) -> None:
     results = evaluate(run_dir / "model.zip", cfg.eval.final_episodes, "final")
     write_file(run_dir / "final_eval.json", json.dumps(results, indent=1))
     print_final(results, cfg.game, eval_seed)
+    if cfg.br.target:
+        report = best_response_report(
+            cfg.game,
+            str(run_dir / "model.zip"),
+            cfg.br.target,
+            cfg.eval.final_episodes,
+            eval_seed,
+            cfg.env,
+            cfg.eval.deterministic,
+        )
+        write_file(run_dir / "best_response.json", json.dumps(report, indent=1))
+        print(format_report(report))
     plot_runs([run_dir], run_dir / "curves.png")
     print(f"learning curves: {run_dir / 'curves.png'}")
 
