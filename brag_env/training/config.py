@@ -355,6 +355,13 @@ def check_agent_specs(cfg: TrainConfig) -> None:
                 parse_spec(spec, cfg.game)
             except ValueError as e:
                 raise ValueError(f"{key}: {e}") from None
+    if cfg.br.target:  # built once: a model file must exist and fit this game and table
+        from agents import make_agent, table_info
+
+        try:
+            make_agent(cfg.br.target, table_info(cfg.game, **cfg.env), 0)
+        except ValueError as e:
+            raise ValueError(f"br.target: {e}") from None
 
 
 # --- reading a config ---------------------------------------------------------------------------
