@@ -403,9 +403,8 @@ def train(args: argparse.Namespace) -> None:
     )
     (run_dir / "eval_model.zip").unlink(missing_ok=True)  # left by a run killed mid-evaluation
     results = evaluate(run_dir / "model.zip", cfg.eval.final_episodes, "final")
-    write_file(run_dir / "final_eval.json", json.dumps(results, indent=1))
-    print_final(results, cfg.game, eval_seed)
-    if cfg.br.target:
+    report = None
+    if cfg.br.target:  # written before final_eval.json, which marks a finished run (--resume)
         report = best_response_report(
             cfg.game,
             str(run_dir / "model.zip"),
@@ -416,6 +415,9 @@ def train(args: argparse.Namespace) -> None:
             cfg.eval.deterministic,
         )
         write_file(run_dir / "best_response.json", json.dumps(report, indent=1))
+    write_file(run_dir / "final_eval.json", json.dumps(results, indent=1))
+    print_final(results, cfg.game, eval_seed)
+    if report is not None:
         print(format_report(report))
     plot_runs([run_dir], run_dir / "curves.png")
     print(f"learning curves: {run_dir / 'curves.png'}")
