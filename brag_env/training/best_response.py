@@ -19,6 +19,7 @@ itself is 0, so the learner's payoff is the gain.
 from __future__ import annotations
 
 import math
+import time
 from typing import Any
 
 import numpy as np
@@ -113,6 +114,7 @@ def best_response_report(
 ) -> dict[str, Any]:
     """The learner (``model_path``) against the target in every other seat: ``bound`` is the
     lower bound on the target's exploitability, ``figures`` every number measured."""
+    start = time.perf_counter()
     spec = f"{model_path}:deterministic=true" if deterministic else str(model_path)
     num_players = int(env_config.get("num_players", 4 if game == "brag" else 2))
     figures: dict[str, dict[str, Any]] = {}
@@ -158,7 +160,17 @@ def best_response_report(
         "bound_metric": bound_key,
         "bound": bound,
         "figures": figures,
+        "seconds": round(time.perf_counter() - start, 2),
     }
+
+
+def target_result(report: dict[str, Any], game: str) -> dict[str, Any]:
+    """The report as a row of the final evaluation (``evaluate_model``'s result shape): Brag
+    the payoff per hand, Put the match win rate, as for every other opponent."""
+    f = report["figures"]["match_win_rate" if game == "put" else "payoff"]
+    metric = "match win rate" if game == "put" else "payoff (antes/hand)"
+    row = {"metric": metric, **{k: f[k] for k in ("mean", "ci_low", "ci_high", "n")}}
+    return {**row, "opponent": report["target"], "seconds": report["seconds"]}
 
 
 def _text(f: dict[str, Any]) -> str:

@@ -58,7 +58,7 @@ except ModuleNotFoundError as missing:  # a core-only install: one line, not a t
         "pip install -c constraints.txt '.[train]'"
     ) from None
 
-from brag_env.training.best_response import best_response_report, format_report
+from brag_env.training.best_response import best_response_report, format_report, target_result
 from brag_env.training.callbacks import EverySteps
 from brag_env.training.checkpoint import load_parameters, read_training_state, save_model
 from brag_env.training.config import TrainConfig, dump_config, load_config
@@ -324,12 +324,16 @@ def train(args: argparse.Namespace) -> None:
         raise
     eval_seed = cfg.seed if cfg.eval.seed is None else cfg.eval.seed
 
-    def evaluate(path: Path, episodes: int, label: str) -> list[dict[str, Any]]:
-        """The model file against every eval opponent: TensorBoard and a line of evals.jsonl."""
-        results = evaluate_model(
+    def evaluate(
+        path: Path, episodes: int, label: str, measured: tuple[dict[str, Any], ...] = ()
+    ) -> list[dict[str, Any]]:
+        """The model file against every eval opponent: TensorBoard and a line of evals.jsonl.
+        ``measured``: results already taken (the final one against br.target), not replayed."""
+        done_specs = {r["opponent"] for r in measured}
+        results = list(measured) + evaluate_model(
             cfg.game,
             path,
-            cfg.eval_specs,
+            [spec for spec in cfg.eval_specs if spec not in done_specs],
             episodes,
             eval_seed,
             cfg.env,
@@ -402,7 +406,6 @@ def train(args: argparse.Namespace) -> None:
         f"this session, {model.num_timesteps:,} in all; model saved to {run_dir / 'model.zip'}"
     )
     (run_dir / "eval_model.zip").unlink(missing_ok=True)  # left by a run killed mid-evaluation
-    results = evaluate(run_dir / "model.zip", cfg.eval.final_episodes, "final")
     report = None
     if cfg.br.target:  # written before final_eval.json, which marks a finished run (--resume)
         report = best_response_report(
@@ -415,6 +418,9 @@ def train(args: argparse.Namespace) -> None:
             cfg.eval.deterministic,
         )
         write_file(run_dir / "best_response.json", json.dumps(report, indent=1))
+    # The target's row of the final table is the report's own figure: one set of deals.
+    measured = (target_result(report, cfg.game),) if report else ()
+    results = evaluate(run_dir / "model.zip", cfg.eval.final_episodes, "final", measured)
     write_file(run_dir / "final_eval.json", json.dumps(results, indent=1))
     print_final(results, cfg.game, eval_seed)
     if report is not None:
