@@ -59,6 +59,7 @@ GAMES = ("brag", "put")
 # configuration error (e.g. the learner's seat never gets to act), not something to wait out.
 MAX_SKIPPED_EPISODES = 1000
 ILLEGAL_ACTIONS = ("raise", "penalty")
+SNAPSHOT_SAMPLING = ("uniform", "latest")
 
 
 class Agent(Protocol):
@@ -82,8 +83,10 @@ class OpponentPool:
     """The specs opponents are drawn from: fixed baselines plus the newest frozen snapshots.
 
     Each opponent seat independently gets a snapshot with probability ``snapshot_prob`` (once
-    there is one), chosen uniformly among the ``max_snapshots`` newest, and otherwise a baseline
-    chosen uniformly (repeat a spec in ``baselines`` to weight it).
+    there is one), and otherwise a baseline chosen uniformly (repeat a spec in ``baselines`` to
+    weight it). ``sampling`` picks the snapshot: ``"uniform"`` among the ``max_snapshots`` newest
+    (with a large ``max_snapshots``, every past learner alike: fictitious-play style), or
+    ``"latest"``, always the newest (plain self-play against the current learner).
     """
 
     def __init__(
@@ -92,6 +95,7 @@ class OpponentPool:
         snapshots: Sequence[str] = (),
         snapshot_prob: float = 0.5,
         max_snapshots: int = 5,
+        sampling: str = "uniform",
     ) -> None:
         if isinstance(baselines, str):
             raise ValueError("opponents must be a list of agent specs, not one string")
@@ -101,6 +105,10 @@ class OpponentPool:
             raise ValueError(f"snapshot_prob must be between 0 and 1, got {snapshot_prob}")
         if max_snapshots < 1:
             raise ValueError(f"max_snapshots must be >= 1, got {max_snapshots}")
+        if sampling not in SNAPSHOT_SAMPLING:
+            choices = ", ".join(SNAPSHOT_SAMPLING)
+            raise ValueError(f"snapshot_sampling must be one of {choices}, got {sampling!r}")
+        self.sampling = sampling
         self.baselines = list(baselines)
         self.snapshot_prob = float(snapshot_prob)
         self.max_snapshots = int(max_snapshots)
@@ -114,6 +122,8 @@ class OpponentPool:
 
     def draw(self, rng: np.random.Generator) -> str:
         if self.snapshots and rng.random() < self.snapshot_prob:
+            if self.sampling == "latest":
+                return self.snapshots[-1]
             return self.snapshots[int(rng.integers(len(self.snapshots)))]
         return self.baselines[int(rng.integers(len(self.baselines)))]
 
@@ -150,6 +160,7 @@ class VsPoolEnv(gymnasium.Env):
         snapshots: Sequence[str] = (),
         snapshot_prob: float = 0.5,
         max_snapshots: int = 5,
+        snapshot_sampling: str = "uniform",
         reward_scale: float = 1.0,
         learner_seat: int | None = None,
         seat_offset: int = 0,
@@ -179,7 +190,9 @@ class VsPoolEnv(gymnasium.Env):
             raise ValueError(
                 f"learner_seat must be between 0 and {self.num_players - 1}, got {learner_seat}"
             )
-        self.pool = OpponentPool(opponents, snapshots, snapshot_prob, max_snapshots)
+        self.pool = OpponentPool(
+            opponents, snapshots, snapshot_prob, max_snapshots, snapshot_sampling
+        )
         self.reward_scale = float(reward_scale)
         self.learner_seat = learner_seat
         self.seat_offset = int(seat_offset)

@@ -175,14 +175,20 @@ def _parse_evaluate(argv: list[str]) -> None:
             parse_spec(spec, args.game)
 
 
-def _parse_train(argv: list[str]) -> None:
+def _parse_train(argv: list[str]) -> list[str]:
+    """Check a train.py command line; returns the tiny budget to run it with."""
     sys.path.insert(0, str(ROOT))
     import train
     from brag_env.training.config import load_config
 
     args = train.parse_args(argv)
     overrides = list(args.overrides) + ([f"seed={args.seed}"] if args.seed is not None else [])
-    load_config(args.config or train.DEFAULT_CONFIG, overrides)
+    cfg = load_config(args.config or train.DEFAULT_CONFIG, overrides)
+    if cfg.br.target is None:
+        return TINY_TRAINING
+    # A best-response run (br.target) takes no snapshots of the learner: it refuses the override.
+    i = TINY_TRAINING.index("pool.snapshot_every=256")
+    return TINY_TRAINING[: i - 1] + TINY_TRAINING[i + 1 :]
 
 
 def _subprocess(copy: Path, argv: list[str]) -> None:
@@ -239,9 +245,9 @@ def run_command(copy: Path, words: list[str], slow: bool) -> str:
             return "ran with fewer hands"
         return "parsed"
     if words[:2] == ["python", "train.py"]:
-        _parse_train(words[2:])
+        tiny = _parse_train(words[2:])
         if slow:
-            _subprocess(copy, [*words[1:], *TINY_TRAINING])
+            _subprocess(copy, [*words[1:], *tiny])
             return "ran with a few hundred steps"
         return "parsed"
     raise AssertionError(f"no way to run {shlex.join(words)!r}: teach tests/test_docs_commands.py")

@@ -11,6 +11,11 @@ baselines of ``pool.opponents`` plus frozen snapshots of the learner, one every
 ``pool.snapshot_every`` steps. The learner is paid its own result of every hand, seats rotate,
 illegal actions are masked.
 
+Best-response mode (``br.target: SPEC``): a fresh learner trains against that one frozen agent in
+every other seat (no pool, no snapshots) and the run ends with a lower bound on the target's
+exploitability, the learner's payoff against it with a 95% CI (``best_response.json``,
+``brag_env/training/best_response.py``).
+
 Everything that shapes a run is in the YAML config (``brag_env/training/config.py`` is its schema,
 ``docs/training.md`` lists every key); ``--set key=value`` overrides one key. The whole config,
 table options and agent specs included, is checked before anything is written. A run writes to
@@ -23,6 +28,7 @@ table options and agent specs included, is checked before anything is written. A
     checkpoint.zip   the latest checkpoint, written atomically: --resume continues from it
     model.zip        the final model, an agent spec for evaluate.py (--agents runs/<name>/model.zip)
     final_eval.json  the final evaluation, also printed at the end
+    best_response.json  br.target only: the lower bound on the target's exploitability
     curves.png       the learning curves from evals.jsonl (python -m brag_env.training.curves)
 
 Exit status: 0 done, 2 a usage error (bad config, run directory or checkpoint), 1 a run file
@@ -52,6 +58,7 @@ except ModuleNotFoundError as missing:  # a core-only install: one line, not a t
         "pip install -c constraints.txt '.[train]'"
     ) from None
 
+from brag_env.training.best_response import best_response_report, format_report, target_result
 from brag_env.training.callbacks import EverySteps
 from brag_env.training.checkpoint import load_parameters, read_training_state, save_model
 from brag_env.training.config import TrainConfig, dump_config, load_config
@@ -163,6 +170,7 @@ def resolve_config(args: argparse.Namespace) -> tuple[TrainConfig, Path]:
 
 # What a run writes besides config.yaml and evals.jsonl (both rewritten at the start of a run).
 RUN_ARTEFACTS = ("checkpoint.zip", "model.zip", "final_eval.json", "eval_model.zip", "curves.png")
+RUN_ARTEFACTS += ("best_response.json",)  # br.target
 RUN_ARTEFACTS += ("rllib_runners.json",)  # backend: rllib
 RUN_ARTEFACT_DIRS = ("snapshots", "tb", "rllib_checkpoint")
 
@@ -294,7 +302,8 @@ def train(args: argparse.Namespace) -> None:
     print(
         f"train.py: {cfg.game}, {cfg.env.get('num_players', 'default')} players, {total:,} steps "
         f"({cfg.n_envs} {cfg.vec_env} envs), run directory {run_dir}"
-        + (f", resuming at step {done:,}" if done else ""),
+        + (f", resuming at step {done:,}" if done else "")
+        + (f", best response to {cfg.br.target}" if cfg.br.target else ""),
         flush=True,
     )
 
@@ -315,12 +324,16 @@ def train(args: argparse.Namespace) -> None:
         raise
     eval_seed = cfg.seed if cfg.eval.seed is None else cfg.eval.seed
 
-    def evaluate(path: Path, episodes: int, label: str) -> list[dict[str, Any]]:
-        """The model file against every eval opponent: TensorBoard and a line of evals.jsonl."""
-        results = evaluate_model(
+    def evaluate(
+        path: Path, episodes: int, label: str, measured: tuple[dict[str, Any], ...] = ()
+    ) -> list[dict[str, Any]]:
+        """The model file against every eval opponent: TensorBoard and a line of evals.jsonl.
+        ``measured``: results already taken (the final one against br.target), not replayed."""
+        done_specs = {r["opponent"] for r in measured}
+        results = list(measured) + evaluate_model(
             cfg.game,
             path,
-            cfg.eval.opponents,
+            [spec for spec in cfg.eval_specs if spec not in done_specs],
             episodes,
             eval_seed,
             cfg.env,
@@ -393,9 +406,25 @@ def train(args: argparse.Namespace) -> None:
         f"this session, {model.num_timesteps:,} in all; model saved to {run_dir / 'model.zip'}"
     )
     (run_dir / "eval_model.zip").unlink(missing_ok=True)  # left by a run killed mid-evaluation
-    results = evaluate(run_dir / "model.zip", cfg.eval.final_episodes, "final")
+    report = None
+    if cfg.br.target:  # written before final_eval.json, which marks a finished run (--resume)
+        report = best_response_report(
+            cfg.game,
+            str(run_dir / "model.zip"),
+            cfg.br.target,
+            cfg.eval.final_episodes,
+            eval_seed,
+            cfg.env,
+            cfg.eval.deterministic,
+        )
+        write_file(run_dir / "best_response.json", json.dumps(report, indent=1))
+    # The target's row of the final table is the report's own figure: one set of deals.
+    measured = (target_result(report, cfg.game),) if report else ()
+    results = evaluate(run_dir / "model.zip", cfg.eval.final_episodes, "final", measured)
     write_file(run_dir / "final_eval.json", json.dumps(results, indent=1))
     print_final(results, cfg.game, eval_seed)
+    if report is not None:
+        print(format_report(report))
     plot_runs([run_dir], run_dir / "curves.png")
     print(f"learning curves: {run_dir / 'curves.png'}")
 

@@ -126,10 +126,17 @@ class PPOConfig(Section):
     activation: Literal["tanh", "relu"] = Field("tanh", description="hidden layer activation")
 
 
+SNAPSHOT_SAMPLING = ("uniform", "latest")
+
+
 class PoolConfig(Section):
     """Who sits in the other seats (see ``brag_env.selfplay``)."""
 
-    opponents: list[Str] = Field(["random"], min_length=1, description="baseline agent specs")
+    opponents: list[Str] = Field(
+        ["random"],
+        description="agent specs: baselines, probes (brag:never_look), model .zip files "
+        "(exploiters); [] only with br.target",
+    )
     snapshot_every: Int = Field(
         0, ge=0, description="steps between frozen snapshots of the learner; 0 = none"
     )
@@ -137,13 +144,28 @@ class PoolConfig(Section):
         0.3, ge=0, le=1, description="chance an opponent seat gets a snapshot (once there is one)"
     )
     max_snapshots: Int = Field(5, ge=1, description="how many of the newest snapshots are kept")
+    snapshot_sampling: Literal[SNAPSHOT_SAMPLING] = Field(
+        "uniform",
+        description="which kept snapshot a seat gets: uniform (with a large max_snapshots: "
+        "fictitious-play style) or latest (the newest)",
+    )
+
+
+class BestResponseConfig(Section):
+    """A learned best response (docs/training.md, "Learned best responses")."""
+
+    target: Str | None = Field(
+        None,
+        description="train a fresh learner against this one frozen agent spec in every other "
+        "seat and report a lower bound on its exploitability; null = self-play",
+    )
 
 
 class EvalConfig(Section):
     """Evaluation against baselines: the learner against num_players - 1 copies of each."""
 
     opponents: list[Str] = Field(
-        ["random"], min_length=1, description="agent specs evaluated against"
+        ["random"], description="agent specs evaluated against (br.target: besides the target)"
     )
     every: Int = Field(
         0, ge=0, description="steps between evaluations during training; 0 = only the final one"
@@ -211,6 +233,7 @@ class TrainConfig(Section):
     ppo: PPOConfig = Field(default_factory=PPOConfig)
     pool: PoolConfig = Field(default_factory=PoolConfig)
     eval: EvalConfig = Field(default_factory=EvalConfig)
+    br: BestResponseConfig = Field(default_factory=BestResponseConfig)
     backend: Literal["sb3", "rllib"] = Field(
         "sb3", description="sb3: MaskablePPO in this process; rllib: Ray RLlib (docs/rllib.md)"
     )
@@ -223,6 +246,19 @@ class TrainConfig(Section):
     @property
     def num_iterations(self) -> int:
         return -(-self.total_timesteps // self.rollout_steps)
+
+    @property
+    def opponent_specs(self) -> list[str]:
+        """Who the learner trains against: the target alone in best-response mode."""
+        return [self.br.target] if self.br.target else list(self.pool.opponents)
+
+    @property
+    def eval_specs(self) -> list[str]:
+        """Who the learner is evaluated against: the target first in best-response mode."""
+        target = self.br.target
+        if target is None:
+            return list(self.eval.opponents)
+        return [target] + [spec for spec in self.eval.opponents if spec != target]
 
     @field_validator("name")
     @classmethod
@@ -247,6 +283,7 @@ class TrainConfig(Section):
                 f"(ppo.n_steps * n_envs = {rollout})"
             )
         check_env_options(self.game, self.env)
+        check_opponents(self)
         check_agent_specs(self)
         if self.vec_env == "batched" and self.game not in BATCHED_GAMES:
             raise ValueError(
@@ -279,6 +316,39 @@ def check_env_options(game: str, env: dict[str, Any]) -> None:
         raise ValueError(f"env.{message}" if first in env else f"env: {message}") from None
 
 
+def check_opponents(cfg: TrainConfig) -> None:
+    """Self-play needs a pool; best-response mode has exactly one opponent, the frozen target,
+    so a pool or snapshots that would sit next to it contradict the config."""
+    target = cfg.br.target
+    if target is None:
+        for key, specs in (
+            ("pool.opponents", cfg.pool.opponents),
+            ("eval.opponents", cfg.eval.opponents),
+        ):
+            if not specs:
+                raise ValueError(f"{key} must name at least one entry, got []")
+    else:
+        if cfg.pool.opponents not in ([], [target]):
+            raise ValueError(
+                f"br.target {target!r} is the only opponent of a best response: pool.opponents "
+                f"must be [] (or [{target}]), got {cfg.pool.opponents}"
+            )
+        if cfg.pool.snapshot_every:
+            raise ValueError(
+                f"br.target plays a frozen target, never the learner's snapshots: "
+                f"pool.snapshot_every must be 0, got {cfg.pool.snapshot_every}"
+            )
+    if cfg.backend == "rllib" and target is not None:
+        raise ValueError(
+            "br.target needs backend: sb3 (the rllib backend has no best-response mode)"
+        )
+    if cfg.backend == "rllib" and cfg.pool.snapshot_sampling != "uniform":
+        raise ValueError(
+            "pool.snapshot_sampling: the rllib backend samples snapshots uniformly only, "
+            f"got {cfg.pool.snapshot_sampling!r}"
+        )
+
+
 def check_agent_specs(cfg: TrainConfig) -> None:
     """Bad opponent specs fail now, not at the first evaluation minutes into the run."""
     from agents import parse_spec  # deferred: agents imports the envs
@@ -286,12 +356,20 @@ def check_agent_specs(cfg: TrainConfig) -> None:
     for key, specs in (
         ("pool.opponents", cfg.pool.opponents),
         ("eval.opponents", cfg.eval.opponents),
+        ("br.target", [cfg.br.target] if cfg.br.target else []),
     ):
         for spec in specs:
             try:
                 parse_spec(spec, cfg.game)
             except ValueError as e:
                 raise ValueError(f"{key}: {e}") from None
+    if cfg.br.target:  # built once: a model file must exist and fit this game and table
+        from agents import make_agent, table_info
+
+        try:
+            make_agent(cfg.br.target, table_info(cfg.game, **cfg.env), 0)
+        except ValueError as e:
+            raise ValueError(f"br.target: {e}") from None
 
 
 # --- reading a config ---------------------------------------------------------------------------

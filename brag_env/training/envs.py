@@ -34,10 +34,11 @@ def env_factory(
         return VsPoolEnv(
             game=cfg.game,
             env_config=cfg.env,
-            opponents=cfg.pool.opponents,
+            opponents=cfg.opponent_specs,
             snapshots=snapshots,
             snapshot_prob=cfg.pool.snapshot_prob,
             max_snapshots=cfg.pool.max_snapshots,
+            snapshot_sampling=cfg.pool.snapshot_sampling,
             reward_scale=cfg.reward_scale,
             seat_offset=index,
             seed=seed + index,
@@ -53,19 +54,20 @@ def make_vec_env(cfg: TrainConfig, seed: int, snapshots: Sequence[str] = ()) -> 
     if cfg.vec_env == "batched":
         from brag_env.training.batched import BatchedSelfPlayVecEnv
 
-        return VecMonitor(
-            BatchedSelfPlayVecEnv(
-                cfg.game,
-                cfg.env,
-                cfg.n_envs,
-                opponents=cfg.pool.opponents,
-                snapshots=list(snapshots),
-                snapshot_prob=cfg.pool.snapshot_prob,
-                max_snapshots=cfg.pool.max_snapshots,
-                reward_scale=cfg.reward_scale,
-                seed=seed,
-            )
+        batched = BatchedSelfPlayVecEnv(
+            cfg.game,
+            cfg.env,
+            cfg.n_envs,
+            opponents=cfg.opponent_specs,
+            snapshots=list(snapshots),
+            snapshot_prob=cfg.pool.snapshot_prob,
+            max_snapshots=cfg.pool.max_snapshots,
+            reward_scale=cfg.reward_scale,
+            seed=seed,
         )
+        # One pool for all its tables; its draws follow the same sampling rule.
+        batched.pool.sampling = cfg.pool.snapshot_sampling
+        return VecMonitor(batched)
     subproc = cfg.vec_env == "subproc"
     thunks = [env_factory(cfg, i, seed, snapshots, subproc) for i in range(cfg.n_envs)]
     return VecMonitor(SubprocVecEnv(thunks) if subproc else DummyVecEnv(thunks))
