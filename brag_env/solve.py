@@ -38,6 +38,8 @@ def solve(config, score, iterations, out, checkpoint, every, resume, force, prog
         raise ValueError(f"checkpoint {checkpoint} exists: pass --resume or --force")
     if iterations < 1:
         raise ValueError(f"--iterations must be >= 1, got {iterations}")
+    if every < 0:
+        raise ValueError(f"--checkpoint-every must be >= 0 (0 = no checkpoints), got {every}")
     game = HandGame.build(config, score)
     rules = {**config.to_dict(), "reward": "points"}
     meta = {"deck_ranks": config.deck_ranks, "score": list(score), "config": rules}
@@ -100,7 +102,9 @@ def solve(config, score, iterations, out, checkpoint, every, resume, force, prog
 def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(prog="python -m brag_env.solve", description=__doc__.split("\n")[1])
     parser.add_argument("game", help="the game: put")
-    parser.add_argument("--deck-ranks", type=int, default=13)
+    parser.add_argument(
+        "--deck-ranks", type=int, default=None, help="deck of the top K ranks (default 13)"
+    )
     parser.add_argument("--score", default="0-0", help="match score A-B: non-dealer, dealer")
     parser.add_argument("--option", action="append", default=[], help="Put option KEY=VALUE")
     parser.add_argument("--iterations", type=int, default=200)

@@ -182,6 +182,8 @@ def _run(module, *args):
 
 @pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_exploit_cli_prints_values_and_refuses_bad_input(tmp_path):
+    garbage = tmp_path / "bad.npz"
+    garbage.write_bytes(b"garbage")  # np.load would take it for a pickle
     ok = _run("brag_env.exploit", "put", "put:caller", "--deck-ranks", "3", "--score", "1-2")
     assert ok.returncode == 0, ok.stderr
     assert "exploitability:" in ok.stdout and "best response as dealer" in ok.stdout
@@ -195,6 +197,8 @@ def test_exploit_cli_prints_values_and_refuses_bad_input(tmp_path):
         (("put", f"put:equilibrium:path={K3}"), "deck_ranks=3, but the table has deck_ranks=13"),
         (("brag", "random"), "covers put only"),
         (("put", "put:equilibrium:path=nothing.npz", "--deck-ranks", "3"), "no strategy file"),
+        (("put", "random", "--deck-ranks", "2", "--option", "deck_ranks=3"), "disagree"),
+        (("put", f"put:equilibrium:path={garbage}", "--deck-ranks", "3"), "not an .npz archive"),
     ]:
         bad = _run("brag_env.exploit", *args)
         assert bad.returncode == 2 and needle in bad.stderr, (args, bad.stderr)
@@ -223,6 +227,10 @@ def test_solve_cli_force_resume_and_strategy_for_another_deck(tmp_path):
     for name in a.files:
         if name != "meta":
             np.testing.assert_array_equal(a[name], b[name])
+    negative = _solve(
+        "--iterations", "2", "--out", str(tmp_path / "n.npz"), "--checkpoint-every", "-1"
+    )
+    assert negative.returncode == 2 and "--checkpoint-every must be >= 0" in negative.stderr
     wrong = _run("brag_env.exploit", "put", f"put:equilibrium:path={out}", "--deck-ranks", "3")
     assert wrong.returncode == 2 and "deck_ranks=2" in wrong.stderr
 

@@ -40,6 +40,8 @@ def _load(
         raise ValueError(f"strategy file {str(path)!r} does not exist")
     if path.stat().st_size > max_bytes:
         raise ValueError(f"strategy file {str(path)!r} is larger than {max_bytes} bytes")
+    if not zipfile.is_zipfile(path):  # np.load would read it as a pickle and say so
+        raise ValueError(f"strategy file {str(path)!r} is not a solver file (not an .npz archive)")
     try:
         with np.load(path, allow_pickle=False) as data:
             arrays = {name: data[name] for name in data.files}
