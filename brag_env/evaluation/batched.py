@@ -112,6 +112,21 @@ def run_headsup_batched(
     }
 
 
+def _decide(engine: Any, live: np.ndarray, seat_agent: np.ndarray, agents: list) -> tuple:
+    """One decision at every live table: each agent acts, in one ``act_batch`` call, at the
+    tables where one of its seats is to move (state row = table * seats + seat)."""
+    seats = engine.current[live]
+    who = seat_agent[live, seats]
+    obs = engine.observe(live, seats)
+    masks = engine.masks(live)
+    actions = np.empty(live.size, np.int64)
+    width = seat_agent.shape[1]
+    for a in np.unique(who).tolist():
+        k = np.flatnonzero(who == a)
+        actions[k] = agents[a].act_batch(obs[k], masks[k], live[k] * width + seats[k])
+    return seats, who, obs, masks, actions
+
+
 # Behaviour events counted per decision (the fields of put_stats._Counts).
 _DECISION_EVENTS = (
     "put_chances",
@@ -170,15 +185,7 @@ def _put_tournament(
     engine.reset()
     live = np.arange(tables)
     while live.size:
-        seats = engine.current[live]
-        who = seat_agent[live, seats]
-        obs = engine.observe(live, seats)
-        masks = engine.masks(live)
-        actions = np.empty(live.size, np.int64)
-        for a in (0, 1):
-            k = np.flatnonzero(who == a)
-            if k.size:
-                actions[k] = agents[a].act_batch(obs[k], masks[k], live[k] * 2 + seats[k])
+        seats, who, obs, masks, actions = _decide(engine, live, seat_agent, agents)
         decisions += live.size
         # before the step: what PutCollector.before_action counts
         view.load(obs)
@@ -272,14 +279,7 @@ def _run_brag(
     payoff = np.zeros(tables)
     live = rows
     while live.size:
-        seats = engine.current[live]
-        who = seat_agent[live, seats]
-        obs = engine.observe(live, seats)
-        masks = engine.masks(live)
-        actions = np.empty(live.size, np.int64)
-        for a in np.unique(who).tolist():
-            k = np.flatnonzero(who == a)
-            actions[k] = agents[a].act_batch(obs[k], masks[k], live[k] * p + seats[k])
+        _, _, _, _, actions = _decide(engine, live, seat_agent, agents)
         rewards, over = engine.step(live, actions)
         mine = seat_agent[live] == 0  # (k, p): the first agent's seat
         payoff[live] += (rewards * mine).sum(axis=1)
