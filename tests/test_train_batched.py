@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from tiny_snapshot import save_tiny_snapshot
 
 from brag_env.put.batched import BatchedPut
 from brag_env.put.observation import observation_layout
@@ -105,20 +106,7 @@ def test_unsupported_game_and_options_are_one_line_errors():
 
 
 def test_snapshot_opponents_play_one_batched_forward_pass(tmp_path):
-    import gymnasium as gym
-    import torch
-    from sb3_contrib import MaskablePPO
-
-    venv = _venv()
-
-    class Shaped(gym.Env):
-        observation_space = venv.observation_space
-        action_space = venv.action_space
-
-    torch.manual_seed(0)
-    model = MaskablePPO("MlpPolicy", Shaped(), policy_kwargs={"net_arch": [16]}, device="cpu")
-    model.save(tmp_path / "snap.zip")
-    (tmp_path / "config.yaml").write_text("game: put\nenv:\n  num_players: 2\n")
+    save_tiny_snapshot(tmp_path, _venv(), "put")
     venv = BatchedSelfPlayVecEnv("put", {}, 8, opponents=["random"], snapshot_prob=1.0, seed=1)
     venv.env_method("add_snapshot", str(tmp_path / "snap.zip"))
     _, returns, _ = _run(venv, 200, 0)

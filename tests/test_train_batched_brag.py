@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from tiny_snapshot import save_tiny_snapshot
 
 from brag_env.brag.batched import BatchedBrag
 from brag_env.brag.observation import observation_layout
@@ -80,20 +81,7 @@ def test_batched_brag_config_errors_are_one_line():
 
 @pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_snapshot_opponents_play_brag_in_one_batched_forward_pass(tmp_path):
-    import gymnasium as gym
-    import torch
-    from sb3_contrib import MaskablePPO
-
-    venv = _venv()
-
-    class Shaped(gym.Env):
-        observation_space = venv.observation_space
-        action_space = venv.action_space
-
-    torch.manual_seed(0)
-    model = MaskablePPO("MlpPolicy", Shaped(), policy_kwargs={"net_arch": [16]}, device="cpu")
-    model.save(tmp_path / "snap.zip")
-    (tmp_path / "config.yaml").write_text("game: brag\nenv:\n  num_players: 2\n")
+    save_tiny_snapshot(tmp_path, _venv(), "brag")
     venv = BatchedSelfPlayVecEnv("brag", HEADS_UP, 8, opponents=["random"], snapshot_prob=1.0)
     venv.env_method("add_snapshot", str(tmp_path / "snap.zip"))
     _, returns, _ = _run(venv, 60, 0)
