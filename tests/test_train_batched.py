@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from lockstep import play_lockstep
 from tiny_snapshot import save_tiny_snapshot
 
 from brag_env.put.batched import BatchedPut
@@ -156,25 +157,5 @@ def test_same_run_as_vs_pool_env_on_the_same_deals(opponent, options):
 
     scalar = VsPoolEnv(game="put", env_config=options, opponents=[opponent], seed=0)
     venv = BatchedSelfPlayVecEnv("put", options, 1, opponents=[opponent], seed=0)
-    obs_s, info = scalar.reset()
     venv.engine = _MirroredEngine(scalar)
-    obs_b = venv.reset()
-    episodes = 0
-    for _ in range(3000):
-        assert obs_b[0].tobytes() == obs_s.tobytes()
-        mask = scalar.action_masks()
-        assert np.array_equal(venv.action_masks()[0], mask)
-        legal = np.flatnonzero(mask)
-        action = int(legal[len(legal) // 2])  # a fixed rule: the middle legal action
-        obs_s, reward_s, done_s, _, info = scalar.step(action)
-        seat = info["learner_seat"]  # the step's (DummyVecEnv's infos: the finished episode's)
-        if done_s:
-            final = obs_s
-            obs_s, _ = scalar.reset()  # before the batched env deals its next match
-            episodes += 1
-        obs_b, reward_b, done_b, infos = venv.step(np.array([action]))
-        assert reward_b[0] == np.float32(reward_s) and done_b[0] == done_s
-        if done_s:
-            assert infos[0]["terminal_observation"].tobytes() == final.tobytes()
-        assert infos[0]["learner_seat"] == seat
-    assert episodes > 30
+    assert play_lockstep(scalar, venv, 3000) > 30

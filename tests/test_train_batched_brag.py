@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from lockstep import play_lockstep
 from tiny_snapshot import save_tiny_snapshot
 
 from brag_env.brag.batched import BatchedBrag
@@ -119,25 +120,5 @@ def test_same_run_as_vs_pool_env_on_the_same_deals(opponent, players):
     options = {**HEADS_UP, "num_players": players, "starting_chips": 24}
     scalar = VsPoolEnv(game="brag", env_config=options, opponents=[opponent], seed=0)
     venv = BatchedSelfPlayVecEnv("brag", options, 1, opponents=[opponent], seed=0)
-    obs_s, info = scalar.reset()
     venv.engine = _MirroredEngine(scalar)
-    obs_b = venv.reset()
-    episodes = 0
-    for _ in range(1500):
-        assert obs_b[0].tobytes() == obs_s.tobytes()
-        mask = scalar.action_masks()
-        assert np.array_equal(venv.action_masks()[0], mask)
-        legal = np.flatnonzero(mask)
-        action = int(legal[len(legal) // 2])  # a fixed rule: the middle legal action
-        obs_s, reward_s, done_s, _, info = scalar.step(action)
-        seat = info["learner_seat"]
-        if done_s:
-            final = obs_s
-            obs_s, _ = scalar.reset()  # before the batched env deals its next hand
-            episodes += 1
-        obs_b, reward_b, done_b, infos = venv.step(np.array([action]))
-        assert reward_b[0] == np.float32(reward_s) and done_b[0] == done_s
-        if done_s:
-            assert infos[0]["terminal_observation"].tobytes() == final.tobytes()
-        assert infos[0]["learner_seat"] == seat
-    assert episodes > 100
+    assert play_lockstep(scalar, venv, 1500) > 100
