@@ -6,20 +6,28 @@ from typing import Any
 
 import numpy as np
 
+from brag_env.brag.rules import FOLD  # Put's lockstep never folds (fold_every=0)
 
-def play_lockstep(scalar: Any, venv: Any, steps: int) -> int:
-    """Play ``steps`` learner moves (the middle legal action) in both envs, which must agree on
-    observations, masks, rewards, episode ends, terminal observations and the learner's seat;
-    returns the episodes finished. ``venv`` must deal the scalar env's cards (a mirrored engine)."""
+
+def play_lockstep(scalar: Any, venv: Any, steps: int, fold_every: int = 0) -> int:
+    """Play ``steps`` learner moves (the middle legal action; with ``fold_every`` k, a fold
+    where legal at every k-th step) in both envs, which must agree on observations, masks,
+    rewards, episode ends, terminal observations and the learner's seat; returns the episodes
+    finished. ``venv`` must deal the scalar env's cards (a mirrored engine). An episode that
+    ends with the learner's fold at a table of three or more ends at once on the batched side
+    (``BatchedBrag.settled``), so its terminal observation is the one after the fold."""
     obs_s, _ = scalar.reset()
     obs_b = venv.reset()
     episodes = 0
-    for _ in range(steps):
+    for step in range(steps):
         assert obs_b[0].tobytes() == obs_s.tobytes()
         mask = scalar.action_masks()
         assert np.array_equal(venv.action_masks()[0], mask)
         legal = np.flatnonzero(mask)
         action = int(legal[len(legal) // 2])  # a fixed rule: the middle legal action
+        folds = bool(fold_every) and step % fold_every == 0 and bool(mask[FOLD])
+        if folds:
+            action = FOLD
         obs_s, reward_s, done_s, _, info = scalar.step(action)
         seat = info["learner_seat"]  # the step's (DummyVecEnv's infos: the finished episode's)
         if done_s:
@@ -28,7 +36,7 @@ def play_lockstep(scalar: Any, venv: Any, steps: int) -> int:
             episodes += 1
         obs_b, reward_b, done_b, infos = venv.step(np.array([action]))
         assert reward_b[0] == np.float32(reward_s) and done_b[0] == done_s
-        if done_s:
+        if done_s and not (folds and scalar.num_players > 2):
             assert infos[0]["terminal_observation"].tobytes() == final.tobytes()
         assert infos[0]["learner_seat"] == seat
     return episodes

@@ -7,7 +7,7 @@ from tiny_snapshot import save_tiny_snapshot
 
 from brag_env.brag.batched import BatchedBrag
 from brag_env.brag.observation import observation_layout
-from brag_env.brag.rules import BragConfig
+from brag_env.brag.rules import FIRST_RAISE, FOLD, LOOK, STAY, BragConfig
 from brag_env.training.batched import BatchedSelfPlayVecEnv
 from brag_env.training.config import config_from_dict
 
@@ -122,3 +122,47 @@ def test_same_run_as_vs_pool_env_on_the_same_deals(opponent, players):
     venv = BatchedSelfPlayVecEnv("brag", options, 1, opponents=[opponent], seed=0)
     venv.engine = _MirroredEngine(scalar)
     assert play_lockstep(scalar, venv, 1500) > 100
+
+
+@pytest.mark.parametrize("players", [3, 4])
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
+def test_a_folded_learner_ends_its_episode_with_the_reward_vs_pool_env_pays(players):
+    # A learner that folds at a table of three or more has its result (BatchedBrag.settled):
+    # the batched env ends the episode at once; VsPoolEnv plays the hand out first. Rewards,
+    # episode ends and the next deals stay in step.
+    from brag_env.selfplay import VsPoolEnv
+
+    options = {**HEADS_UP, "num_players": players, "starting_chips": 24}
+    scalar = VsPoolEnv(game="brag", env_config=options, opponents=["brag:caller"], seed=0)
+    venv = BatchedSelfPlayVecEnv("brag", options, 1, opponents=["brag:caller"], seed=0)
+    venv.engine = _MirroredEngine(scalar)
+    assert play_lockstep(scalar, venv, 1500, fold_every=3) > 300
+
+
+def test_settled_is_a_fold_without_cover_or_bonus_due():
+    config = BragConfig.from_dict({**HEADS_UP, "num_players": 3})
+    game = BatchedBrag(2, config, seed=0)
+    game.reset()
+    rows = np.arange(2)
+    assert not game.settled(rows, game.current).any()
+    seat = game.current.copy()
+    game.step(rows, np.array([FOLD, FOLD]))
+    assert game.settled(rows, seat).all()  # two still in: the hand goes on without them
+    assert (game.chips[rows, seat] - game.chips_before[rows, seat] == -1).all()  # the ante
+    bonus = BatchedBrag(1, BragConfig.from_dict({**HEADS_UP, "num_players": 3, "prial_bonus": 2}))
+    bonus.reset()
+    first = bonus.current.copy()
+    bonus.step(np.arange(1), np.array([FOLD]))
+    assert not bonus.settled(np.arange(1), first).any()  # B20 may still ask it for the bonus
+
+
+def test_a_coverer_is_not_settled():
+    config = BragConfig.from_dict({**HEADS_UP, "num_players": 3, "starting_chips": 3})
+    game = BatchedBrag(1, config, seed=0)
+    game.reset()
+    row, a = np.arange(1), int(game.current[0])
+    for action in (LOOK, STAY, FIRST_RAISE, STAY):  # a: look, stay; b: raise blind; c: stay
+        game.step(row, np.array([action]))
+    assert game.current[0] == a and game.masks(row)[0, config.cover_action] == 1  # B16: short
+    game.step(row, np.array([config.cover_action]))
+    assert not game.settled(row, np.array([a])).any()  # its hand is still compared (B16)

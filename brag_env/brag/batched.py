@@ -108,6 +108,7 @@ class BatchedBrag:
         self.events = np.zeros(t, np.int64)  # public events this hand (the history ring head)
         # B16: who covered, in order, and the pot each cover closed.
         self.covered_pot = np.zeros((t, n), np.int64)
+        self.has_covered = np.zeros((t, n), bool)
         self.cover_order = np.zeros((t, n), np.int64)
         self.num_covers = np.zeros(t, np.int64)
         self.last_closed = np.zeros(t, np.int64)
@@ -240,6 +241,7 @@ class BatchedBrag:
         self.current[rows] = first
         self.events[rows] = 0
         self.covered_pot[rows] = 0
+        self.has_covered[rows] = False
         self.num_covers[rows] = 0
         self.last_closed[rows] = 0
         self.state[rows] = self._start_state
@@ -250,6 +252,13 @@ class BatchedBrag:
         if not cfg.allow_blind:  # everyone has seen its cards from the start
             for s in range(n):
                 self._put_private(rows, np.full(rows.size, s))
+
+    def settled(self, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """Whether each seat's chip change for the hand is final before the hand ends: it
+        folded (a coverer's hand is still compared, B16) and no B20 bonus can be asked of it.
+        ``chips - chips_before`` is then its reward for the hand."""
+        folded = (self.status[rows, seats] == FOLDED) & ~self.has_covered[rows, seats]
+        return folded & (self.current[rows] >= 0) & (not self.config.prial_bonus)
 
     # ------------------------------------------------------------------ masks
     def _opponent(self, rows: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -370,6 +379,7 @@ class BatchedBrag:
                 rc, qc, bc = r[c], q[c], row_base[i][c]
                 closed = self.pot[rc]
                 self.covered_pot[rc, qc] = closed
+                self.has_covered[rc, qc] = True
                 self.last_closed[rc] = closed
                 self.cover_order[rc, self.num_covers[rc]] = qc
                 self.num_covers[rc] += 1

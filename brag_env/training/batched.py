@@ -13,6 +13,11 @@ The same as ``VsPoolEnv``:
 - opponents are drawn per seat and episode from the same ``OpponentPool``;
 - the learner is paid every reward of its seat, whoever's move caused it, at its next step;
   an episode that ends before its first decision is skipped;
+- one difference: at a Brag table of three or more, a learner that folded has its result
+  (``BatchedBrag.settled``: no cover, no B20 bonus to pay), so its episode ends at once,
+  with the same reward, instead of after the opponents play the hand out; the table deals a
+  new hand. The learner's episodes are unchanged; only the opponents' moves it would never
+  see are skipped (they made 4-player rollouts wait for the longest hand of every table);
 - the same seed gives the same run (one generator for the pool draws and the agents' seeds,
   one for the deals). The random streams differ from ``DummyVecEnv``'s: same distribution,
   other deals.
@@ -152,11 +157,18 @@ class BatchedSelfPlayVecEnv(VecEnv):
         """Play the opponents on ``tables`` until the learner is to act or the match is over;
         returns the tables whose match ended (their rewards are in ``_pending``)."""
         engine, p = self.engine, self.num_players
+        settled = getattr(engine, "settled", None)
         ended: list[np.ndarray] = []
         live = tables
         while live.size:
             current = engine.current[live]
             over = current < 0
+            if settled is not None:  # the learner's result is final: its episode ends here
+                cut = settled(live, self._seat[live])
+                if cut.any():
+                    t, s = live[cut], self._seat[live[cut]]
+                    self._pending[t] += engine.chips[t, s] - engine.chips_before[t, s]
+                    over |= cut
             if over.any():
                 ended.append(live[over])
             waiting = ~over & (current != self._seat[live])
@@ -211,8 +223,8 @@ class BatchedSelfPlayVecEnv(VecEnv):
         # MaskablePPO only picks legal actions; engine.step refuses others (one-line error)
         rewards, _ = engine.step(tables, self._actions)
         self._pending += rewards[tables, self._seat]
-        self._advance(tables)
-        done = engine.current < 0
+        done = np.zeros(self.num_envs, bool)
+        done[self._advance(tables)] = True
         reward = (self._pending * self.reward_scale).astype(np.float32)
         self._pending[:] = 0.0
         infos: list[dict[str, Any]] = [{"learner_seat": s} for s in self._seat.tolist()]
