@@ -117,6 +117,7 @@ class BatchedBrag:
         self._flat = self.state.reshape(-1)
         self._row_base = self._table_ids * self._state_size
         self.private = np.zeros((t, n, _PRIVATE), np.float32)  # B10: zero until looked
+        self._masks_of: tuple[np.ndarray, np.ndarray] | None = None  # the last masks() call
         self._private_flat = self.private.reshape(-1)
 
     # ------------------------------------------------------------ state layout
@@ -214,6 +215,7 @@ class BatchedBrag:
         rows = self._table_ids if rows is None else np.asarray(rows, np.int64)
         if rows.size == 0:
             return
+        self._masks_of = None
         cfg, n = self.config, self.num_players
         dealer = self._draw_dealers(rows)
         cards = self._draw_deals(rows)  # (k, 3n): B9, one at a time from the dealer's left
@@ -301,6 +303,7 @@ class BatchedBrag:
             if cfg.pot_limit:
                 legal &= new <= self.pot[rows]
             out[:, FIRST_RAISE + i] = legal
+        self._masks_of = (rows.copy(), out.copy())  # step() checks the actions against these
         return out
 
     # ------------------------------------------------------------------- step
@@ -311,7 +314,12 @@ class BatchedBrag:
         ``ValueError`` before anything changes."""
         rows = np.asarray(rows, np.int64)
         actions = np.asarray(actions, np.int64)
-        legal = self.masks(rows)
+        known, self._masks_of = self._masks_of, None  # the state changes: masks() again
+        if known is not None and known[0].shape == rows.shape and np.array_equal(known[0], rows):
+            legal = known[1]  # the masks the caller just asked for (the usual loop)
+        else:
+            legal = self.masks(rows)
+            self._masks_of = None
         ok = (actions >= 0) & (actions < self.num_actions)
         ok[ok] = legal[np.flatnonzero(ok), actions[ok]] == 1
         if not ok.all():
@@ -512,10 +520,12 @@ class BatchedBrag:
             np.copyto(out, self.state)
         else:
             np.take(self.state, rows, axis=0, out=out)
-        base = self._row_base[rows][:, None]
-        for (start, end), sources in zip(self._moved, self._moved_from, strict=True):
-            index = sources[seats]
-            index += base
-            out[:, start:end] = self._flat.take(index)
+        state = self.state
+        for me in range(1, self.num_players):  # seat 0's view is the state row itself
+            idx = np.flatnonzero(seats == me)
+            if idx.size:
+                these = rows[idx, None]
+                for (start, end), sources in zip(self._moved, self._moved_from, strict=True):
+                    out[idx, start:end] = state[these, sources[me]]
         out[:, :_PRIVATE] = self.private[rows, seats]
         return out
