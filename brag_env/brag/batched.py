@@ -520,12 +520,19 @@ class BatchedBrag:
             np.copyto(out, self.state)
         else:
             np.take(self.state, rows, axis=0, out=out)
-        state = self.state
-        for me in range(1, self.num_players):  # seat 0's view is the state row itself
-            idx = np.flatnonzero(seats == me)
-            if idx.size:
-                these = rows[idx, None]
-                for (start, end), sources in zip(self._moved, self._moved_from, strict=True):
-                    out[idx, start:end] = state[these, sources[me]]
+        moved = list(zip(self._moved, self._moved_from, strict=True))
+        if self.num_players <= 4:  # by observer (seat 0's view is the state row itself):
+            for me in range(1, self.num_players):  # faster for few seats, slower for many
+                idx = np.flatnonzero(seats == me)
+                if idx.size:
+                    these = rows[idx, None]
+                    for (start, end), sources in moved:
+                        out[idx, start:end] = self.state[these, sources[me]]
+        else:  # every row at once, each column through its observer's source
+            base = self._row_base[rows][:, None]
+            for (start, end), sources in moved:
+                index = sources[seats]
+                index += base
+                out[:, start:end] = self._flat.take(index)
         out[:, :_PRIVATE] = self.private[rows, seats]
         return out
