@@ -8,10 +8,18 @@ of one batched engine and each agent decides for all the tables where it is to a
 sample of the same quantities, not the scalar evaluator's exact figures. No hand histories.
 
 ``supports_batched`` says when it applies: a game with a batched runner here (``RUNNERS``:
-Put heads-up with the full pack so far), options that engine covers, and every agent deciding
-natively for many tables (``act_batch``: the Put baselines, ``random``, snapshots). Duplicate
-deals and ``--history`` need the scalar evaluator. A game's engine plugs in by adding a runner
-``(parsed specs, episodes, seed, options) -> TournamentResult`` and its option check.
+Put heads-up with the full pack; Brag at 2-8 seats in one-hand sessions, with the options
+``BatchedBrag`` covers, its own check deciding), the table size, and every agent deciding
+natively for many tables (``act_batch``: the Put and Brag baselines but ``put:tips``,
+``random``, snapshots). Duplicate deals and ``--history`` need the scalar evaluator. A game's
+engine plugs in by adding a runner ``(parsed specs, episodes, seed, options) ->
+TournamentResult``, its option check and the table sizes it plays.
+
+The behaviour statistics come from the game's collector (``put_stats``, ``brag_stats``): the
+runner works out at every step, for all tables at once, what the collector reads from the
+scalar engine at each decision and hand end. For Brag it writes the same decision and hand
+records the scalar collector writes (``brag_stats.DECISION_FIELDS``, ``HAND_FIELDS``), and
+one code counts them; for Put it fills the collector's counts directly.
 
 ``run_headsup_batched`` is what training evaluations call: the first agent against the other
 (Put: match win rate) or against ``num_players - 1`` copies of it (Brag, ``BatchedBrag``,

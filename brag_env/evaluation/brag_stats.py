@@ -51,6 +51,15 @@ the decile table.
 - ``best_discard_rate`` (Four-/Five-card Brag, B22; None otherwise): of its discards, the share
   that kept the strongest three cards of the deal. Hand percentiles there are those of the kept
   three, known once the seat has discarded.
+
+Where the counts come from: one record per decision (``DECISION_FIELDS``: a look, a forced
+choice, a cover or a betting decision, with its decile row and column, whether a see or a
+cover was legal, whether it faced a raise) and one per seat per hand (``HAND_FIELDS``: the
+hand's percentile, what the seat did, whether it won, how). ``BragCollector`` writes them from
+the scalar engine; the batched evaluator (``brag_env.evaluation.batched``) writes the same
+records for all its tables at once (``add_decisions``, ``add_hands``), and ``_count_records``
+turns both into the counts above. Discards (B22) are counted directly: only the scalar engine
+deals four or five cards.
 """
 
 from __future__ import annotations
