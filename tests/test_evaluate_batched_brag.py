@@ -56,6 +56,12 @@ _LOOSE = "brag:tight:play=0.05,raise_at=0.1,see_at=0.2"
             {"starting_chips": 30, "raise_sizes": [2, 4], "max_stake": 64},
             ("covers", "cover_wins", "raises", "faced_raise"),
         ),
+        # a shipped snapshot (its numpy actor on the batched side, as agents/model.py)
+        (
+            ["model:brag_headsup_selfplay:deterministic=true", "brag:tight"],
+            {},
+            ("looked_hands", "blind_play_hands", "raises"),
+        ),
         # B20/B21: the prial bonus under lowball, covers at three seats
         (
             ["brag:never_look", "brag:caller", _LOOSE],
@@ -91,6 +97,7 @@ def test_supported_for_one_hand_brag_at_2_to_8_seats_with_batch_agents():
     assert not supports_batched("brag", ["brag:tight", "random"], {"hands_per_session": 3})
     assert not supports_batched("brag", ["brag:tight", "random"], {"cards_dealt": 4})
     assert not supports_batched("brag", ["brag:tight", "random"], {"num_players": 3})
+    assert supports_batched("brag", ["model:brag_headsup_selfplay", "random"], {})
 
 
 def _cli(tmp_path, *args):
@@ -105,16 +112,16 @@ def _cli(tmp_path, *args):
 
 
 @pytest.mark.parametrize(
-    "extra, engine, hands",
+    "extra, engine",
     [
-        ([], "batched", 30),  # five whole designs of 3 seats
-        (["--no-batched"], "scalar", 30),
-        # multi-hand sessions: the scalar evaluator, 15 sessions rounded up to 18
-        (["--option", "hands_per_session=2"], "scalar", 36),
+        ([], "batched"),
+        (["--no-batched"], "scalar"),
+        (["--option", "hands_per_session=2"], "scalar"),  # sessions: the scalar evaluator
     ],
 )
-def test_evaluate_cli_runs_brag_batched_unless_told_or_unable(tmp_path, extra, engine, hands):
-    args = ["--game", "brag", "--agents", "brag:tight", "random", "random", "--hands", "30"]
+def test_evaluate_cli_runs_brag_batched_unless_told_or_unable(tmp_path, extra, engine):
+    args = ["--game", "brag", "--agents", "brag:tight", "random", "random", "--hands", "12"]
+    hands = 12  # whole designs of 3 seats: 12 one-hand sessions, or 6 of two hands
     text, report = _cli(tmp_path, *args, *extra)
     assert report["engine"] == engine
     assert f"{engine} engine" in text
@@ -122,7 +129,7 @@ def test_evaluate_cli_runs_brag_batched_unless_told_or_unable(tmp_path, extra, e
     behaviour = report["agents"][0]["behaviour"]
     counts = behaviour["counts"]
     assert behaviour["hands"] == hands
-    assert behaviour["look_rate"] == counts["looked_hands"] / hands > 0.8  # tight looks first
+    assert behaviour["look_rate"] == counts["looked_hands"] / hands > 0.5  # tight looks first
     assert len(behaviour["hands_by_decile"]["counts"]) == 10  # the table --plot draws
 
 

@@ -37,7 +37,6 @@ from typing import Any
 import numpy as np
 
 from brag_env.evaluation.schedule import agent_seeds, make_schedule
-from brag_env.evaluation.stats import ratio_ci
 
 _DEALS_TAG = 0xBA7C  # the engine's deal stream, apart from the schedule's and the agents'
 
@@ -277,40 +276,16 @@ def _put_tournament(
 def _run_brag(
     agent_spec: str, opponent_spec: str, n: int, seed: int, env_config: dict[str, Any] | None
 ) -> dict[str, Any]:
-    from agents import make_agent, table_info
-    from brag_env.brag.batched import BatchedBrag
-    from brag_env.brag.rules import BragConfig
+    from agents.registry import parse_spec
 
     options = dict(env_config or {})
     options.setdefault("num_players", 4)  # brag_v1's default table, as run_headsup
-    config = BragConfig.from_dict(options)
-    p = config.num_players
-    schedule = make_schedule(p, n, seed)
-    tables = len(schedule)
-    table = table_info("brag", **options)
-    rngs = agent_seeds(seed, p)
-    specs = [agent_spec] + [opponent_spec] * (p - 1)
-    agents = [make_agent(s, table, rngs[i]) for i, s in enumerate(specs)]
-    seat_agent = np.array([e.seats for e in schedule], np.int64)  # (tables, p): agent per seat
-    for agent in agents:
-        agent.reset_rows(np.arange(p * tables))
-    engine = BatchedBrag(tables, config, seed=np.random.SeedSequence([seed, _DEALS_TAG]))
-    engine.reset()
-    rows = np.arange(tables)
-    payoff = np.zeros(tables)
-    live = rows
-    while live.size:
-        _, _, _, _, actions = _decide(engine, live, seat_agent, agents)
-        rewards, over = engine.step(live, actions)
-        mine = seat_agent[live] == 0  # (k, p): the first agent's seat
-        payoff[live] += (rewards * mine).sum(axis=1)
-        live = live[~over]
-    # brag_stats' unit: the ante, or the minimum stake when no ante is paid
-    antes = config.ante > 0 and config.ante_mode != "none"
-    unit = float(config.ante if antes else config.min_stake)
-    estimate = ratio_ci(payoff / unit, np.ones(tables))
+    p = int(options["num_players"])
+    specs = [parse_spec(s, "brag") for s in [agent_spec] + [opponent_spec] * (p - 1)]
+    result = _brag_tournament(specs, n, seed, options)
+    estimate = result.agents[0].payoff  # one sample per hand: its chip change over the unit
     return {
-        "metric": f"payoff ({'antes/hand' if antes else 'min-stakes/hand'})",
+        "metric": f"payoff ({result.payoff_unit})",
         "mean": estimate.mean,
         "ci_low": estimate.low,
         "ci_high": estimate.high,
