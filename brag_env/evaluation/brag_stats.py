@@ -116,6 +116,8 @@ HAND_FIELDS = (
     "cover_won",
     "carried",
 )
+#: Records held before they are counted (memory stays flat over long runs).
+_PENDING = 1 << 16
 _D = {name: k for k, name in enumerate(DECISION_FIELDS)}
 _H = {name: k for k, name in enumerate(HAND_FIELDS)}
 
@@ -202,6 +204,7 @@ class BragCollector(Collector):
         self._hand_rows: list[tuple[float, ...]] = []
         self._decision_blocks: list[np.ndarray] = []
         self._hand_blocks: list[np.ndarray] = []
+        self._pending = 0  # rows in the blocks
 
     # ----------------------------------------------------------------- per hand
     def _begin_hand(self, game: Any) -> None:
@@ -344,16 +347,24 @@ class BragCollector(Collector):
                     result.carried > 0,  # B15
                 )
             )
+        if len(self._decision_rows) > _PENDING:
+            self._count_records()
 
     # ----------------------------------------------------------------- records
     def add_decisions(self, records: np.ndarray) -> None:
         """Decision records of many tables at once: (m, ``DECISION_FIELDS``) integers, what
         ``before_action`` records one decision at a time (the batched evaluator's input)."""
         self._decision_blocks.append(np.asarray(records, np.int64))
+        self._pending += len(records)
+        if self._pending > _PENDING:
+            self._count_records()
 
     def add_hands(self, records: np.ndarray) -> None:
         """Hand records of many tables at once: (m, ``HAND_FIELDS``), as ``_end_hand``'s."""
         self._hand_blocks.append(np.asarray(records, np.float64))
+        self._pending += len(records)
+        if self._pending > _PENDING:
+            self._count_records()
 
     def _count_records(self) -> None:
         """Add every record not yet counted to the agents' counts (one code for both runs)."""
@@ -434,6 +445,7 @@ class BragCollector(Collector):
                 c.by_hand_decile = (np.array(c.by_hand_decile) + table[a]).tolist()
         self._decision_rows, self._hand_rows = [], []
         self._decision_blocks, self._hand_blocks = [], []
+        self._pending = 0
 
     # ----------------------------------------------------------------- summary
     def behaviour(self, agent: int) -> dict[str, Any]:
