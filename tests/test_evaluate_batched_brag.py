@@ -100,6 +100,11 @@ def test_supported_for_one_hand_brag_at_2_to_8_seats_with_batch_agents():
     assert not supports_batched("brag", ["brag:tight", "random"], {"num_players": 3})
 
 
+def test_batched_brag_refuses_multi_hand_sessions_in_one_line():
+    with pytest.raises(ValueError, match="one-hand sessions, got hands_per_session=3"):
+        evaluate("brag", ["random", "random"], 6, options={"hands_per_session": 3}, batched=True)
+
+
 def _cli(tmp_path, *args):
     """evaluate.py in this process; returns (stdout, the --json report)."""
     from brag_env.evaluation.cli import main

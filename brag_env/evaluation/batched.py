@@ -324,6 +324,11 @@ def _brag_tournament(
     n = adapter.num_players(len(parsed), options)
     table_options = {**options, "num_players": n}
     config = BragConfig.from_dict(table_options)
+    if config.hands_per_session != 1:  # the loop below ends each table after one hand
+        raise ValueError(
+            f"the batched Brag evaluator plays one-hand sessions, got hands_per_session="
+            f"{config.hands_per_session}; use the scalar evaluator (evaluate.py --no-batched)"
+        )
     schedule = make_schedule(n, episodes, seed)
     tables = len(schedule)
     rngs = agent_seeds(seed, n)
