@@ -139,6 +139,31 @@ def test_a_folded_learner_ends_its_episode_with_the_reward_vs_pool_env_pays(play
     assert play_lockstep(scalar, venv, 1500, fold_every=3) > 300
 
 
+@pytest.mark.parametrize("players", [3, 4])
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
+def test_a_folding_learner_loses_what_it_put_in_once(players):
+    # Whether its fold leaves the hand to the others (settled: the episode ends there) or ends
+    # the hand (two were in: the hand's end pays it), the learner's reward is the chips it put
+    # in, lost once.
+    options = {**HEADS_UP, "num_players": players}
+    venv = BatchedSelfPlayVecEnv("brag", options, 64, opponents=["random"], seed=0)
+    venv.reset()
+    engine, rng = venv.engine, np.random.default_rng(0)
+    folds = {"leave": 0, "end": 0}
+    for _ in range(120):
+        masks = venv.action_masks()
+        fold = masks[:, FOLD] & (rng.random(len(masks)) < 0.4)
+        actions = np.where(fold, FOLD, np.array([np.flatnonzero(m)[-1] for m in masks]))
+        seat, tables = venv._seat.copy(), np.arange(len(masks))
+        lost = engine.contributed[tables, seat].copy()
+        two_in = engine.active == 2
+        _, reward, done, _ = venv.step(actions)
+        assert done[fold].all() and np.array_equal(reward[fold], -lost[fold])
+        folds["end"] += int((fold & two_in).sum())
+        folds["leave"] += int((fold & ~two_in).sum())
+    assert min(folds.values()) > 20, folds
+
+
 def test_settled_is_a_fold_without_cover_or_bonus_due():
     config = BragConfig.from_dict({**HEADS_UP, "num_players": 3})
     game = BatchedBrag(2, config, seed=0)
