@@ -14,10 +14,32 @@ from brag_env.brag.batched import BatchedBrag
 from brag_env.brag.rules import BragConfig
 
 
+class _MirrorShuffle:
+    """A scalar game's generator after its first deal: each B18 shuffle puts its deck in
+    the order of the batched table's deck before that table's deal (the batched engine
+    steps first). Nothing else draws from it, and a shuffle the batched table did not make
+    fails."""
+
+    def __init__(self, batched, row):
+        self.batched, self.row = batched, row
+
+    def shuffle(self, cards):
+        b, i = self.batched, self.row
+        assert b.shuffled[i], (i, "the scalar game shuffled, the batched table did not")
+        deck = b.deck_top(i) + b.deck_cards(i)
+        assert sorted(deck) == sorted(cards), (i, deck, cards)
+        cards[:] = deck
+
+
 def _stack(envs, batched, rows, seed):
+    """Each table's deal on top of its env's deck; in a session the whole deck (B18: its
+    later hands are dealt from it), and the env's later shuffles mirror the table's."""
+    sessions = batched.config.hands_per_session > 1
     for i in rows.tolist():
-        deal = {"deck": batched.deck_top(i), "dealer": int(batched.dealer[i])}
-        envs[i].reset(seed=seed + i, options=deal)
+        deck = batched.deck_top(i) + (batched.deck_cards(i) if sessions else [])
+        envs[i].reset(seed=seed + i, options={"deck": deck, "dealer": int(batched.dealer[i])})
+        if sessions:
+            envs[i].unwrapped.game._rng = _MirrorShuffle(batched, i)
 
 
 def _compare_views(envs, batched, rows):
@@ -39,15 +61,15 @@ def _play_both(config: dict, tables: int, hands: int, seed: int, covers: int = 0
     rows = np.arange(tables)
     _stack(envs, batched, rows, seed * 1000)
     rng = np.random.default_rng(seed)
-    stats = {"hands": 0, "covers": 0, "sees": 0}
-    cover_id = cfg.cover_action
+    stats = {"hands": 0, "covers": 0, "sees": 0, "sessions": 0, "sit_outs": 0, "carries": 0}
+    stats["choices"] = 0
+    cover_id, keep_id = cfg.cover_action, cfg.keep_old_hand_action
     while stats["hands"] < hands:
         _compare_views(envs, batched, rows)
         masks = batched.masks(rows)
         actions = np.empty(tables, np.int64)
         for i, env in enumerate(envs):
-            game = env.game
-            assert game.current_player == batched.current[i]
+            assert env.game.current_player == batched.current[i]
             mask = env.observe(env.agent_selection)["action_mask"]
             assert np.array_equal(masks[i], mask), (i, masks[i], mask)
             legal = np.flatnonzero(mask)
@@ -55,17 +77,26 @@ def _play_both(config: dict, tables: int, hands: int, seed: int, covers: int = 0
             bets = legal[legal != 0]
             pool = bets if bets.size and rng.random() < 0.8 else legal
             actions[i] = pool[rng.integers(pool.size)]
-            env.step(int(actions[i]))
         stats["covers"] += int((actions == cover_id).sum())
         stats["sees"] += int((actions == 3).sum())
-        rewards, over = batched.step(rows, actions)
+        stats["choices"] += int((actions == keep_id).sum() + (actions == keep_id + 1).sum())
+        before = batched.hands_played.copy()
+        rewards, over = batched.step(rows, actions)  # first: the env's shuffles mirror it
         for i, env in enumerate(envs):
+            env.step(int(actions[i]))
             want = [env.rewards[a] for a in env.possible_agents]
             assert rewards[i].tolist() == want, (i, rewards[i], want)
             assert bool(over[i]) == all(env.terminations.values())
+        ended = np.flatnonzero(batched.hands_played > before)
+        stats["hands"] += ended.size
+        for i in ended[~over[ended]].tolist():  # B18: the next hand dealt from the same deck
+            game = envs[i].unwrapped.game
+            assert game.deck_cards == batched.deck_cards(i), i
+            stats["carries"] += game.hand_results[-1].carried > 0
+            stats["sit_outs"] += sum(s == 0 for s in game.status)
         done = np.flatnonzero(over)
         if done.size:
-            stats["hands"] += done.size
+            stats["sessions"] += done.size
             _compare_views(envs, batched, done)  # the final view of the session
             batched.reset(done)
             _stack(envs, batched, done, seed * 1000 + stats["hands"] * tables)
@@ -82,6 +113,58 @@ VARIANTS = [
     {"num_players": 2, "allow_blind": False, "pot_limit": True, "blind_alone": "carries"},
     {"num_players": 3, "blind_may_see_open": False, "ante_mode": "none", "cover_pot": False},
 ]
+
+
+# Multi-hand sessions (B8, B15-B19) on short stacks, so that covers and sit-outs happen: each
+# carry option (B15) and shuffle mode (B18), the no-shuffle deck included.
+SESSIONS = [
+    {**SHORT, "num_players": 2, "hands_per_session": 10, "blind_alone": "carries"},
+    {
+        **SHORT,
+        "num_players": 4,
+        "hands_per_session": 3,
+        "unopened_pot": "carries",
+        "ante_mode": "after_prial",
+        "shuffle": "after_prial_or_cycle",
+    },
+    {
+        **SHORT,
+        "num_players": 4,
+        "hands_per_session": 10,
+        "starting_chips": 20,
+        "blind_alone": "carries",
+        "unopened_pot": "carries",
+        "shuffle": "every_hand",
+        "prial_bonus": 2,
+    },
+    {
+        **SHORT,
+        "num_players": 3,
+        "hands_per_session": 10,
+        "shuffle": "after_prial_or_cycle",
+        "blind_keep_hand": False,
+        "ante_mode": "none",
+        "cover_pot": False,
+    },
+]
+SESSION_IDS = ["2p_10_blind_carries", "4p_3_unopened_cycle", "4p_10_every_hand", "3p_10_no_ante"]
+
+
+@pytest.mark.parametrize("config", SESSIONS, ids=SESSION_IDS)
+def test_B15_B19_batched_sessions_equal_brag_v1_move_for_move(config):
+    stats = _play_both(config, tables=8, hands=40, seed=3)
+    assert stats["hands"] >= 40 and stats["sessions"] > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("config", SESSIONS, ids=SESSION_IDS)
+def test_B15_B19_batched_sessions_equal_brag_v1_over_10000_hands(config):
+    cfg = BragConfig.from_dict(config)
+    stats = _play_both(config, tables=128, hands=10_000, seed=11)
+    assert stats["hands"] >= 10_000 and stats["sit_outs"] > 0 and stats["sees"] > 0
+    assert stats["covers"] > 0 or not cfg.cover_pot
+    assert stats["carries"] > 0 or not cfg.carries
+    assert stats["choices"] > 0 or not cfg.blind_keep_hand
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, pytest.param(8, marks=pytest.mark.slow)])
@@ -107,9 +190,7 @@ def test_B10_B21_batched_brag_options_equal_brag_v1(config):
 
 
 def test_unsupported_options_are_named():
-    with pytest.raises(ValueError, match=r"hands_per_session=5 .*use vec_env: dummy"):
-        BatchedBrag(4, BragConfig(hands_per_session=5))
-    with pytest.raises(ValueError, match="cards_dealt=4"):
+    with pytest.raises(ValueError, match=r"cards_dealt=4 .*use vec_env: dummy"):
         BatchedBrag(4, BragConfig(cards_dealt=4, allow_blind=False))
     with pytest.raises(ValueError, match="num_tables"):
         BatchedBrag(0)
