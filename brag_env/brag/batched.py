@@ -208,14 +208,18 @@ class BatchedBrag:
             seats = self.order[row, : self.in_hand[row]].tolist()
         return [int(self.hands[row, s, i]) for i in range(_HAND) for s in seats]
 
-    def reset(self, rows: np.ndarray | None = None) -> None:
-        """Start new sessions on ``rows`` (default: every table)."""
+    def reset(self, rows: np.ndarray | None = None, decks=None, dealers=None) -> None:
+        """Start new sessions on ``rows`` (default: every table). In multi-hand sessions
+        ``decks`` (one permutation of the 52 cards per row, top first) and ``dealers`` (the
+        first hand's) may stack the deal, as ``brag_v1``'s ``deck`` and ``dealer`` options."""
         rows = self._table_ids if rows is None else np.asarray(rows, np.int64)
         if rows.size == 0:
             return
         if self._sessions:
-            self._new_sessions(rows)
+            self._new_sessions(rows, decks, dealers)
             return
+        if decks is not None or dealers is not None:
+            raise ValueError("decks and dealers: only for hands_per_session > 1")
         cfg, n = self.config, self.num_players
         dealer = self._draw_dealers(rows)
         cards = self._draw_deals(rows)  # (k, 3n): B9, one at a time from the dealer's left
@@ -310,11 +314,21 @@ class BatchedBrag:
         self.category[r, s] = CATEGORY_OF_STRENGTH.take(STRENGTH_TABLE.take(flat))
         self.percentile[r, s] = strength_percentile(strength, self.config.lowball)
 
-    def _new_sessions(self, rows: np.ndarray) -> None:
+    def _new_sessions(self, rows: np.ndarray, decks=None, dealers=None) -> None:
         """B7/B17/B18: starting stacks, a drawn dealer, a shuffled deck, the first hand."""
         keys = self.rng.random((rows.size, NUM_CARDS))
         dealer = self._draw_dealers(rows)
-        self.deck[rows] = keys.argsort(axis=1)  # a uniform permutation
+        if dealers is not None:
+            dealer = np.asarray(dealers, np.int64).reshape(rows.size)
+            if ((dealer < 0) | (dealer >= self.num_players)).any():
+                raise ValueError(f"dealers must be seats 0..{self.num_players - 1}")
+        if decks is None:
+            self.deck[rows] = keys.argsort(axis=1)  # a uniform permutation
+        else:
+            decks = np.asarray(decks, np.int64).reshape(rows.size, NUM_CARDS)
+            if not (np.sort(decks, axis=1) == np.arange(NUM_CARDS)).all():
+                raise ValueError("decks must be permutations of the 52 cards, one per row")
+            self.deck[rows] = decks
         self.deck_head[rows] = 0
         self.deck_len[rows] = NUM_CARDS
         self.chips[rows] = self.config.starting_chips
