@@ -27,7 +27,9 @@ def test_supported_for_heads_up_put_and_one_hand_brag_with_batch_agents():
     assert supports_headsup_batched("put", ["put:caller", "put:bluffer"], {})
     assert supports_headsup_batched("brag", ["brag:tight", "random"], {})
     assert supports_headsup_batched("brag", ["brag:tips", "brag:caller"], {"num_players": 8})
-    assert not supports_headsup_batched("brag", ["brag:tight", "random"], {"hands_per_session": 5})
+    assert supports_headsup_batched("brag", ["brag:tight", "random"], {"hands_per_session": 5})
+    five = {"cards_dealt": 5, "allow_blind": False}
+    assert not supports_headsup_batched("brag", ["brag:tight", "random"], five)
     # evaluate.py's tournaments have no batched Brag runner yet: the scalar evaluator plays them
     assert not supports_batched("brag", ["brag:tight", "random"], {"num_players": 2})
 
@@ -47,13 +49,16 @@ def test_brag_result_shape_count_and_reproducible():
         (("brag:tight", "random"), {"num_players": 2}),
         (("brag:caller", "brag:bluffer"), {"num_players": 4}),
         (("random", "random"), {"num_players": 3, "starting_chips": 10}),
+        (("brag:tight", "brag:caller"), {"num_players": 3, "hands_per_session": 5}),
     ],
 )
 @pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_brag_batched_and_scalar_estimates_agree_within_their_intervals(pair, options):
     fast = run_headsup_batched(*pair, 2000, 1, options, game="brag")
     slow = run_headsup("brag", *pair, 2000, seed=1, env_config=options)
-    assert fast["metric"] == slow["metric"] and fast["n"] == slow["n"]
+    assert fast["metric"] == slow["metric"]
+    # per hand; a session (B17) may end early, so the hands counted may differ
+    assert fast["n"] == slow["n"] or options.get("hands_per_session", 1) > 1
     half = (fast["ci_high"] - fast["ci_low"] + slow["ci_high"] - slow["ci_low"]) / 2
     assert abs(fast["mean"] - slow["mean"]) < half
 

@@ -1,21 +1,27 @@
-"""N one-hand Three-Card Brag sessions held as numpy arrays and stepped together (B1-B16).
+"""N Three-Card Brag sessions held as numpy arrays and stepped together (B1-B21).
 
-``BatchedBrag`` is the game ``brag_v1`` plays with ``hands_per_session=1``, one table per row:
-deal, legal masks, ``step``, observations bit-equal to ``brag_v1``'s ``observe()``, the
-per-seat chip changes as rewards, and ``reset`` of finished tables. ``BragGame`` stays the
-reference: ``tests/test_brag_batched.py`` plays both move for move on the same deals (the
-batched deal stacked on the scalar deck) and the same actions. Python loops run over the few
-fixed positions (seats, deal positions, covers), never over tables.
+``BatchedBrag`` is the game ``brag_v1`` plays, one table per row: deal, legal masks, ``step``,
+observations bit-equal to ``brag_v1``'s ``observe()``, the per-seat chip changes as rewards,
+and ``reset`` of finished sessions. ``BragGame`` stays the reference:
+``tests/test_brag_batched.py`` plays both move for move on the same deals (the batched deck
+stacked on the scalar one, its shuffles mirrored) and the same actions. Python loops run over
+the few fixed positions (seats, deal positions, covers), never over tables.
 
 Covered: 2-8 players, blind and open betting (B10-B13, ``pot_limit``), looks, folds, sees and
 ties (B14), covering the pot with its side pots at any table size (B16), lowball (B21), the
-prial bonus (B20), and every ante mode (one hand: the ante is due whenever there is one). The
-carry options (B15), the shuffle modes (B18) and B19 change nothing in a one-hand session
-(a pot never carries out of a session), so they are accepted.
+prial bonus (B20), every ante mode (B8), and sessions of any ``hands_per_session`` (B17):
+stacks carried from hand to hand, the button moving on past players who sit out (B7, B16:
+status 0, short of the ante due or broke), carried pots under both carry options and never
+out of a session (B15), each table's deck kept between hands with the no-shuffle rule and
+every shuffle mode, the cycle included (B18), the B19 keep/take choice, the early end when
+fewer than two can play, and the session-only observation fields (``hand_number``,
+``choice_pending``, the ``prev_*`` block, ``shown_cards`` since the last shuffle). Rewards
+are paid per hand, as ``brag_v1`` pays them: every seat's chip change when a hand ends.
+``step``'s ``over`` says the session ended; a hand that ends inside a session deals the next
+one at once (the ``hand_number`` attribute counts them).
 
-Not covered, each a one-line ``ValueError`` naming the option: multi-hand sessions
-(``hands_per_session`` > 1: carried stacks and pots, the deck kept between hands, B19) and
-Four-/Five-card Brag (``cards_dealt`` 4 or 5, B22).
+Not covered, a one-line ``ValueError`` naming the option: Four-/Five-card Brag
+(``cards_dealt`` 4 or 5, B22).
 
 Observations: each table keeps ONE float32 ``state`` row laid out as the observation of
 seat 0 (seat rows in absolute order, the history most recent first), updated by the few values
@@ -27,7 +33,8 @@ that move) and its own private block. The history moves one slot per event.
 Differences from ``BragGame`` that do not change the game: the first dealer is drawn
 uniformly (the B7 cut makes every seat the dealer with probability 1/n) and the cards come from
 a fresh uniform shuffle (B18: the deck is shuffled before a session's first hand); the random
-streams are not ``brag_v1``'s. No hand histories are kept.
+streams are not ``brag_v1``'s. No hand histories are kept. One-hand sessions deal only the 3n
+cards they use; longer ones keep each table's whole deck as a ring of 52 slots.
 """
 
 from __future__ import annotations
@@ -65,7 +72,7 @@ def check_batched_brag(config: BragConfig) -> None:
 
 
 class BatchedBrag:
-    """``num_tables`` one-hand Brag sessions; every array's first axis is the table."""
+    """``num_tables`` Brag sessions; every array's first axis is the table."""
 
     def __init__(self, num_tables: int, config: BragConfig | None = None, seed=None) -> None:
         config = config if config is not None else BragConfig()

@@ -14,10 +14,11 @@ deals and ``--history`` need the scalar evaluator. A game's engine plugs in by a
 ``(parsed specs, episodes, seed, options) -> TournamentResult`` and its option check.
 
 ``run_headsup_batched`` is what training evaluations call: the first agent against the other
-(Put: match win rate) or against ``num_players - 1`` copies of it (Brag, ``BatchedBrag``,
-one-hand sessions: payoff per hand in antes, min-stakes without an ante), with ``ratio_ci``'s
-interval. ``supports_headsup_batched`` says when it applies. Each copy of a Brag opponent is
-its own agent with its own seed, as in the scalar evaluator.
+(Put: match win rate) or against ``num_players - 1`` copies of it (Brag, ``BatchedBrag``:
+payoff per hand in antes, min-stakes without an ante; a session's hands are one unit, as in
+the scalar evaluator), with ``ratio_ci``'s interval. ``supports_headsup_batched`` says when
+it applies. Each copy of a Brag opponent is its own agent with its own seed, as in the scalar
+evaluator.
 """
 
 from __future__ import annotations
@@ -53,8 +54,8 @@ def supports_batched(
 
 
 def _brag_options_supported(options: dict[str, Any]) -> bool:
-    # BatchedBrag: one-hand sessions of Three-card Brag
-    return int(options.get("hands_per_session", 1)) == 1 and int(options.get("cards_dealt", 3)) == 3
+    # BatchedBrag: Three-card Brag, sessions of any length
+    return int(options.get("cards_dealt", 3)) == 3
 
 
 def _natively_batched(game: str, specs: Sequence[str], env_config: dict[str, Any]) -> bool:
@@ -287,7 +288,7 @@ def _run_brag(
     # brag_stats' unit: the ante, or the minimum stake when no ante is paid
     antes = config.ante > 0 and config.ante_mode != "none"
     unit = float(config.ante if antes else config.min_stake)
-    estimate = ratio_ci(payoff / unit, np.ones(tables))
+    estimate = ratio_ci(payoff / unit, engine.hands_played)  # per hand, sessions as units
     return {
         "metric": f"payoff ({'antes/hand' if antes else 'min-stakes/hand'})",
         "mean": estimate.mean,
