@@ -49,7 +49,7 @@ def test_brag_result_shape_count_and_reproducible():
         (("brag:tight", "random"), {"num_players": 2}),
         (("brag:caller", "brag:bluffer"), {"num_players": 4}),
         (("random", "random"), {"num_players": 3, "starting_chips": 10}),
-        (("brag:tight", "brag:caller"), {"num_players": 3, "hands_per_session": 5}),
+        (("brag:tight", "brag:caller"), {"num_players": 3, "hands_per_session": 3}),
     ],
 )
 @pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")

@@ -356,10 +356,12 @@ class BatchedBrag:
         self.deck[rows] = np.take_along_axis(cards, keys.argsort(axis=1), axis=1)
         self.deck_head[rows] = 0
 
-    def _to_bottom(self, rows: np.ndarray, cards: np.ndarray) -> None:
-        """B18: one card per row under its deck."""
-        self.deck[rows, (self.deck_head[rows] + self.deck_len[rows]) % NUM_CARDS] = cards
-        self.deck_len[rows] += 1
+    def _to_bottom(self, rows: np.ndarray, cards: np.ndarray, valid: np.ndarray) -> None:
+        """B18: the ``valid`` ones of each row's ``cards`` under its deck, first one first."""
+        at = (self.deck_head[rows] + self.deck_len[rows])[:, None] + valid.cumsum(axis=1) - 1
+        i, j = np.nonzero(valid)
+        self.deck[rows[i], at[i, j] % NUM_CARDS] = cards[i, j]
+        self.deck_len[rows] += valid.sum(axis=1)
 
     def _threshold(self, prial: np.ndarray) -> np.ndarray:
         """B8/B16: the chips a seat needs to play the next hand: the ante when one is due
@@ -413,12 +415,9 @@ class BatchedBrag:
         # B18: the hand's cards under the deck, each round seat by seat from the dealer's
         # left, as dealt (a B19 choice: the chosen hand); a kept hand stays out
         order, m = self.order[r], self.in_hand[r]
-        for card in range(_HAND):
-            for j in range(n):
-                seat = order[:, j]
-                has = np.flatnonzero((j < m) & (seat != keeper))
-                if has.size:
-                    self._to_bottom(r[has], self.hands[r[has], seat[has], card])
+        cards = self.hands[r[:, None], order].transpose(0, 2, 1).reshape(k, _HAND * n)
+        valid = (self._seat_ids < m[:, None]) & (order != keeper[:, None])
+        self._to_bottom(r, cards, np.tile(valid, _HAND))
         self.kept[r[keep]] = self.hands[r[keep], lone[keep]]
         self.keeper[r] = keeper
         self.prev_delta[r] = rewards[i]
@@ -480,12 +479,12 @@ class BatchedBrag:
         paid = np.where(playing, ante[:, None], 0)
         chips = self.chips[rows] = chips - paid
         self.contributed[rows] = paid
-        head, deck = self.deck_head[rows], self.deck[rows]
-        for card in range(_HAND):  # one card at a time, three rounds
-            for j in range(n):
-                has = np.flatnonzero(j < m)
-                spot = (head[has] + card * m[has] + j) % NUM_CARDS
-                self.hands[rows[has], order[has, j], card] = deck[has, spot]
+        head = self.deck_head[rows]
+        # one card at a time, three rounds: card c of deal position j is the (c * m + j)-th
+        spot = head[:, None, None] + np.arange(_HAND)[:, None] * m[:, None, None] + self._seat_ids
+        cards = np.take_along_axis(self.deck[rows], spot.reshape(k, -1) % NUM_CARDS, axis=1)
+        i, j = np.nonzero(self._seat_ids < m[:, None])
+        self.hands[rows[i], order[i, j]] = cards.reshape(k, _HAND, n)[i, :, j]
         dealt = _HAND * m
         self.deck_head[rows] = (head + dealt) % NUM_CARDS
         self.deck_len[rows] -= dealt
@@ -555,8 +554,7 @@ class BatchedBrag:
         the deck, and the betting starts left of the dealer."""
         new, old = self.hands[r, q], self.kept[r]
         under = np.where(keep[:, None], new, old)
-        for card in range(_HAND):
-            self._to_bottom(r, under[:, card])
+        self._to_bottom(r, under, np.ones(under.shape, bool))
         j = np.flatnonzero(keep)
         if j.size:
             self.hands[r[j], q[j]] = old[j]
