@@ -244,15 +244,9 @@ class BatchedBrag:
         self.chips[rows] = cfg.starting_chips - self._ante  # B8
         self.contributed[rows] = self._ante
         self.pot[rows] = self._ante * n
-        self.stake[rows] = cfg.min_stake  # B11
-        self.last_action[rows] = -1
         self.active[rows] = n
         self.current[rows] = first
-        self.events[rows] = 0
-        self.covered_pot[rows] = 0
-        self.has_covered[rows] = False
-        self.num_covers[rows] = 0
-        self.last_closed[rows] = 0
+        self._clear_hand(rows)
         self.state[rows] = self._start_state
         self.private[rows] = 0.0
         o = self._off
@@ -261,6 +255,16 @@ class BatchedBrag:
         if not cfg.allow_blind:  # everyone has seen its cards from the start
             for s in range(n):
                 self._put_private(rows, np.full(rows.size, s))
+
+    def _clear_hand(self, rows: np.ndarray) -> None:
+        """What every new hand starts from: the opening stake (B11), no actions, no covers."""
+        self.stake[rows] = self.config.min_stake
+        self.last_action[rows] = -1
+        self.events[rows] = 0
+        self.covered_pot[rows] = 0
+        self.has_covered[rows] = False
+        self.num_covers[rows] = 0
+        self.last_closed[rows] = 0
 
     def settled(self, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
         """Whether each seat's chip change for the rest of the session is final before the
@@ -494,14 +498,8 @@ class BatchedBrag:
         self.status[rows] = np.where(playing, status, SITTING_OUT)
         pot = self.pot[rows] = ante * m + self.carry_in[rows]  # B15: a carried pot stays
         self.dealer[rows] = dealer
-        self.stake[rows] = cfg.min_stake
-        self.last_action[rows] = -1
         self.active[rows] = m
-        self.events[rows] = 0
-        self.covered_pot[rows] = 0
-        self.has_covered[rows] = False
-        self.num_covers[rows] = 0
-        self.last_closed[rows] = 0
+        self._clear_hand(rows)
         self.opened[rows] = False
         choosing = self.choosing[rows] = self.keeper[rows] >= 0  # B19: the choice first
         current = self.current[rows] = np.where(choosing, self.keeper[rows], order[:, 0])
