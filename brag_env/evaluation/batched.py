@@ -265,7 +265,9 @@ def _run_brag(
     options.setdefault("num_players", 4)  # brag_v1's default table, as run_headsup
     config = BragConfig.from_dict(options)
     p = config.num_players
-    schedule = make_schedule(p, n, seed)
+    from brag_env.evaluation import episodes_for
+
+    schedule = make_schedule(p, episodes_for("brag", n, options), seed)  # B17: n hands
     tables = len(schedule)
     table = table_info("brag", **options)
     rngs = agent_seeds(seed, p)
