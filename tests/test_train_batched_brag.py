@@ -190,3 +190,52 @@ def test_a_coverer_is_not_settled():
     assert game.current[0] == a and game.masks(row)[0, config.cover_action] == 1  # B16: short
     game.step(row, np.array([config.cover_action]))
     assert not game.settled(row, np.array([a])).any()  # its hand is still compared (B16)
+
+
+class _MirroredSessions(BatchedBrag):
+    """Deals what a VsPoolEnv's brag_v1 dealt in a session: its first dealer, its deck and
+    its later shuffles (B18), as ``shuffles`` recorded them: (whether it is a session's
+    first deck, the cards in their new order)."""
+
+    def __init__(self, scalar, shuffles):
+        super().__init__(1, BragConfig.from_dict(scalar.env_config), seed=0)
+        self.scalar, self.shuffles = scalar, shuffles
+
+    def _draw_dealers(self, rows):
+        return np.array([self.scalar.aec.game._first_dealer])
+
+    def reset(self, rows=None, decks=None, dealers=None):
+        start = max(k for k, (first, _) in enumerate(self.shuffles) if first)
+        deck = self.shuffles[start][1]
+        del self.shuffles[: start + 1]  # the shuffles of the scalar's new session follow
+        super().reset(rows, decks=[deck])
+
+    def _shuffle(self, rows):
+        _, deck = self.shuffles.pop(0)
+        assert sorted(deck) == sorted(self.deck_cards(0))
+        self.deck[0, : len(deck)] = deck
+        self.deck_head[0] = 0
+
+
+@pytest.mark.parametrize("players,fold_every", [(2, 0), (3, 3)])
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
+def test_B17_sessions_same_run_as_vs_pool_env_on_the_same_deals(players, fold_every, monkeypatch):
+    # VsPoolEnv's contract over sessions of several hands: rewards per hand, the button, the
+    # kept hands (B19), sit-outs and the session's end, step for step on the same cards.
+    from brag_env.brag.game import BragGame
+    from brag_env.selfplay import VsPoolEnv
+
+    shuffles = []
+    shuffled_deck = BragGame._shuffled_deck
+
+    def recording(game, cards):
+        deck = shuffled_deck(game, cards)
+        shuffles.append((game.session_over, deck.cards()))  # over: the next session's deck
+        return deck
+
+    monkeypatch.setattr(BragGame, "_shuffled_deck", recording)
+    options = {**HEADS_UP, "num_players": players, "starting_chips": 16, "hands_per_session": 5}
+    scalar = VsPoolEnv(game="brag", env_config=options, opponents=["brag:caller"], seed=0)
+    venv = BatchedSelfPlayVecEnv("brag", options, 1, opponents=["brag:caller"], seed=0)
+    venv.engine = _MirroredSessions(scalar, shuffles)
+    assert play_lockstep(scalar, venv, 1500, fold_every=fold_every) > 50, "episodes"
