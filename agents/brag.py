@@ -219,9 +219,10 @@ class BragBaseline(StyleAgent):
 
     #: Whether the style has ``preferences_batch`` (its rules as arrays).
     vector_rules: ClassVar[bool] = False
-    #: Fewer rows than this go row by row: each array call has a fixed cost of about 50
-    #: rows' ``act`` (both paths decide the same and share the per-table state).
-    vector_min_rows = 48
+    #: Fewer rows than this go row by row (both paths decide the same and share the per-table
+    #: state). 16: the heads-up self-play VecEnv at 1,024 tables ran 15-20% faster than with
+    #: 48, its many small batches (the last moves of a few tables) going through the arrays.
+    vector_min_rows = 16
 
     def preferences_batch(self, b: BragBatchView, masks: np.ndarray, bets: np.ndarray, rows):
         """``preferences`` for every row at once: a (k, L) array, ``NO_ACTION`` padded."""

@@ -5,8 +5,8 @@ import contextlib
 import io
 import json
 
-import numpy as np
 import pytest
+from mirrored_deals import mirrored
 
 from agents.registry import parse_spec
 from brag_env.cards import parse_card
@@ -27,11 +27,9 @@ def test_supported_for_heads_up_put_and_one_hand_brag_with_batch_agents():
     assert supports_headsup_batched("put", ["put:caller", "put:bluffer"], {})
     assert supports_headsup_batched("brag", ["brag:tight", "random"], {})
     assert supports_headsup_batched("brag", ["brag:tips", "brag:caller"], {"num_players": 8})
-    assert supports_headsup_batched("brag", ["brag:tight", "random"], {"hands_per_session": 5})
-    five = {"cards_dealt": 5, "allow_blind": False}
-    assert not supports_headsup_batched("brag", ["brag:tight", "random"], five)
-    # evaluate.py's tournaments have no batched Brag runner yet: the scalar evaluator plays them
-    assert not supports_batched("brag", ["brag:tight", "random"], {"num_players": 2})
+    assert not supports_headsup_batched("brag", ["brag:tight", "random"], {"hands_per_session": 5})
+    # evaluate.py's Brag tournaments: tests/test_evaluate_batched_brag.py
+    assert supports_batched("brag", ["brag:tight", "random"], {"num_players": 2})
 
 
 def test_brag_result_shape_count_and_reproducible():
@@ -49,16 +47,13 @@ def test_brag_result_shape_count_and_reproducible():
         (("brag:tight", "random"), {"num_players": 2}),
         (("brag:caller", "brag:bluffer"), {"num_players": 4}),
         (("random", "random"), {"num_players": 3, "starting_chips": 10}),
-        (("brag:tight", "brag:caller"), {"num_players": 3, "hands_per_session": 3}),
     ],
 )
 @pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_brag_batched_and_scalar_estimates_agree_within_their_intervals(pair, options):
     fast = run_headsup_batched(*pair, 2000, 1, options, game="brag")
     slow = run_headsup("brag", *pair, 2000, seed=1, env_config=options)
-    assert fast["metric"] == slow["metric"]
-    # per hand; a session (B17) may end early, so the hands counted may differ
-    assert fast["n"] == slow["n"] or options.get("hands_per_session", 1) > 1
+    assert fast["metric"] == slow["metric"] and fast["n"] == slow["n"]
     half = (fast["ci_high"] - fast["ci_low"] + slow["ci_high"] - slow["ci_low"]) / 2
     assert abs(fast["mean"] - slow["mean"]) < half
 
@@ -97,33 +92,20 @@ def test_put_tips_has_no_vector_rules_so_it_plays_one_agent_per_table():
     assert supports_batched("put", ["random", "put:caller"], {})
 
 
-class _DealsOf:
+def _deals_of(history_lines):
     """A ``BatchedPut`` that deals what a scalar tournament dealt (its hand histories): each
     episode's first dealer and every hand's deck."""
-
-    def __init__(self, history_lines):
-        self.decks, self.dealers = {}, {}
-        for line in history_lines:
-            record = json.loads(line)
-            episode, hand = record["episode"], record["hand"]
-            self.decks[episode, hand] = [parse_card(c) for c in record["deck"]]
-            if hand == 1:
-                self.dealers[episode] = record["dealer"]
-
-    def __call__(self, tables, config, seed):
-        deals = self
-
-        class Mirrored(BatchedPut):
-            def _draw_dealers(self, rows):
-                return np.array([deals.dealers[int(r)] for r in rows])
-
-            def _draw_deals(self, rows):
-                hand = self.hands_played[rows] + 1  # the hand about to be dealt
-                return np.array(
-                    [deals.decks[int(r), int(h)] for r, h in zip(rows, hand, strict=True)]
-                )
-
-        return Mirrored(tables, config, seed)
+    decks, dealers = {}, {}
+    for line in history_lines:
+        record = json.loads(line)
+        episode, hand = record["episode"], record["hand"]
+        decks[episode, hand] = [parse_card(c) for c in record["deck"]]
+        if hand == 1:
+            dealers[episode] = record["dealer"]
+    # the hand about to be dealt: one after those played
+    return mirrored(
+        BatchedPut, dealers.__getitem__, lambda e, r: decks[r, int(e.hands_played[r]) + 1]
+    )
 
 
 @pytest.mark.parametrize(
@@ -139,7 +121,7 @@ def test_batched_tournament_equals_the_scalar_one_on_the_same_deals_P1_P6(specs,
     the report is the same (only the engine label differs)."""
     history = io.StringIO()
     scalar = evaluate("put", specs, 40, seed=3, options=options, history=history)
-    deals = _DealsOf(history.getvalue().splitlines())
+    deals = _deals_of(history.getvalue().splitlines())
     batched = _put_tournament(
         [parse_spec(s, "put") for s in specs], 40, 3, dict(options), make_engine=deals
     )
@@ -196,8 +178,19 @@ def test_evaluate_cli_keeps_the_scalar_env_for_histories_and_other_tables(tmp_pa
         tmp_path, "--game", "put", "--agents", "random", "random", "random", "--matches", "6"
     )
     assert report["engine"] == "scalar"  # three players: no batched engine
-    _, report = _cli(tmp_path, "--game", "brag", "--agents", "random", "random", "--hands", "20")
-    assert report["engine"] == "scalar"
+    _, report = _cli(
+        tmp_path,
+        "--game",
+        "brag",
+        "--agents",
+        "random",
+        "random",
+        "--hands",
+        "20",
+        "--history",
+        str(tmp_path / "b.jsonl"),
+    )
+    assert report["engine"] == "scalar"  # histories: the scalar env, Brag too
     _, report = _cli(tmp_path, "--game", "put", "--agents", "put:tips", "random", "--matches", "4")
     assert report["engine"] == "scalar"  # put:tips has no vector rules
 

@@ -120,6 +120,7 @@ class BatchedBrag:
         self._flat = self.state.reshape(-1)
         self._row_base = self._table_ids * self._state_size
         self.private = np.zeros((t, n, _PRIVATE), np.float32)  # B10: zero until looked
+        self._masks_of: tuple[np.ndarray, np.ndarray] | None = None  # the last masks() call
         self._private_flat = self.private.reshape(-1)
 
     # ------------------------------------------------------------ state layout
@@ -222,6 +223,7 @@ class BatchedBrag:
         rows = self._table_ids if rows is None else np.asarray(rows, np.int64)
         if rows.size == 0:
             return
+        self._masks_of = None
         if self._sessions:
             self._new_sessions(rows, decks, dealers)
             return
@@ -612,6 +614,7 @@ class BatchedBrag:
                 out[c] = 0
                 out[c, self._keep_id] = 1
                 out[c, self._take_id] = 1
+        self._masks_of = (rows.copy(), out.copy())  # step() checks the actions against these
         return out
 
     # ------------------------------------------------------------------- step
@@ -622,7 +625,12 @@ class BatchedBrag:
         ``ValueError`` before anything changes."""
         rows = np.asarray(rows, np.int64)
         actions = np.asarray(actions, np.int64)
-        legal = self.masks(rows)
+        known, self._masks_of = self._masks_of, None  # the state changes: masks() again
+        if known is not None and known[0].shape == rows.shape and np.array_equal(known[0], rows):
+            legal = known[1]  # the masks the caller just asked for (the usual loop)
+        else:
+            legal = self.masks(rows)
+            self._masks_of = None
         ok = (actions >= 0) & (actions < self.num_actions)
         ok[ok] = legal[np.flatnonzero(ok), actions[ok]] == 1
         if not ok.all():
@@ -837,10 +845,19 @@ class BatchedBrag:
             np.copyto(out, self.state)
         else:
             np.take(self.state, rows, axis=0, out=out)
-        base = self._row_base[rows][:, None]
-        for (start, end), sources in zip(self._moved, self._moved_from, strict=True):
-            index = sources[seats]
-            index += base
-            out[:, start:end] = self._flat.take(index)
+        moved = list(zip(self._moved, self._moved_from, strict=True))
+        if self.num_players <= 4:  # by observer (seat 0's view is the state row itself):
+            for me in range(1, self.num_players):  # faster for few seats, slower for many
+                idx = np.flatnonzero(seats == me)
+                if idx.size:
+                    these = rows[idx, None]
+                    for (start, end), sources in moved:
+                        out[idx, start:end] = self.state[these, sources[me]]
+        else:  # every row at once, each column through its observer's source
+            base = self._row_base[rows][:, None]
+            for (start, end), sources in moved:
+                index = sources[seats]
+                index += base
+                out[:, start:end] = self._flat.take(index)
         out[:, :_PRIVATE] = self.private[rows, seats]
         return out

@@ -8,17 +8,24 @@ of one batched engine and each agent decides for all the tables where it is to a
 sample of the same quantities, not the scalar evaluator's exact figures. No hand histories.
 
 ``supports_batched`` says when it applies: a game with a batched runner here (``RUNNERS``:
-Put heads-up with the full pack so far), options that engine covers, and every agent deciding
-natively for many tables (``act_batch``: the Put baselines, ``random``, snapshots). Duplicate
-deals and ``--history`` need the scalar evaluator. A game's engine plugs in by adding a runner
-``(parsed specs, episodes, seed, options) -> TournamentResult`` and its option check.
+Put heads-up with the full pack; Brag at 2-8 seats in one-hand sessions, with the options
+``BatchedBrag`` covers, its own check deciding), the table size, and every agent deciding
+natively for many tables (``act_batch``: the Put and Brag baselines but ``put:tips``,
+``random``, snapshots). Duplicate deals and ``--history`` need the scalar evaluator. A game's
+engine plugs in by adding a runner ``(parsed specs, episodes, seed, options) ->
+TournamentResult``, its option check and the table sizes it plays.
+
+The behaviour statistics come from the game's collector (``put_stats``, ``brag_stats``): the
+runner works out at every step, for all tables at once, what the collector reads from the
+scalar engine at each decision and hand end. For Brag it writes the same decision and hand
+records the scalar collector writes (``brag_stats.DECISION_FIELDS``, ``HAND_FIELDS``), and
+one code counts them; for Put it fills the collector's counts directly.
 
 ``run_headsup_batched`` is what training evaluations call: the first agent against the other
-(Put: match win rate) or against ``num_players - 1`` copies of it (Brag, ``BatchedBrag``:
-payoff per hand in antes, min-stakes without an ante; a session's hands are one unit, as in
-the scalar evaluator), with ``ratio_ci``'s interval. ``supports_headsup_batched`` says when
-it applies. Each copy of a Brag opponent is its own agent with its own seed, as in the scalar
-evaluator.
+(Put: match win rate) or against ``num_players - 1`` copies of it (Brag, ``BatchedBrag``,
+one-hand sessions: payoff per hand in antes, min-stakes without an ante), with ``ratio_ci``'s
+interval. ``supports_headsup_batched`` says when it applies. Each copy of a Brag opponent is
+its own agent with its own seed, as in the scalar evaluator.
 """
 
 from __future__ import annotations
@@ -30,7 +37,6 @@ from typing import Any
 import numpy as np
 
 from brag_env.evaluation.schedule import agent_seeds, make_schedule
-from brag_env.evaluation.stats import ratio_ci
 
 _DEALS_TAG = 0xBA7C  # the engine's deal stream, apart from the schedule's and the agents'
 
@@ -41,21 +47,34 @@ def _put_options_supported(options: dict[str, Any]) -> bool:
     return int(options.get("deck_ranks", 13)) == 13  # the batched engine deals the full pack
 
 
+def _brag_options_supported(options: dict[str, Any]) -> bool:
+    """One-hand sessions (the tournament's hand is its episode) that ``BatchedBrag`` covers
+    (its own check, the one-line ``ValueError``); bad options go to the scalar env's error."""
+    from brag_env.brag.batched import check_batched_brag
+    from brag_env.brag.rules import BragConfig
+
+    if int(options.get("hands_per_session", 1)) != 1:
+        return False
+    try:
+        check_batched_brag(BragConfig.from_dict(options))
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
 def supports_batched(
     game: str, specs: Sequence[str], env_config: dict[str, Any], duplicate: bool = False
 ) -> bool:
     """Whether ``run_tournament_batched`` can play this evaluation (module docstring)."""
     if game not in RUNNERS or duplicate:
         return False
-    options_supported, num_players = RUNNERS[game][1], RUNNERS[game][2]
-    if len(specs) != num_players or not options_supported(env_config):
+    options_supported, table_sizes = RUNNERS[game][1], RUNNERS[game][2]
+    wanted = env_config.get("num_players", len(specs))
+    if len(specs) not in table_sizes or wanted != len(specs):
         return False
-    return _natively_batched(game, specs, env_config)
-
-
-def _brag_options_supported(options: dict[str, Any]) -> bool:
-    # BatchedBrag: Three-card Brag, sessions of any length
-    return int(options.get("cards_dealt", 3)) == 3
+    if not options_supported({**env_config, "num_players": len(specs)}):
+        return False
+    return _natively_batched(game, specs, {**env_config, "num_players": len(specs)})
 
 
 def _natively_batched(game: str, specs: Sequence[str], env_config: dict[str, Any]) -> bool:
@@ -257,42 +276,16 @@ def _put_tournament(
 def _run_brag(
     agent_spec: str, opponent_spec: str, n: int, seed: int, env_config: dict[str, Any] | None
 ) -> dict[str, Any]:
-    from agents import make_agent, table_info
-    from brag_env.brag.batched import BatchedBrag
-    from brag_env.brag.rules import BragConfig
+    from agents.registry import parse_spec
 
     options = dict(env_config or {})
     options.setdefault("num_players", 4)  # brag_v1's default table, as run_headsup
-    config = BragConfig.from_dict(options)
-    p = config.num_players
-    from brag_env.evaluation import episodes_for
-
-    schedule = make_schedule(p, episodes_for("brag", n, options), seed)  # B17: n hands
-    tables = len(schedule)
-    table = table_info("brag", **options)
-    rngs = agent_seeds(seed, p)
-    specs = [agent_spec] + [opponent_spec] * (p - 1)
-    agents = [make_agent(s, table, rngs[i]) for i, s in enumerate(specs)]
-    seat_agent = np.array([e.seats for e in schedule], np.int64)  # (tables, p): agent per seat
-    for agent in agents:
-        agent.reset_rows(np.arange(p * tables))
-    engine = BatchedBrag(tables, config, seed=np.random.SeedSequence([seed, _DEALS_TAG]))
-    engine.reset()
-    rows = np.arange(tables)
-    payoff = np.zeros(tables)
-    live = rows
-    while live.size:
-        _, _, _, _, actions = _decide(engine, live, seat_agent, agents)
-        rewards, over = engine.step(live, actions)
-        mine = seat_agent[live] == 0  # (k, p): the first agent's seat
-        payoff[live] += (rewards * mine).sum(axis=1)
-        live = live[~over]
-    # brag_stats' unit: the ante, or the minimum stake when no ante is paid
-    antes = config.ante > 0 and config.ante_mode != "none"
-    unit = float(config.ante if antes else config.min_stake)
-    estimate = ratio_ci(payoff / unit, engine.hands_played)  # per hand, sessions as units
+    p = int(options["num_players"])
+    specs = [parse_spec(s, "brag") for s in [agent_spec] + [opponent_spec] * (p - 1)]
+    result = _brag_tournament(specs, n, seed, options)
+    estimate = result.agents[0].payoff  # one sample per hand: its chip change over the unit
     return {
-        "metric": f"payoff ({'antes/hand' if antes else 'min-stakes/hand'})",
+        "metric": f"payoff ({result.payoff_unit})",
         "mean": estimate.mean,
         "ci_low": estimate.low,
         "ci_high": estimate.high,
@@ -300,7 +293,180 @@ def _run_brag(
     }
 
 
-#: game -> (runner, options check, seats per table)
-RUNNERS: dict[str, tuple[Callable[..., Any], Callable[[dict[str, Any]], bool], int]] = {
-    "put": (_put_tournament, _put_options_supported, 2),
+def _brag_tournament(
+    parsed: list,
+    episodes: int,
+    seed: int,
+    options: dict[str, Any],
+    make_engine: Callable[..., Any] | None = None,
+) -> Any:
+    """Brag, 2-8 seats, one-hand sessions: ``run_tournament`` with ``BragCollector``'s
+    payoffs and behaviour statistics. The loop keeps, per table and seat, the flags the
+    collector keeps for one hand and hands it the same decision and hand records
+    (``brag_stats.DECISION_FIELDS``, ``HAND_FIELDS``), which it counts with the same code.
+    ``make_engine`` ``(tables, config, seed)`` replaces ``BatchedBrag`` (tests deal the
+    scalar run's cards)."""
+    from agents import make_agent, table_info
+    from brag_env.brag.batched import BLIND, OPEN, BatchedBrag
+    from brag_env.brag.rules import FIRST_RAISE, FOLD, LOOK, SEE, STAY, BragConfig
+    from brag_env.evaluation.brag_stats import (
+        BET,
+        BLIND_ROW,
+        COVERED,
+        FORCED,
+        LOOKED,
+        BragCollector,
+    )
+    from brag_env.evaluation.games import get_adapter
+    from brag_env.evaluation.runner import tournament_result
+
+    adapter = get_adapter("brag")
+    n = adapter.num_players(len(parsed), options)
+    table_options = {**options, "num_players": n}
+    config = BragConfig.from_dict(table_options)
+    if config.hands_per_session != 1:  # the loop below ends each table after one hand
+        raise ValueError(
+            f"the batched Brag evaluator plays one-hand sessions, got hands_per_session="
+            f"{config.hands_per_session}; use the scalar evaluator (evaluate.py --no-batched)"
+        )
+    schedule = make_schedule(n, episodes, seed)
+    tables = len(schedule)
+    rngs = agent_seeds(seed, n)
+    table = table_info("brag", **table_options)
+    agents = [make_agent(spec, table, rngs[i]) for i, spec in enumerate(parsed)]
+    seat_agent = np.array([e.seats for e in schedule], np.int64)  # (tables, n): agent per seat
+    group = np.array([e.group for e in schedule], np.int64)
+    for agent in agents:
+        agent.reset_rows(np.arange(n * tables))
+    collector = BragCollector(None, n, config)
+    cover_id, keep_id = config.cover_action, config.keep_old_hand_action
+    # what BragCollector keeps per seat for the hand, per table
+    looked, played_blind, folded, raised, saw, covered, faced_raise = (
+        np.zeros((tables, n), bool) for _ in range(7)
+    )
+    blind_moves = np.zeros((tables, n), np.int64)
+    payoff = np.zeros((tables, n))
+    seat_ids = np.arange(n)
+
+    started = time.perf_counter()
+    decisions = 0
+    make = make_engine or (lambda t, c, s: BatchedBrag(t, c, seed=s))
+    engine = make(tables, config, np.random.SeedSequence([seed, _DEALS_TAG]))
+    engine.reset()
+    live = np.arange(tables)
+    while live.size:
+        seats, who, _, masks, actions = _decide(engine, live, seat_agent, agents)
+        decisions += live.size
+        # the decision record, as BragCollector.before_action writes it
+        status = engine.status[live, seats]
+        blind = status == BLIND
+        look = actions == LOOK
+        forced = ~look & (masks.sum(axis=1) == 1)
+        cover = ~look & ~forced & (actions == cover_id) if cover_id >= 0 else np.zeros_like(look)
+        bet = ~(look | forced | cover)
+        kind = np.select([look, forced, cover], [LOOKED, FORCED, COVERED], BET)
+        column = np.select([actions == FOLD, actions == STAY, actions == SEE], [0, 1, 3], 2)
+        decile = np.minimum((engine.percentile[live, seats] * 10.0).astype(np.int64), 9)
+        cover_legal = (masks[:, cover_id] > 0) & (bet | cover) if cover_id >= 0 else bet & False
+        faced = faced_raise[live, seats]
+        records = np.stack(
+            [
+                who,
+                kind,
+                np.where(bet, np.where(blind, BLIND_ROW, decile), 0),
+                np.where(bet, column, 0),
+                bet & (masks[:, SEE] > 0),
+                cover_legal,
+                bet & faced,
+                np.where(look, blind_moves[live, seats], 0),
+            ],
+            axis=1,
+        )
+        collector.add_decisions(records)
+        # the per-seat flags of the hand
+        looked[live[look], seats[look]] = True
+        moved = bet & (actions != FOLD) & blind
+        blind_moves[live[moved], seats[moved]] += 1
+        played_blind[live[moved | (cover & blind)], seats[moved | (cover & blind)]] = True
+        fold = bet & (actions == FOLD)
+        folded[live[fold], seats[fold]] = True
+        covered[live[cover], seats[cover]] = True
+        opened = bet & (status == OPEN)
+        see_open, raise_open = opened & (actions == SEE), opened & (column == 2)
+        saw[live[see_open], seats[see_open]] = True
+        raised[live[raise_open], seats[raise_open]] = True
+        done_turn = ~look  # the seat's last event: a raise after it is one it faces
+        faced_raise[live[done_turn], seats[done_turn]] = False
+        up = (actions >= FIRST_RAISE) & (actions < keep_id)
+        faced_raise[live[up]] |= seat_ids[None, :] != seats[up][:, None]
+        rewards, over = engine.step(live, actions)
+        payoff[live] += rewards
+        if over.any():
+            hand_flags = (looked, played_blind, folded, raised, saw, covered)
+            end = live[over], seats[over], actions[over] == SEE
+            _brag_hands_over(engine, collector, *end, seat_agent, hand_flags)
+        live = live[~over]
+    seconds = time.perf_counter() - started
+
+    store = collector.metrics
+    for a in range(n):
+        t, s = np.nonzero(seat_agent == a)  # table-major: the scalar run's order of samples
+        store.extend("payoff", a, group[t], s, payoff[t, s] / collector.unit)
+    return tournament_result(
+        adapter, parsed, options, seed, False, schedule, collector, seconds, decisions, "batched"
+    )
+
+
+def _brag_hands_over(engine, collector, done, seer, by_see, seat_agent, flags) -> None:
+    """``BragCollector._end_hand``'s hand records for the tables whose hand just ended:
+    the winner of the betting (the see's, or the last seat in), then B16's covered pots from
+    the last closed outwards, each to the better of its coverer and the winner so far."""
+    from brag_env.brag.batched import BLIND
+
+    k, n = done.size, engine.num_players
+    ks = np.arange(k)
+    strength = engine.strength[done]
+    inn = engine.status[done] >= BLIND  # after a see, both players; else the last one in
+    other = inn.copy()
+    other[ks, seer] = False
+    seen = np.where(by_see, other.argmax(axis=1), -1)
+    beats = strength[ks, seer] > strength[ks, np.maximum(seen, 0)]
+    lone = np.where(by_see, np.where(beats, seer, seen), inn.argmax(axis=1))
+    champion = lone.copy()
+    cover_won = np.zeros((k, n), bool)
+    covers = engine.num_covers[done]
+    for j in range(int(covers.max(initial=0)) - 1, -1, -1):
+        has = covers > j
+        coverer = engine.cover_order[done, j]
+        better = has & (strength[ks, coverer] > strength[ks, champion])
+        champion = np.where(better, coverer, champion)
+        cover_won[ks[better], coverer[better]] = True
+    seat = np.arange(n)[None, :]
+    won = seat == champion[:, None]
+    showdown = by_see[:, None] & ((seat == seer[:, None]) | (seat == seen[:, None]))
+    looked, played_blind, folded, raised, saw, covered = (f[done] for f in flags)
+    columns = [
+        seat_agent[done],
+        engine.percentile[done],
+        looked,
+        played_blind,
+        folded,
+        raised,
+        saw,
+        covered,
+        won,
+        won & ~by_see[:, None],
+        showdown,
+        np.broadcast_to((covers > 0)[:, None], (k, n)),
+        cover_won,
+        np.zeros((k, n), bool),  # B15: a pot never carries out of a one-hand session
+    ]
+    records = np.stack([np.asarray(c, np.float64) for c in columns], axis=2)
+    collector.add_hands(records.reshape(k * n, len(columns)))
+
+
+#: game -> (runner, options check, table sizes it plays)
+RUNNERS: dict[str, tuple[Callable[..., Any], Callable[[dict[str, Any]], bool], tuple[int, ...]]] = {
+    "put": (_put_tournament, _put_options_supported, (2,)),
+    "brag": (_brag_tournament, _brag_options_supported, tuple(range(2, 9))),
 }

@@ -51,11 +51,22 @@ the decile table.
 - ``best_discard_rate`` (Four-/Five-card Brag, B22; None otherwise): of its discards, the share
   that kept the strongest three cards of the deal. Hand percentiles there are those of the kept
   three, known once the seat has discarded.
+
+Where the counts come from: one record per decision (``DECISION_FIELDS``: a look, a forced
+choice, a cover or a betting decision, with its decile row and column, whether a see or a
+cover was legal, whether it faced a raise) and one per seat per hand (``HAND_FIELDS``: the
+hand's percentile, what the seat did, whether it won, how). ``BragCollector`` writes them from
+the scalar engine; the batched evaluator (``brag_env.evaluation.batched``) writes the same
+records for all its tables at once (``add_decisions``, ``add_hands``), and ``_count_records``
+turns both into the counts above. Discards (B22) are counted directly: only the scalar engine
+deals four or five cards.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
 
 from brag_env.brag.game import BLIND, OPEN
 from brag_env.brag.hands import hand_strength, strength_percentile
@@ -70,6 +81,45 @@ BLIND_ROW = 10  # row index of the blind decisions in the decile table
 HAND_COLUMNS = ("hands", "looked", "folded", "raised", "saw", "covered", "won")
 #: A hand below this percentile is weak: a raise with it is a bluff, a see with it is light.
 WEAK_BELOW = 0.4
+
+
+#: What one decision record holds (``BragCollector.add_decisions``): the agent, its kind
+#: (``LOOKED``, ``FORCED``, ``COVERED`` or ``BET``), the decile row (``BLIND_ROW`` when blind)
+#: and ``ACTION_COLUMNS`` column of a betting decision, whether a see (B14) or a cover (B16)
+#: was legal, whether it faced a raise, and the blind moves the seat made before a look.
+DECISION_FIELDS = (
+    "agent",
+    "kind",
+    "row",
+    "column",
+    "see_legal",
+    "cover_legal",
+    "faced",
+    "blind_moves",
+)
+LOOKED, FORCED, COVERED, BET = range(4)
+#: What one hand record holds (``BragCollector.add_hands``): per seat that played the hand,
+#: its agent, the percentile of its hand, and flags (0/1) of what it did and what happened.
+HAND_FIELDS = (
+    "agent",
+    "percentile",
+    "looked",
+    "played_blind",
+    "folded",
+    "raised",
+    "saw",
+    "covered",
+    "won",
+    "won_unseen",
+    "showdown",
+    "cover_decided",
+    "cover_won",
+    "carried",
+)
+#: Records held before they are counted (memory stays flat over long runs).
+_PENDING = 1 << 16
+_D = {name: k for k, name in enumerate(DECISION_FIELDS)}
+_H = {name: k for k, name in enumerate(HAND_FIELDS)}
 
 
 def decile(percentile: float) -> int:
@@ -133,10 +183,10 @@ class _Counts:
 class BragCollector(Collector):
     """Per-hand payoffs and the behaviour statistics of the module docstring."""
 
-    def __init__(self, env: Any, num_agents: int) -> None:
+    def __init__(self, env: Any, num_agents: int, config: Any = None) -> None:
+        """``config`` (a ``BragConfig``) instead of ``env``: for a run without the AEC env."""
         super().__init__(num_agents)
-        raw = env.unwrapped
-        self.config = raw.config
+        self.config = config if config is not None else env.unwrapped.config
         cfg = self.config
         antes = cfg.ante > 0 and cfg.ante_mode != "none"
         self.unit = float(cfg.ante if antes else cfg.min_stake)
@@ -149,6 +199,12 @@ class BragCollector(Collector):
         self.first_discard = cfg.first_discard_action if self.discard_choices else cfg.num_actions
         self.counts = [_Counts() for _ in range(num_agents)]
         self._episode: Episode | None = None
+        # Records not yet counted (see ``add_decisions``): rows as tuples, or whole arrays.
+        self._decision_rows: list[tuple[int, ...]] = []
+        self._hand_rows: list[tuple[float, ...]] = []
+        self._decision_blocks: list[np.ndarray] = []
+        self._hand_blocks: list[np.ndarray] = []
+        self._pending = 0  # rows in the blocks
 
     # ----------------------------------------------------------------- per hand
     def _begin_hand(self, game: Any) -> None:
@@ -210,37 +266,29 @@ class BragCollector(Collector):
         status = game.status[seat]
         if action == LOOK:
             self._looked[seat] = True
-            c.looked_hands += 1
-            c.turns_before_look += self._blind_moves[seat]
+            self._decision_rows.append((agent, LOOKED, 0, 0, 0, 0, 0, self._blind_moves[seat]))
             return  # a look is part of the same turn: the raise window stays open
         betting = game.betting
         legal = game.legal_mask()
         if sum(legal) == 1:  # forced (B16): no choice, no style to measure
-            c.forced += 1
+            self._decision_rows.append((agent, FORCED, 0, 0, 0, 0, 0, 0))
             self._last_event[seat] = len(betting) + 1
             return
-        if self.cover_id >= 0 and legal[self.cover_id]:
-            c.cover_chances += 1
+        cover_legal = int(self.cover_id >= 0 and legal[self.cover_id])
+        blind = status == BLIND
         if action == self.cover_id:  # B16: counted apart from the betting decisions
-            c.covers += 1
+            self._decision_rows.append((agent, COVERED, 0, 0, 0, cover_legal, 0, 0))
             self._covered[seat] = True
-            if status == BLIND:
+            if blind:
                 self._played_blind[seat] = True
             self._last_event[seat] = len(betting) + 1
             return
         # A betting decision: fold, stay, raise or see.
-        c.betting_decisions += 1
-        blind = status == BLIND
         column = 0 if action == FOLD else 1 if action == STAY else 3 if action == SEE else 2
-        p = self._percentile[seat]
-        row = BLIND_ROW if blind else decile(p)
-        c.by_decile[row][column] += 1
+        row = BLIND_ROW if blind else decile(self._percentile[seat])
         if action == FOLD:
-            c.folds += 1
             self._folded[seat] = True
-        elif action >= FIRST_RAISE:
-            c.raises += 1
-        if blind and action != FOLD:
+        elif blind:
             self._blind_moves[seat] += 1
             self._played_blind[seat] = True
         if status == OPEN:
@@ -248,18 +296,13 @@ class BragCollector(Collector):
                 self._saw[seat] = True
             elif action >= FIRST_RAISE:
                 self._raised[seat] = True
-        if legal[SEE]:
-            c.see_chances += 1
-            if action == SEE:
-                c.sees += 1
         faced = any(
             s != seat and a >= FIRST_RAISE and a < self.keep_ids[0]
             for s, a, _ in betting[self._last_event[seat] :]
         )
-        if faced:
-            c.faced_raise += 1
-            if action == FOLD:
-                c.folded_to_raise += 1
+        self._decision_rows.append(
+            (agent, BET, row, column, int(legal[SEE]), cover_legal, int(faced), 0)
+        )
         self._last_event[seat] = len(betting) + 1
 
     def after_action(self, env: Any, seat: int, agent: int, action: int) -> None:
@@ -285,41 +328,128 @@ class BragCollector(Collector):
             self.metrics.add("payoff", agent, episode.group, seat, delta / self.unit)
             if self._percentile[seat] < 0:  # sat out this hand (B16)
                 continue
-            c = self.counts[agent]
-            c.hands += 1
             won = result.winner == seat
-            c.hands_won += won
-            c.blind_play_hands += self._played_blind[seat]
-            c.blind_to_end_hands += self._played_blind[seat] and not self._looked[seat]
-            weak = self._percentile[seat] < WEAK_BELOW
-            raised, saw = self._raised[seat], self._saw[seat]
-            looked = self._looked[seat]
-            c.weak_open_hands += weak and looked
-            row = c.by_hand_decile[decile(self._percentile[seat])]
-            flags = (True, looked, self._folded[seat], raised, saw, self._covered[seat], won)
-            for k, flag in enumerate(flags):
-                row[k] += flag
-            if raised or saw:
-                c.aggressive_hands += 1
-                c.bluff_hands += weak
-            if raised:
-                c.raise_hands += 1
-                if weak:
-                    c.bluff_raise_hands += 1
-                    c.bluff_wins += won and not result.by_see
-            if saw:
-                c.see_hands += 1
-                c.light_see_hands += weak
-            if result.covers:  # B16
-                c.cover_decided_hands += 1
-                c.cover_wins += sum(w == seat == k for _, w, k in result.pots)
-            c.carried_hands += result.carried > 0  # B15
-            if result.by_see and seat in (result.seer, result.seen):
-                c.showdowns += 1
-                c.showdown_wins += won
+            self._hand_rows.append(
+                (
+                    agent,
+                    self._percentile[seat],
+                    self._looked[seat],
+                    self._played_blind[seat],
+                    self._folded[seat],
+                    self._raised[seat],
+                    self._saw[seat],
+                    self._covered[seat],
+                    won,
+                    won and not result.by_see,
+                    result.by_see and seat in (result.seer, result.seen),
+                    bool(result.covers),  # B16
+                    sum(w == seat == k for _, w, k in result.pots),
+                    result.carried > 0,  # B15
+                )
+            )
+        if len(self._decision_rows) > _PENDING:
+            self._count_records()
+
+    # ----------------------------------------------------------------- records
+    def add_decisions(self, records: np.ndarray) -> None:
+        """Decision records of many tables at once: (m, ``DECISION_FIELDS``) integers, what
+        ``before_action`` records one decision at a time (the batched evaluator's input)."""
+        self._decision_blocks.append(np.asarray(records, np.int64))
+        self._pending += len(records)
+        if self._pending > _PENDING:
+            self._count_records()
+
+    def add_hands(self, records: np.ndarray) -> None:
+        """Hand records of many tables at once: (m, ``HAND_FIELDS``), as ``_end_hand``'s."""
+        self._hand_blocks.append(np.asarray(records, np.float64))
+        self._pending += len(records)
+        if self._pending > _PENDING:
+            self._count_records()
+
+    def _count_records(self) -> None:
+        """Add every record not yet counted to the agents' counts (one code for both runs)."""
+        n = self.num_agents
+        blocks = self._decision_blocks
+        if self._decision_rows:
+            blocks.append(np.array(self._decision_rows, np.int64).reshape(-1, len(_D)))
+        if blocks:
+            d = np.concatenate(blocks)
+            agent, kind, column = d[:, _D["agent"]], d[:, _D["kind"]], d[:, _D["column"]]
+            bet = kind == BET
+            free = bet | (kind == COVERED)
+            see, faced = bet & (d[:, _D["see_legal"]] > 0), bet & (d[:, _D["faced"]] > 0)
+            looks = kind == LOOKED
+            per_agent = {
+                "looked_hands": looks,
+                "forced": kind == FORCED,
+                "covers": kind == COVERED,
+                "cover_chances": free & (d[:, _D["cover_legal"]] > 0),
+                "betting_decisions": bet,
+                "folds": bet & (column == 0),
+                "raises": bet & (column == 2),
+                "see_chances": see,
+                "sees": see & (column == 3),
+                "faced_raise": faced,
+                "folded_to_raise": faced & (column == 0),
+            }
+            totals = {k: np.bincount(agent[v], minlength=n) for k, v in per_agent.items()}
+            blind_moves = np.bincount(agent[looks], d[looks, _D["blind_moves"]], minlength=n)
+            cells = agent[bet] * (BLIND_ROW + 1) * 4 + d[bet, _D["row"]] * 4 + column[bet]
+            table = np.bincount(cells, minlength=n * (BLIND_ROW + 1) * 4).reshape(n, -1, 4)
+            for a, c in enumerate(self.counts):
+                for name, values in totals.items():
+                    setattr(c, name, getattr(c, name) + int(values[a]))
+                c.turns_before_look += int(blind_moves[a])
+                c.by_decile = (np.array(c.by_decile) + table[a]).tolist()
+        blocks = self._hand_blocks
+        if self._hand_rows:
+            blocks.append(np.array(self._hand_rows, np.float64).reshape(-1, len(_H)))
+        if blocks:
+            h = np.concatenate(blocks)
+            agent = h[:, _H["agent"]].astype(np.int64)
+            p = h[:, _H["percentile"]]
+            f = {name: h[:, k] > 0 for name, k in _H.items() if k > 1}
+            weak = p < WEAK_BELOW
+            raised, saw = f["raised"], f["saw"]
+            per_agent = {
+                "hands": np.ones(len(h), bool),
+                "hands_won": f["won"],
+                "blind_play_hands": f["played_blind"],
+                "blind_to_end_hands": f["played_blind"] & ~f["looked"],
+                "weak_open_hands": weak & f["looked"],
+                "aggressive_hands": raised | saw,
+                "bluff_hands": (raised | saw) & weak,
+                "raise_hands": raised,
+                "bluff_raise_hands": raised & weak,
+                "bluff_wins": raised & weak & f["won_unseen"],
+                "see_hands": saw,
+                "light_see_hands": saw & weak,
+                "cover_decided_hands": f["cover_decided"],
+                "cover_wins": f["cover_won"],
+                "carried_hands": f["carried"],
+                "showdowns": f["showdown"],
+                "showdown_wins": f["showdown"] & f["won"],
+            }
+            totals = {k: np.bincount(agent[v], minlength=n) for k, v in per_agent.items()}
+            deciles = np.minimum((p * 10.0).astype(np.int64), 9)
+            columns = [np.ones(len(h), bool)] + [f[name] for name in HAND_COLUMNS[1:]]
+            width = len(HAND_COLUMNS)
+            table = np.zeros((n, 10, width), np.int64)
+            for k, flag in enumerate(columns):
+                table[:, :, k] = np.bincount(
+                    agent[flag] * 10 + deciles[flag], minlength=n * 10
+                ).reshape(n, 10)
+            for a, c in enumerate(self.counts):
+                for name, values in totals.items():
+                    setattr(c, name, getattr(c, name) + int(values[a]))
+                c.by_hand_decile = (np.array(c.by_hand_decile) + table[a]).tolist()
+        self._decision_rows, self._hand_rows = [], []
+        self._decision_blocks, self._hand_blocks = [], []
+        self._pending = 0
 
     # ----------------------------------------------------------------- summary
     def behaviour(self, agent: int) -> dict[str, Any]:
+        self._count_records()
         c = self.counts[agent]
         table = {
             "columns": list(ACTION_COLUMNS),

@@ -1,0 +1,180 @@
+"""evaluate.py's Brag tournaments on the batched engine (BatchedBrag, one-hand sessions, 2-8
+players): the scalar evaluator's report, every statistic included, on the same deals."""
+
+import contextlib
+import io
+import json
+
+import pytest
+from mirrored_deals import mirrored
+
+from agents.brag import CallingStation
+from agents.registry import _STYLES, parse_spec, styles
+from brag_env.brag.batched import BatchedBrag
+from brag_env.cards import parse_card
+from brag_env.evaluation import evaluate
+from brag_env.evaluation.batched import _brag_tournament, supports_batched
+
+
+def _deals_of(history_lines):
+    """A ``BatchedBrag`` that deals what a scalar tournament dealt (its hand histories):
+    each episode's dealer and every seat's three cards, in the B9 deal order (one card at a
+    time from the dealer's left)."""
+    hands, dealers = {}, {}
+    for line in history_lines:
+        record = json.loads(line)
+        hands[record["episode"]] = [[parse_card(c) for c in h.split()] for h in record["cards"]]
+        dealers[record["episode"]] = record["dealer"]
+
+    def cards(engine, row):
+        n, d = engine.num_players, dealers[row]
+        return [hands[row][(d + 1 + j) % n][i] for i in range(3) for j in range(n)]
+
+    return mirrored(BatchedBrag, dealers.__getitem__, cards)
+
+
+# Deterministic styles (a zero blind_raise draws but never raises), so both runs decide alike.
+_BLIND = "brag:blind:blind_raise=0"
+_TIPS = "brag:tips:blind_raise=0"
+_LOOSE = "brag:tight:play=0.05,raise_at=0.1,see_at=0.2"
+
+
+@pytest.mark.parametrize(
+    "specs, options, exercised",
+    [
+        # B10/B14: blind play, looks, sees (a blind seat may not see an open one)
+        ([_BLIND, _LOOSE], {"blind_may_see_open": False}, ("looked_hands", "sees")),
+        # B16 without covers: a seat short of the stay has only the fold (forced)
+        (
+            [_BLIND, _TIPS, _LOOSE],
+            {"starting_chips": 14, "cover_pot": False},
+            ("forced_decisions",),
+        ),
+        # B13/B16: two raise sizes, covers and side pots at four seats
+        (
+            [_BLIND, _LOOSE, _TIPS, "brag:caller"],
+            {"starting_chips": 30, "raise_sizes": [2, 4], "max_stake": 64},
+            ("covers", "cover_wins", "raises", "faced_raise"),
+        ),
+        # a shipped snapshot (its numpy actor on the batched side, as agents/model.py)
+        (
+            ["model:brag_headsup_selfplay:deterministic=true", "brag:tight"],
+            {},
+            ("looked_hands", "blind_play_hands", "raises"),
+        ),
+        # B20/B21: the prial bonus under lowball, covers at three seats
+        (
+            ["brag:never_look", "brag:caller", _LOOSE],
+            {"starting_chips": 9, "prial_bonus": 2, "lowball": True},
+            ("covers", "cover_decided_hands"),
+        ),
+    ],
+)
+@pytest.mark.slow  # the scalar half takes about a second
+def test_B10_B16_batched_tournament_equals_the_scalar_one_on_the_same_deals(
+    specs, options, exercised
+):
+    """Every sample, interval, per-seat payoff and behaviour statistic of the report is the
+    scalar run's (only the engine label differs)."""
+    history = io.StringIO()
+    options = {"num_players": len(specs), **options}
+    assert supports_batched("brag", specs, options)  # what evaluate.py would play batched
+    scalar = evaluate("brag", specs, 48, seed=3, options=options, history=history)
+    deals = _deals_of(history.getvalue().splitlines())
+    parsed = [parse_spec(s, "brag") for s in specs]
+    batched = _brag_tournament(parsed, 48, 3, dict(options), make_engine=deals)
+    want, got = scalar.to_dict(), batched.to_dict()
+    assert (want.pop("engine"), got.pop("engine")) == ("scalar", "batched")
+    assert got == want
+    assert [a.seat_estimates for a in batched.agents] == [a.seat_estimates for a in scalar.agents]
+    counts = [a["behaviour"]["counts"] for a in got["agents"]]
+    for name in exercised:  # the case reaches what it is there for
+        assert sum(c[name] for c in counts) > 0, name
+
+
+def test_supported_for_one_hand_brag_at_2_to_8_seats_with_batch_agents():
+    assert supports_batched("brag", ["brag:tight", "random"], {"num_players": 2})
+    assert supports_batched("brag", ["brag:tips"] * 8, {"cover_pot": False})
+    assert not supports_batched("brag", ["brag:tight", "random"], {"hands_per_session": 3})
+    assert not supports_batched("brag", ["brag:tight", "random"], {"cards_dealt": 4})
+    assert not supports_batched("brag", ["brag:tight", "random"], {"num_players": 3})
+
+
+def test_batched_brag_refuses_multi_hand_sessions_in_one_line():
+    with pytest.raises(ValueError, match="one-hand sessions, got hands_per_session=3"):
+        evaluate("brag", ["random", "random"], 6, options={"hands_per_session": 3}, batched=True)
+
+
+def _cli(tmp_path, *args):
+    """evaluate.py in this process; returns (stdout, the --json report)."""
+    from brag_env.evaluation.cli import main
+
+    out = tmp_path / "report.json"
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        assert main([*args, "--json", str(out), "--force", "--no-progress"]) == 0
+    return " ".join(buffer.getvalue().split()), json.loads(out.read_text())
+
+
+@pytest.mark.parametrize(
+    "extra, engine",
+    [
+        ([], "batched"),
+        (["--no-batched"], "scalar"),
+        (["--option", "hands_per_session=2"], "scalar"),  # sessions: the scalar evaluator
+    ],
+)
+def test_evaluate_cli_runs_brag_batched_unless_told_or_unable(tmp_path, extra, engine):
+    args = ["--game", "brag", "--agents", "brag:tight", "random", "random", "--hands", "12"]
+    hands = 12  # whole designs of 3 seats: 12 one-hand sessions, or 6 of two hands
+    text, report = _cli(tmp_path, *args, *extra)
+    assert report["engine"] == engine
+    assert f"{engine} engine" in text
+    assert report["samples_per_agent"] == hands
+    behaviour = report["agents"][0]["behaviour"]
+    counts = behaviour["counts"]
+    assert behaviour["hands"] == hands
+    assert behaviour["look_rate"] == counts["looked_hands"] / hands > 0.5  # tight looks first
+    assert len(behaviour["hands_by_decile"]["counts"]) == 10  # the table --plot draws
+
+
+def test_an_agent_without_batch_support_falls_back_to_the_scalar_env(tmp_path, monkeypatch):
+    class ScalarCaller(CallingStation):
+        batched = False  # opts out of act_batch, as put:tips does
+
+    styles("brag")
+    monkeypatch.setitem(_STYLES["brag"], "scalar_caller", ScalarCaller)
+    assert not supports_batched("brag", ["brag:tight", "brag:scalar_caller"], {})
+    text, report = _cli(
+        tmp_path, "--game", "brag", "--agents", "brag:tight", "brag:scalar_caller", "--hands", "4"
+    )
+    assert report["engine"] == "scalar" and "scalar engine" in text
+
+
+@pytest.mark.slow  # about 3 s: the scalar half
+def test_random_styles_agree_within_their_intervals():
+    """Stochastic agents draw in another order on the batched engine (and its deals are its
+    own): the estimates are another sample of the same quantities."""
+    specs = ["brag:bluffer", "random", "brag:blind"]
+    fast = evaluate("brag", specs, 600, seed=5, batched=True)
+    slow = evaluate("brag", specs, 600, seed=5)
+    assert (fast.engine, slow.engine, fast.samples) == ("batched", "scalar", slow.samples)
+    for a, b in zip(fast.agents, slow.agents, strict=True):
+        half = (a.payoff.high - a.payoff.low + b.payoff.high - b.payoff.low) / 2
+        assert abs(a.payoff.mean - b.payoff.mean) < half
+        rates = a.behaviour["look_rate"], b.behaviour["look_rate"]
+        assert abs(rates[0] - rates[1]) < 0.1
+
+
+@pytest.mark.parametrize("batched", [False, True])
+def test_records_counted_in_chunks_give_the_same_report(monkeypatch, batched):
+    """Long runs count their records every ``_PENDING`` rows (memory stays flat): the counts
+    do not depend on when that happens."""
+    from brag_env.evaluation import brag_stats
+
+    specs, options = ["brag:bluffer", "random", "brag:blind"], {"starting_chips": 20}
+    whole = evaluate("brag", specs, 24, seed=1, options=options, batched=batched).to_dict()
+    monkeypatch.setattr(brag_stats, "_PENDING", 5)
+    chunked = evaluate("brag", specs, 24, seed=1, options=options, batched=batched).to_dict()
+    assert chunked == whole
+    assert whole["agents"][0]["behaviour"]["counts"]["hands"] == 24
