@@ -11,13 +11,37 @@ import pytest
 
 from brag_env import brag_v1
 from brag_env.brag.batched import BatchedBrag
+from brag_env.brag.observation import decode_observation
 from brag_env.brag.rules import BragConfig
+from brag_env.cards import parse_cards
+
+
+class _MirrorShuffle:
+    """A scalar game's generator after its first deal: each B18 shuffle puts its deck in
+    the order of the batched table's deck before that table's deal (the batched engine
+    steps first). Nothing else draws from it, and a shuffle the batched table did not make
+    fails."""
+
+    def __init__(self, batched, row):
+        self.batched, self.row = batched, row
+
+    def shuffle(self, cards):
+        b, i = self.batched, self.row
+        assert b.shuffled[i], (i, "the scalar game shuffled, the batched table did not")
+        deck = b.deck_top(i) + b.deck_cards(i)
+        assert sorted(deck) == sorted(cards), (i, deck, cards)
+        cards[:] = deck
 
 
 def _stack(envs, batched, rows, seed):
+    """Each table's deal on top of its env's deck; in a session the whole deck (B18: its
+    later hands are dealt from it), and the env's later shuffles mirror the table's."""
+    sessions = batched.config.hands_per_session > 1
     for i in rows.tolist():
-        deal = {"deck": batched.deck_top(i), "dealer": int(batched.dealer[i])}
-        envs[i].reset(seed=seed + i, options=deal)
+        deck = batched.deck_top(i) + (batched.deck_cards(i) if sessions else [])
+        envs[i].reset(seed=seed + i, options={"deck": deck, "dealer": int(batched.dealer[i])})
+        if sessions:
+            envs[i].unwrapped.game._rng = _MirrorShuffle(batched, i)
 
 
 def _compare_views(envs, batched, rows):
@@ -39,15 +63,15 @@ def _play_both(config: dict, tables: int, hands: int, seed: int, covers: int = 0
     rows = np.arange(tables)
     _stack(envs, batched, rows, seed * 1000)
     rng = np.random.default_rng(seed)
-    stats = {"hands": 0, "covers": 0, "sees": 0}
-    cover_id = cfg.cover_action
+    stats = {"hands": 0, "covers": 0, "sees": 0, "sessions": 0, "sit_outs": 0, "carries": 0}
+    stats["choices"] = stats["early_ends"] = stats["shuffles"] = stats["cycles"] = 0
+    cover_id, keep_id = cfg.cover_action, cfg.keep_old_hand_action
     while stats["hands"] < hands:
         _compare_views(envs, batched, rows)
         masks = batched.masks(rows)
         actions = np.empty(tables, np.int64)
         for i, env in enumerate(envs):
-            game = env.game
-            assert game.current_player == batched.current[i]
+            assert env.game.current_player == batched.current[i]
             mask = env.observe(env.agent_selection)["action_mask"]
             assert np.array_equal(masks[i], mask), (i, masks[i], mask)
             legal = np.flatnonzero(mask)
@@ -55,17 +79,33 @@ def _play_both(config: dict, tables: int, hands: int, seed: int, covers: int = 0
             bets = legal[legal != 0]
             pool = bets if bets.size and rng.random() < 0.8 else legal
             actions[i] = pool[rng.integers(pool.size)]
-            env.step(int(actions[i]))
         stats["covers"] += int((actions == cover_id).sum())
         stats["sees"] += int((actions == 3).sum())
-        rewards, over = batched.step(rows, actions)
+        stats["choices"] += int((actions == keep_id).sum() + (actions == keep_id + 1).sum())
+        before = batched.hands_played.copy()
+        rewards, over = batched.step(rows, actions)  # first: the env's shuffles mirror it
         for i, env in enumerate(envs):
+            env.step(int(actions[i]))
             want = [env.rewards[a] for a in env.possible_agents]
             assert rewards[i].tolist() == want, (i, rewards[i], want)
             assert bool(over[i]) == all(env.terminations.values())
+        ended = np.flatnonzero(batched.hands_played > before)
+        stats["hands"] += ended.size
+        for i in ended[~over[ended]].tolist():  # B18: the next hand dealt from the same deck
+            game = envs[i].unwrapped.game
+            assert game.deck_cards == batched.deck_cards(i), i
+            stats["carries"] += game.hand_results[-1].carried > 0
+            stats["shuffles"] += bool(batched.shuffled[i])
+            stats["cycles"] += bool(batched.shuffled[i] and not batched.prev_prial[i])
+            stats["sit_outs"] += sum(s == 0 for s in game.status)
         done = np.flatnonzero(over)
         if done.size:
-            stats["hands"] += done.size
+            stats["sessions"] += done.size
+            # B17: ended early, fewer than two players able to pay the ante
+            stats["early_ends"] += sum(
+                envs[i].unwrapped.game.hand_number + 1 < cfg.hands_per_session
+                for i in done.tolist()
+            )
             _compare_views(envs, batched, done)  # the final view of the session
             batched.reset(done)
             _stack(envs, batched, done, seed * 1000 + stats["hands"] * tables)
@@ -82,6 +122,67 @@ VARIANTS = [
     {"num_players": 2, "allow_blind": False, "pot_limit": True, "blind_alone": "carries"},
     {"num_players": 3, "blind_may_see_open": False, "ante_mode": "none", "cover_pot": False},
 ]
+
+
+# Multi-hand sessions (B8, B15-B19) on short stacks, so that covers and sit-outs happen: each
+# carry option (B15) and shuffle mode (B18), the no-shuffle deck included.
+SESSIONS = [
+    {**SHORT, "num_players": 2, "hands_per_session": 10, "unopened_pot": "carries"},
+    {
+        **SHORT,
+        "num_players": 4,
+        "hands_per_session": 10,
+        "blind_alone": "carries",
+        "ante_mode": "after_prial",
+        "shuffle": "after_prial_or_cycle",
+    },
+    {
+        **SHORT,
+        "num_players": 4,
+        "hands_per_session": 3,
+        "starting_chips": 20,
+        "blind_alone": "carries",
+        "unopened_pot": "carries",
+        "shuffle": "every_hand",
+        "prial_bonus": 2,
+    },
+    {
+        **SHORT,
+        "num_players": 3,
+        "hands_per_session": 10,
+        "shuffle": "after_prial_or_cycle",
+        "blind_keep_hand": False,
+        "lowball": True,
+        "ante_mode": "none",
+        "cover_pot": False,
+    },
+]
+SESSION_IDS = [
+    "2p_10_unopened_carries",
+    "4p_10_blind_carries_cycle",
+    "4p_3_every_hand",
+    "3p_10_no_ante",
+]
+
+
+@pytest.mark.parametrize("config", SESSIONS, ids=SESSION_IDS)
+def test_B15_B19_batched_sessions_equal_brag_v1_move_for_move(config):
+    stats = _play_both(config, tables=8, hands=40, seed=3)
+    assert stats["hands"] >= 40 and stats["sessions"] > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("config", SESSIONS, ids=SESSION_IDS)
+def test_B15_B19_batched_sessions_equal_brag_v1_over_10000_hands(config):
+    cfg = BragConfig.from_dict(config)
+    stats = _play_both(config, tables=128, hands=10_000, seed=11)
+    assert stats["hands"] >= 10_000 and stats["early_ends"] > 0 and stats["sees"] > 0
+    assert stats["sit_outs"] > 0 or cfg.num_players == 2  # heads-up, one out ends it
+    assert stats["covers"] > 0 or not cfg.cover_pot
+    assert stats["carries"] > 0 or not cfg.carries
+    assert stats["choices"] > 0 or not cfg.blind_keep_hand
+    assert stats["shuffles"] > 0  # B18: after a shown prial, or every hand
+    assert stats["cycles"] > 0 or cfg.shuffle == "after_prial"  # ... or a cycle
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, pytest.param(8, marks=pytest.mark.slow)])
@@ -107,9 +208,7 @@ def test_B10_B21_batched_brag_options_equal_brag_v1(config):
 
 
 def test_unsupported_options_are_named():
-    with pytest.raises(ValueError, match=r"hands_per_session=5 .*use vec_env: dummy"):
-        BatchedBrag(4, BragConfig(hands_per_session=5))
-    with pytest.raises(ValueError, match="cards_dealt=4"):
+    with pytest.raises(ValueError, match=r"cards_dealt=4 .*use vec_env: dummy"):
         BatchedBrag(4, BragConfig(cards_dealt=4, allow_blind=False))
     with pytest.raises(ValueError, match="num_tables"):
         BatchedBrag(0)
@@ -149,3 +248,90 @@ def test_observe_is_the_same_for_any_choice_and_order_of_rows():
     order = rng.permutation(16)
     assert np.array_equal(game.observe(order, seats[order]), every[order])
     assert np.array_equal(game.observe(order[:5], seats[order[:5]]), every[order[:5]])
+
+
+def _session(config, top, dealer):
+    """One batched table, ``top`` (card text) on a deck whose other cards follow in id
+    order, ``dealer`` dealing the first hand."""
+    game = BatchedBrag(1, BragConfig.from_dict(config), seed=0)
+    cards = parse_cards(top)
+    deck = cards + [c for c in range(52) if c not in cards]
+    game.reset(decks=[deck], dealers=[dealer])
+    return game, deck
+
+
+def _play(game, *actions):
+    """Scripted actions on table 0; returns the rewards of each and the last ``over``."""
+    rewards, over = [], False
+    for a in actions:
+        r, o = game.step(np.array([0]), np.array([a]))
+        rewards.append(r[0].tolist())
+        over = bool(o[0])
+    return rewards, over
+
+
+def test_B15_B19_blind_alone_carries_the_pot_and_keeps_the_hand():
+    config = {"num_players": 2, "hands_per_session": 3, "starting_chips": 20}
+    config["blind_alone"] = "carries"
+    game, deck = _session(config, "2c 3d 5h 7s 9c Jd", dealer=0)
+    keep, take = game.config.keep_old_hand_action, game.config.take_new_hand_action
+    assert game.current[0] == 1 and game.pot[0] == 2
+    rewards, over = _play(game, 0)  # seat 1 folds: seat 0 is left alone, blind
+    assert rewards == [[-1, -1]] and not over  # B15: nobody wins, the pot stays
+    assert game.hand_number[0] == 1 and game.dealer[0] == 1
+    assert game.pot[0] == 4  # carried 2 + 2 antes
+    seen = decode_observation(game.observe(np.array([0]), np.array([1]))[0], game.config)
+    assert seen["pot"] == 4 and seen["hand_number"] == 1 and seen["choice_pending"]
+    assert seen["previous_hand"]["chip_changes"] == [-1, -1]
+    # B19: seat 0 kept its unseen hand (deck 2, 4, 6) and was dealt a new one (7, 9, 11)
+    assert game.current[0] == 0 and np.flatnonzero(game.masks(np.array([0]))[0]).tolist() == [
+        keep,
+        take,
+    ]
+    assert game.kept[0].tolist() == [deck[1], deck[3], deck[5]]
+    assert game.deck_cards(0) == deck[12:] + deck[0:6:2]  # B18: seat 1's cards under
+    rewards, over = _play(game, take)
+    assert game.deck_cards(0) == deck[12:] + deck[0:6:2] + deck[1:6:2]  # the old hand under
+    assert game.hands[0, 0].tolist() == deck[6:12:2] and game.current[0] == 0
+    rewards, over = _play(game, 2, 1, 0)  # seat 0 looks and stays (2); seat 1 folds
+    assert rewards[-1] == [3, -1] and not over  # open, alone: it wins 4 + 2 antes + its 2
+    rewards, over = _play(game, 0)  # the last hand: seat 1 folds, seat 0 blind, alone
+    assert rewards == [[1, -1]] and over  # B15: a pot never carries out of a session
+    assert game.chips[0].tolist() == [23, 17] and game.current[0] == -1
+
+
+def test_B16_B17_a_broke_player_sits_out_and_the_button_skips_it():
+    config = {"num_players": 3, "hands_per_session": 5, "starting_chips": 3}
+    # dealt from seat 1: seat 1 gets 2c 5d 9h, seat 2 3c 6d Th, seat 0 As Ah Kd
+    game, _ = _session(config, "2c 3c As 5d 6d Ah 9h Th Kd", dealer=0)
+    cover = game.config.cover_action
+    # seat 1 looks and stays open (2, broke), seat 2 folds, seat 0 stays blind (1); seat 1
+    # cannot stay: it covers with 0 chips, which leaves seat 0 alone: the hands are compared
+    rewards, over = _play(game, 2, 1, 0, 1, cover)
+    assert rewards[-1] == [4, -3, -1] and not over  # seat 0's aces take the covered 6
+    assert game.chips_before[0].tolist() == [7, 0, 2]  # B8: the next antes are paid
+    assert game.chips[0].tolist() == [6, 0, 1]
+    assert game.status[0].tolist() == [2, 0, 2]  # B16: seat 1 sits out, seat 0 blind again
+    assert game.dealer[0] == 2 and game.current[0] == 0  # the button skipped seat 1
+    assert game.pot[0] == 2 and game.in_hand[0] == 2
+    assert game.settled(np.array([0]), np.array([1])).tolist() == [True]  # no more changes
+    seen = decode_observation(game.observe(np.array([0]), np.array([0]))[0], game.config)
+    assert [s["status"] for s in seen["seats"]] == ["blind", "sitting_out", "blind"]
+    assert seen["seats"][1]["chips_in"] == 0 and seen["pot"] == 2
+    assert set(parse_cards(seen["shown_cards"])) == set(parse_cards("2c 5d 9h As Ah Kd"))
+    rewards, over = _play(game, 0)  # seat 0 folds: seat 2 wins the antes
+    assert rewards == [[-1, 0, 1]] and not over and game.chips_before[0].tolist() == [6, 0, 3]
+
+
+def test_B16_settled_waits_for_the_last_hand_of_a_session():
+    config = BragConfig(num_players=3, hands_per_session=2, blind_keep_hand=False)
+    game = BatchedBrag(1, config, seed=4)
+    game.reset()
+    seat = int(game.current[0])
+    _play(game, 0)  # a fold on the first hand: the second may still change its chips
+    assert game.settled(np.array([0]), np.array([seat])).tolist() == [False]
+    while game.hand_number[0] == 0:
+        _play(game, 0)
+    seat = int(game.current[0])
+    _play(game, 0)  # a fold on the last hand: final
+    assert game.settled(np.array([0]), np.array([seat])).tolist() == [True]

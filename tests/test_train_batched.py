@@ -100,9 +100,14 @@ def test_reward_scale_and_points_reward():
 def test_unsupported_game_and_options_are_one_line_errors():
     with pytest.raises(ValueError, match="num_players=3 is not supported"):
         BatchedSelfPlayVecEnv("put", {"num_players": 3}, 2)
-    with pytest.raises(ValueError, match="hands_per_session=4"):  # Brag: one-hand sessions
+    with pytest.raises(ValueError, match="cards_dealt=4"):  # Brag: Three-card Brag only
         config_from_dict(
-            {"name": "x", "game": "brag", "vec_env": "batched", "env": {"hands_per_session": 4}}
+            {
+                "name": "x",
+                "game": "brag",
+                "vec_env": "batched",
+                "env": {"cards_dealt": 4, "allow_blind": False},
+            }
         )
 
 

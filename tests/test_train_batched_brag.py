@@ -1,4 +1,4 @@
-"""The batched self-play VecEnv on Brag: VsPoolEnv's contract on BatchedBrag (one-hand sessions)."""
+"""The batched self-play VecEnv on Brag: VsPoolEnv's contract on BatchedBrag."""
 
 import numpy as np
 import pytest
@@ -65,7 +65,7 @@ def test_learner_acts_at_every_step_seats_rotate_and_rewards_are_chips():
         for i in np.flatnonzero(done):
             seen[i].add(infos[i]["learner_seat"])
         returns += reward[done].tolist()
-        assert (reward[~done] == 0).all()  # one-hand sessions: paid when the hand ends
+        assert (reward[~done] == 0).all()  # one-hand sessions: paid when the session ends
     assert len(returns) > 20
     # the seat rotates per episode (hands the learner never acts in are skipped, VsPoolEnv's rule)
     assert all(len(s) >= 2 for s in seen.values())
@@ -74,10 +74,34 @@ def test_learner_acts_at_every_step_seats_rotate_and_rewards_are_chips():
 
 def test_batched_brag_config_errors_are_one_line():
     base = {"name": "x", "game": "brag", "vec_env": "batched"}
-    with pytest.raises(ValueError, match=r"hands_per_session=3 .*use vec_env: dummy"):
-        config_from_dict({**base, "env": {"num_players": 2, "hands_per_session": 3}})
-    with pytest.raises(ValueError, match="hands_per_session=2"):
-        BatchedSelfPlayVecEnv("brag", {"hands_per_session": 2}, 2)
+    five = {"num_players": 2, "cards_dealt": 5, "allow_blind": False}
+    with pytest.raises(ValueError, match=r"cards_dealt=5 .*use vec_env: dummy"):
+        config_from_dict({**base, "env": five})
+    with pytest.raises(ValueError, match="cards_dealt=5"):
+        BatchedSelfPlayVecEnv("brag", five, 2)
+    config_from_dict({**base, "env": {"num_players": 2, "hands_per_session": 3}})  # B17: fine
+
+
+def test_B17_sessions_pay_each_hand_and_end_with_the_session():
+    # Several hands per episode: the learner is paid each hand's chip change when it ends
+    # (rewards without done), and an episode's return is its chip change over the session.
+    options = {**HEADS_UP, "num_players": 3, "hands_per_session": 4, "starting_chips": 12}
+    venv = _venv(options, tables=4)
+    rng = np.random.default_rng(1)
+    venv.reset()
+    paid_mid_episode, returns = 0, []
+    total = np.zeros(4)
+    for _ in range(300):
+        masks = venv.action_masks()
+        _, reward, done, _ = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        paid_mid_episode += int(((reward != 0) & ~done).sum())
+        total += reward
+        for i in np.flatnonzero(done):
+            returns.append(total[i])
+            total[i] = 0.0
+        assert all(abs(r - round(r)) < 1e-6 for r in reward)
+    assert paid_mid_episode > 0 and len(returns) > 10
+    assert all(-12 <= r <= 24 for r in returns)  # one stack lost at most, two won
 
 
 @pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
@@ -191,3 +215,52 @@ def test_a_coverer_is_not_settled():
     assert game.current[0] == a and game.masks(row)[0, config.cover_action] == 1  # B16: short
     game.step(row, np.array([config.cover_action]))
     assert not game.settled(row, np.array([a])).any()  # its hand is still compared (B16)
+
+
+class _MirroredSessions(BatchedBrag):
+    """Deals what a VsPoolEnv's brag_v1 dealt in a session: its first dealer, its deck and
+    its later shuffles (B18), as ``shuffles`` recorded them: (whether it is a session's
+    first deck, the cards in their new order)."""
+
+    def __init__(self, scalar, shuffles):
+        super().__init__(1, BragConfig.from_dict(scalar.env_config), seed=0)
+        self.scalar, self.shuffles = scalar, shuffles
+
+    def _draw_dealers(self, rows):
+        return np.array([self.scalar.aec.game._first_dealer])
+
+    def reset(self, rows=None, decks=None, dealers=None):
+        start = max(k for k, (first, _) in enumerate(self.shuffles) if first)
+        deck = self.shuffles[start][1]
+        del self.shuffles[: start + 1]  # the shuffles of the scalar's new session follow
+        super().reset(rows, decks=[deck])
+
+    def _shuffle(self, rows):
+        _, deck = self.shuffles.pop(0)
+        assert sorted(deck) == sorted(self.deck_cards(0))
+        self.deck[0, : len(deck)] = deck
+        self.deck_head[0] = 0
+
+
+@pytest.mark.parametrize("players,fold_every", [(2, 0), (3, 3)])
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
+def test_B17_sessions_same_run_as_vs_pool_env_on_the_same_deals(players, fold_every, monkeypatch):
+    # VsPoolEnv's contract over sessions of several hands: rewards per hand, the button, the
+    # kept hands (B19), sit-outs and the session's end, step for step on the same cards.
+    from brag_env.brag.game import BragGame
+    from brag_env.selfplay import VsPoolEnv
+
+    shuffles = []
+    shuffled_deck = BragGame._shuffled_deck
+
+    def recording(game, cards):
+        deck = shuffled_deck(game, cards)
+        shuffles.append((game.session_over, deck.cards()))  # over: the next session's deck
+        return deck
+
+    monkeypatch.setattr(BragGame, "_shuffled_deck", recording)
+    options = {**HEADS_UP, "num_players": players, "starting_chips": 16, "hands_per_session": 5}
+    scalar = VsPoolEnv(game="brag", env_config=options, opponents=["brag:caller"], seed=0)
+    venv = BatchedSelfPlayVecEnv("brag", options, 1, opponents=["brag:caller"], seed=0)
+    venv.engine = _MirroredSessions(scalar, shuffles)
+    assert play_lockstep(scalar, venv, 1500, fold_every=fold_every) > 50, "episodes"

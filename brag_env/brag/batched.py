@@ -1,21 +1,27 @@
-"""N one-hand Three-Card Brag sessions held as numpy arrays and stepped together (B1-B16).
+"""N Three-Card Brag sessions held as numpy arrays and stepped together (B1-B21).
 
-``BatchedBrag`` is the game ``brag_v1`` plays with ``hands_per_session=1``, one table per row:
-deal, legal masks, ``step``, observations bit-equal to ``brag_v1``'s ``observe()``, the
-per-seat chip changes as rewards, and ``reset`` of finished tables. ``BragGame`` stays the
-reference: ``tests/test_brag_batched.py`` plays both move for move on the same deals (the
-batched deal stacked on the scalar deck) and the same actions. Python loops run over the few
-fixed positions (seats, deal positions, covers), never over tables.
+``BatchedBrag`` is the game ``brag_v1`` plays, one table per row: deal, legal masks, ``step``,
+observations bit-equal to ``brag_v1``'s ``observe()``, the per-seat chip changes as rewards,
+and ``reset`` of finished sessions. ``BragGame`` stays the reference:
+``tests/test_brag_batched.py`` plays both move for move on the same deals (the batched deck
+stacked on the scalar one, its shuffles mirrored) and the same actions. Python loops run over
+the few fixed positions (seats, deal positions, covers), never over tables.
 
 Covered: 2-8 players, blind and open betting (B10-B13, ``pot_limit``), looks, folds, sees and
 ties (B14), covering the pot with its side pots at any table size (B16), lowball (B21), the
-prial bonus (B20), and every ante mode (one hand: the ante is due whenever there is one). The
-carry options (B15), the shuffle modes (B18) and B19 change nothing in a one-hand session
-(a pot never carries out of a session), so they are accepted.
+prial bonus (B20), every ante mode (B8), and sessions of any ``hands_per_session`` (B17):
+stacks carried from hand to hand, the button moving on past players who sit out (B7, B16:
+status 0, short of the ante due or broke), carried pots under both carry options and never
+out of a session (B15), each table's deck kept between hands with the no-shuffle rule and
+every shuffle mode, the cycle included (B18), the B19 keep/take choice, the early end when
+fewer than two can play, and the session-only observation fields (``hand_number``,
+``choice_pending``, the ``prev_*`` block, ``shown_cards`` since the last shuffle). Rewards
+are paid per hand, as ``brag_v1`` pays them: every seat's chip change when a hand ends.
+``step``'s ``over`` says the session ended; a hand that ends inside a session deals the next
+one at once (the ``hand_number`` attribute counts them).
 
-Not covered, each a one-line ``ValueError`` naming the option: multi-hand sessions
-(``hands_per_session`` > 1: carried stacks and pots, the deck kept between hands, B19) and
-Four-/Five-card Brag (``cards_dealt`` 4 or 5, B22).
+Not covered, a one-line ``ValueError`` naming the option: Four-/Five-card Brag
+(``cards_dealt`` 4 or 5, B22).
 
 Observations: each table keeps ONE float32 ``state`` row laid out as the observation of
 seat 0 (seat rows in absolute order, the history most recent first), updated by the few values
@@ -27,7 +33,8 @@ that move) and its own private block. The history moves one slot per event.
 Differences from ``BragGame`` that do not change the game: the first dealer is drawn
 uniformly (the B7 cut makes every seat the dealer with probability 1/n) and the cards come from
 a fresh uniform shuffle (B18: the deck is shuffled before a session's first hand); the random
-streams are not ``brag_v1``'s. No hand histories are kept.
+streams are not ``brag_v1``'s. No hand histories are kept. One-hand sessions deal only the 3n
+cards they use; longer ones keep each table's whole deck as a ring of 52 slots.
 """
 
 from __future__ import annotations
@@ -47,7 +54,7 @@ from brag_env.brag.observation import HISTORY_LEN, SEAT_FIELDS, observation_layo
 from brag_env.brag.rules import FIRST_RAISE, FOLD, LOOK, SEE, STAY, BragConfig
 from brag_env.cards import NUM_CARDS
 
-FOLDED, BLIND, OPEN = 1, 2, 3  # status ids as brag_env.brag.game (0: sitting out, never here)
+SITTING_OUT, FOLDED, BLIND, OPEN = 0, 1, 2, 3  # status ids as brag_env.brag.game
 _HAND = 3
 _STRIDE_A, _STRIDE_B = NUM_CARDS * NUM_CARDS, NUM_CARDS  # hands.py's flat hand index
 _PRIVATE = NUM_CARDS + len(CATEGORY_NAMES) + 1  # own cards, category, strength
@@ -57,11 +64,6 @@ _SHIFT_ROWS = 1024  # rows per block when the history of every table moves
 
 def check_batched_brag(config: BragConfig) -> None:
     """Raise the one-line ``ValueError`` for an option ``BatchedBrag`` does not cover."""
-    if config.hands_per_session != 1:
-        raise ValueError(
-            f"BatchedBrag does not support hands_per_session={config.hands_per_session} "
-            "(one-hand sessions only); use vec_env: dummy"
-        )
     if config.cards_dealt != _HAND:
         raise ValueError(
             f"BatchedBrag does not support cards_dealt={config.cards_dealt} "
@@ -70,7 +72,7 @@ def check_batched_brag(config: BragConfig) -> None:
 
 
 class BatchedBrag:
-    """``num_tables`` one-hand Brag sessions; every array's first axis is the table."""
+    """``num_tables`` Brag sessions; every array's first axis is the table."""
 
     def __init__(self, num_tables: int, config: BragConfig | None = None, seed=None) -> None:
         config = config if config is not None else BragConfig()
@@ -113,6 +115,7 @@ class BatchedBrag:
         self.num_covers = np.zeros(t, np.int64)
         self.last_closed = np.zeros(t, np.int64)
         self.hands_played = np.zeros(t, np.int64)
+        self._init_sessions(config)
         self.state = np.zeros((t, self._state_size), np.float32)
         self._flat = self.state.reshape(-1)
         self._row_base = self._table_ids * self._state_size
@@ -205,17 +208,27 @@ class BatchedBrag:
         return deck[:, :dealt].astype(np.int64)
 
     def deck_top(self, row: int) -> list[int]:
-        """The dealt cards of table ``row`` in deal order (to stack a scalar game's deck)."""
+        """The dealt cards of table ``row`` in deal order (to stack a scalar game's deck;
+        in a session, before a B19 choice changes a hand)."""
         n, d = self.num_players, int(self.dealer[row])
         seats = [(d + 1 + j) % n for j in range(n)]
+        if self._sessions:
+            seats = self.order[row, : self.in_hand[row]].tolist()
         return [int(self.hands[row, s, i]) for i in range(_HAND) for s in seats]
 
-    def reset(self, rows: np.ndarray | None = None) -> None:
-        """Start new one-hand sessions on ``rows`` (default: every table)."""
+    def reset(self, rows: np.ndarray | None = None, decks=None, dealers=None) -> None:
+        """Start new sessions on ``rows`` (default: every table). In multi-hand sessions
+        ``decks`` (one permutation of the 52 cards per row, top first) and ``dealers`` (the
+        first hand's) may stack the deal, as ``brag_v1``'s ``deck`` and ``dealer`` options."""
         rows = self._table_ids if rows is None else np.asarray(rows, np.int64)
         if rows.size == 0:
             return
         self._masks_of = None
+        if self._sessions:
+            self._new_sessions(rows, decks, dealers)
+            return
+        if decks is not None or dealers is not None:
+            raise ValueError("decks and dealers: only for hands_per_session > 1")
         cfg, n = self.config, self.num_players
         dealer = self._draw_dealers(rows)
         cards = self._draw_deals(rows)  # (k, 3n): B9, one at a time from the dealer's left
@@ -225,11 +238,7 @@ class BatchedBrag:
         for i in range(_HAND):
             hands[k, seat_of, i] = cards[:, i * n : (i + 1) * n]
         self.hands[rows] = hands
-        flat = hands[..., 0] * _STRIDE_A + hands[..., 1] * _STRIDE_B + hands[..., 2]
-        strength = self._strengths.take(flat).astype(np.int64)
-        self.strength[rows] = strength
-        self.category[rows] = CATEGORY_OF_STRENGTH.take(STRENGTH_TABLE.take(flat))
-        self.percentile[rows] = strength_percentile(strength, cfg.lowball)
+        self._rank(rows[:, None], self._seat_ids)
         first = (dealer + 1) % n  # B12: the first bet is left of the dealer
         self.dealer[rows] = dealer
         self.status[rows] = BLIND if cfg.allow_blind else OPEN  # B10
@@ -237,15 +246,9 @@ class BatchedBrag:
         self.chips[rows] = cfg.starting_chips - self._ante  # B8
         self.contributed[rows] = self._ante
         self.pot[rows] = self._ante * n
-        self.stake[rows] = cfg.min_stake  # B11
-        self.last_action[rows] = -1
         self.active[rows] = n
         self.current[rows] = first
-        self.events[rows] = 0
-        self.covered_pot[rows] = 0
-        self.has_covered[rows] = False
-        self.num_covers[rows] = 0
-        self.last_closed[rows] = 0
+        self._clear_hand(rows)
         self.state[rows] = self._start_state
         self.private[rows] = 0.0
         o = self._off
@@ -255,12 +258,314 @@ class BatchedBrag:
             for s in range(n):
                 self._put_private(rows, np.full(rows.size, s))
 
+    def _clear_hand(self, rows: np.ndarray) -> None:
+        """What every new hand starts from: the opening stake (B11), no actions, no covers."""
+        self.stake[rows] = self.config.min_stake
+        self.last_action[rows] = -1
+        self.events[rows] = 0
+        self.covered_pot[rows] = 0
+        self.has_covered[rows] = False
+        self.num_covers[rows] = 0
+        self.last_closed[rows] = 0
+
     def settled(self, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
-        """Whether each seat's chip change for the hand is final before the hand ends: it
-        folded (a coverer's hand is still compared, B16) and no B20 bonus can be asked of it.
-        ``chips - chips_before`` is then its reward for the hand."""
+        """Whether each seat's chip change for the rest of the session is final before the
+        session ends: on its last hand it folded (a coverer's hand is still compared, B16)
+        and no B20 bonus can be asked of it, or it sits out (B16). ``chips - chips_before``
+        is then its reward for the hand on the table, and no later hand changes its chips."""
+        live = self.current[rows] >= 0
         folded = (self.status[rows, seats] == FOLDED) & ~self.has_covered[rows, seats]
-        return folded & (self.current[rows] >= 0) & (not self.config.prial_bonus)
+        final = folded & live & (not self.config.prial_bonus)
+        if self._sessions:  # a later hand of the session may still change its chips
+            final &= self.hand_number[rows] + 1 >= self.config.hands_per_session
+            final |= live & (self.status[rows, seats] == SITTING_OUT)
+        return final
+
+    # --------------------------------------------------------------- sessions
+    def _init_sessions(self, config: BragConfig) -> None:
+        """The per-table arrays of multi-hand sessions (B8, B15-B19)."""
+        t, n = self.n, self.num_players
+        self._sessions = config.hands_per_session > 1
+        self._keep_id = config.keep_old_hand_action
+        self._take_id = config.take_new_hand_action
+        self._carry_blind = config.blind_alone == "carries"
+        self._carry_unopened = config.unopened_pot == "carries"
+        self._inv_hands = 1.0 / config.hands_per_session
+        self.out = np.zeros((t, n), bool)  # B16: sits out for the rest of the session
+        self.hand_number = np.zeros(t, np.int64)
+        self.order = np.zeros((t, n), np.int64)  # the seats dealt in, from the dealer's left
+        self.in_hand = np.zeros(t, np.int64)  # ... how many (the first ones of ``order``)
+        self.carry_in = np.zeros(t, np.int64)  # B15: chips this hand's pot started with
+        self.opened = np.zeros(t, bool)  # B15: someone paid a stake this hand
+        self.prev_prial = np.zeros(t, bool)  # B8/B18: the last hand showed a prial
+        self.shuffled = np.zeros(t, bool)  # B18: the deck was shuffled before this hand
+        # B18: each table's deck as a ring of 52 slots, top card at deck_head; the cards not
+        # in it are on the table (and a B19 kept hand)
+        self.deck = np.zeros((t, NUM_CARDS), np.int64)
+        self.deck_head = np.zeros(t, np.int64)
+        self.deck_len = np.zeros(t, np.int64)
+        self.dealt_since = np.zeros(t, np.int64)  # B18 cycle: cards dealt since a shuffle
+        self.keeper = np.full(t, -1, np.int64)  # B19: the seat holding a kept hand, or -1
+        self.kept = np.zeros((t, _HAND), np.int64)
+        self.choosing = np.zeros(t, bool)  # B19: the keeper's choice is due
+        # the last hand, for the prev_* block of the next one's observations
+        self.prev_delta = np.zeros((t, n), np.int64)
+        self.prev_see = np.full((t, 2), -1, np.int64)  # seer, seen (-1: no see)
+        self.prev_cards = np.zeros((t, 2, _HAND), np.int64)
+
+    def deck_cards(self, row: int) -> list[int]:
+        """Table ``row``'s undealt cards, top first (sessions only; for tests)."""
+        head, size = int(self.deck_head[row]), int(self.deck_len[row])
+        return [int(self.deck[row, (head + j) % NUM_CARDS]) for j in range(size)]
+
+    def _rank(self, r: np.ndarray, s: np.ndarray) -> None:
+        """Strength, category and percentile of the hands at (``r``, ``s``) (broadcast)."""
+        h = self.hands[r, s]
+        flat = h[..., 0] * _STRIDE_A + h[..., 1] * _STRIDE_B + h[..., 2]
+        strength = self._strengths.take(flat).astype(np.int64)
+        self.strength[r, s] = strength
+        self.category[r, s] = CATEGORY_OF_STRENGTH.take(STRENGTH_TABLE.take(flat))
+        self.percentile[r, s] = strength_percentile(strength, self.config.lowball)
+
+    def _new_sessions(self, rows: np.ndarray, decks=None, dealers=None) -> None:
+        """B7/B17/B18: starting stacks, a drawn dealer, a shuffled deck, the first hand."""
+        keys = self.rng.random((rows.size, NUM_CARDS))
+        dealer = self._draw_dealers(rows)
+        if dealers is not None:
+            dealer = np.asarray(dealers, np.int64).reshape(rows.size)
+            if ((dealer < 0) | (dealer >= self.num_players)).any():
+                raise ValueError(f"dealers must be seats 0..{self.num_players - 1}")
+        if decks is None:
+            self.deck[rows] = keys.argsort(axis=1)  # a uniform permutation
+        else:
+            decks = np.asarray(decks, np.int64).reshape(rows.size, NUM_CARDS)
+            if not (np.sort(decks, axis=1) == np.arange(NUM_CARDS)).all():
+                raise ValueError("decks must be permutations of the 52 cards, one per row")
+            self.deck[rows] = decks
+        self.deck_head[rows] = 0
+        self.deck_len[rows] = NUM_CARDS
+        self.chips[rows] = self.config.starting_chips
+        self.out[rows] = False
+        self.hand_number[rows] = -1
+        self.carry_in[rows] = 0
+        self.prev_prial[rows] = False
+        self.keeper[rows] = -1
+        self.state[rows] = 0.0  # nothing shown yet
+        self._start_hands(rows, dealer)
+
+    def _shuffle(self, rows: np.ndarray) -> None:
+        """B18: the cards in each deck in a new uniform order (cards out of it stay out)."""
+        spots = (self.deck_head[rows][:, None] + np.arange(NUM_CARDS)) % NUM_CARDS
+        cards = np.take_along_axis(self.deck[rows], spots, axis=1)
+        keys = self.rng.random((rows.size, NUM_CARDS))
+        keys[np.arange(NUM_CARDS) >= self.deck_len[rows][:, None]] = 2.0  # stay at the end
+        self.deck[rows] = np.take_along_axis(cards, keys.argsort(axis=1), axis=1)
+        self.deck_head[rows] = 0
+
+    def _to_bottom(self, rows: np.ndarray, cards: np.ndarray, valid: np.ndarray) -> None:
+        """B18: the ``valid`` ones of each row's ``cards`` under its deck, first one first."""
+        at = (self.deck_head[rows] + self.deck_len[rows])[:, None] + valid.cumsum(axis=1) - 1
+        i, j = np.nonzero(valid)
+        self.deck[rows[i], at[i, j] % NUM_CARDS] = cards[i, j]
+        self.deck_len[rows] += valid.sum(axis=1)
+
+    def _threshold(self, prial: np.ndarray) -> np.ndarray:
+        """B8/B16: the chips a seat needs to play the next hand: the ante when one is due
+        (under ``after_prial`` only after a shown prial), else 1."""
+        cfg = self.config
+        ante = max(cfg.ante, 1)
+        if cfg.ante_mode == "every_hand":
+            return np.full(prial.size, ante)
+        if cfg.ante_mode == "after_prial":
+            return np.where(prial, ante, 1)
+        return np.ones(prial.size, np.int64)
+
+    def _carries(self, r: np.ndarray, lone: np.ndarray, ncov: np.ndarray) -> np.ndarray:
+        """B15: the pot stays for the next deal: a blind player left alone under
+        ``blind_alone="carries"`` or a pot nobody paid a stake into under
+        ``unopened_pot="carries"``, never with a cover (B16), never out of the session and
+        never to a deal the lone player will not play in (short of the next ante)."""
+        k = r.size
+        may = ncov == 0
+        blind = self.status[r, lone] == BLIND if self._carry_blind else np.zeros(k, bool)
+        unopened = ~self.opened[r] if self._carry_unopened else np.zeros(k, bool)
+        may &= blind | unopened
+        need = self._threshold(np.zeros(k, bool))  # no see, no cover: no prial shown
+        chips = self.chips[r]
+        left = (~self.out[r] & (chips >= need[:, None])).sum(axis=1)
+        goes_on = (self.hand_number[r] + 1 < self.config.hands_per_session) & (left >= 2)
+        return may & goes_on & (chips[np.arange(k), lone] >= need)
+
+    def _end_hands(self, i, r, lone, see, rewards, over) -> None:
+        """B16-B19 after a hand of a session: who sits out, the cards under the deck, the
+        kept hand, and the next hand dealt at once, or the session's end."""
+        cfg, n = self.config, self.num_players
+        k = r.size
+        kk = np.arange(k)
+        shown = self.has_covered[r]  # B16: every hand compared for a covered pot is shown
+        c = np.flatnonzero(self.num_covers[r] > 0)
+        shown[c, lone[c]] = True
+        if see is not None:
+            shown[kk, see[0]] = True
+            shown[kk, see[1]] = True
+        prial = (shown & (self.category[r] == PRIAL)).any(axis=1)
+        self.prev_prial[r] = prial
+        self.out[r] |= self.chips[r] < self._threshold(prial)[:, None]
+        follows = self.hand_number[r] + 1 < cfg.hands_per_session
+        follows &= (~self.out[r]).sum(axis=1) >= 2
+        keep = np.zeros(k, bool)
+        if see is None and cfg.blind_keep_hand:  # B19: a blind player left alone
+            keep = follows & (self.num_covers[r] == 0) & (self.status[r, lone] == BLIND)
+            keep &= ~self.out[r, lone]
+        keeper = np.where(keep, lone, -1)
+        # B18: the hand's cards under the deck, each round seat by seat from the dealer's
+        # left, as dealt (a B19 choice: the chosen hand); a kept hand stays out
+        order, m = self.order[r], self.in_hand[r]
+        cards = self.hands[r[:, None], order].transpose(0, 2, 1).reshape(k, _HAND * n)
+        valid = (self._seat_ids < m[:, None]) & (order != keeper[:, None])
+        self._to_bottom(r, cards, np.tile(valid, _HAND))
+        self.kept[r[keep]] = self.hands[r[keep], lone[keep]]
+        self.keeper[r] = keeper
+        self.prev_delta[r] = rewards[i]
+        if see is None:
+            self.prev_see[r] = -1
+        else:
+            self.prev_see[r, 0], self.prev_see[r, 1] = see
+            self.prev_cards[r, 0] = self.hands[r, see[0]]
+            self.prev_cards[r, 1] = self.hands[r, see[1]]
+        end = ~follows
+        over[i[end]] = True
+        self.current[r[end]] = -1
+        f = np.flatnonzero(follows)
+        if f.size:  # B7/B16: the button moves to the next seat still playing
+            rf = r[f]
+            seats = (self.dealer[rf][:, None] + 1 + self._seat_ids) % n
+            playing = ~self.out[rf[:, None], seats]
+            self._start_hands(rf, seats[np.arange(f.size), playing.argmax(axis=1)])
+
+    def _start_hands(self, rows: np.ndarray, dealer: np.ndarray) -> None:
+        """The next hand of each session on ``rows``, ``dealer`` dealing: B18's shuffle, the
+        antes (B8), the deal (B9) to the seats still playing (B16), and its state row."""
+        cfg, n, o = self.config, self.num_players, self._off
+        k = rows.size
+        hand = self.hand_number[rows] = self.hand_number[rows] + 1
+        first = hand == 0
+        after_prial = self.prev_prial[rows] & ~first
+        if cfg.ante_mode == "every_hand":
+            ante = np.full(k, cfg.ante)
+        elif cfg.ante_mode == "after_prial":
+            ante = np.where(first | after_prial, cfg.ante, 0)
+        else:
+            ante = np.zeros(k, np.int64)
+        if cfg.shuffle == "every_hand":
+            shuffle = ~first
+        else:
+            shuffle = after_prial
+            if cfg.shuffle == "after_prial_or_cycle":
+                shuffle = shuffle | (~first & (self.dealt_since[rows] >= NUM_CARDS))
+        j = np.flatnonzero(shuffle)
+        if j.size:
+            self._shuffle(rows[j])
+        self.shuffled[rows] = shuffle
+        fresh = first | shuffle
+        self.dealt_since[rows[fresh]] = 0
+        sc = o["shown_cards"]
+        shown = self.state[rows, sc : sc + NUM_CARDS]  # a copy: shown since the shuffle
+        shown[fresh] = 0.0
+        # B9/B16: the seats still playing, from the dealer's left (the dealer last)
+        seats = (dealer[:, None] + 1 + self._seat_ids) % n
+        sitting = self.out[rows[:, None], seats]
+        order = np.take_along_axis(seats, sitting.argsort(axis=1, kind="stable"), axis=1)
+        m = n - sitting.sum(axis=1)
+        self.order[rows] = order
+        self.in_hand[rows] = m
+        playing = ~self.out[rows]
+        chips = self.chips[rows]
+        self.chips_before[rows] = chips
+        paid = np.where(playing, ante[:, None], 0)
+        chips = self.chips[rows] = chips - paid
+        self.contributed[rows] = paid
+        head = self.deck_head[rows]
+        # one card at a time, three rounds: card c of deal position j is the (c * m + j)-th
+        spot = head[:, None, None] + np.arange(_HAND)[:, None] * m[:, None, None] + self._seat_ids
+        cards = np.take_along_axis(self.deck[rows], spot.reshape(k, -1) % NUM_CARDS, axis=1)
+        i, j = np.nonzero(self._seat_ids < m[:, None])
+        self.hands[rows[i], order[i, j]] = cards.reshape(k, _HAND, n)[i, :, j]
+        dealt = _HAND * m
+        self.deck_head[rows] = (head + dealt) % NUM_CARDS
+        self.deck_len[rows] -= dealt
+        self.dealt_since[rows] += dealt
+        self._rank(rows[:, None], self._seat_ids)
+        status = BLIND if cfg.allow_blind else OPEN  # B10
+        self.status[rows] = np.where(playing, status, SITTING_OUT)
+        pot = self.pot[rows] = ante * m + self.carry_in[rows]  # B15: a carried pot stays
+        self.dealer[rows] = dealer
+        self.active[rows] = m
+        self._clear_hand(rows)
+        self.opened[rows] = False
+        choosing = self.choosing[rows] = self.keeper[rows] >= 0  # B19: the choice first
+        current = self.current[rows] = np.where(choosing, self.keeper[rows], order[:, 0])
+        # the state row: a fresh deal's, then what differs in this session
+        inv = self._inv_chips
+        self.state[rows] = self._start_state
+        self.private[rows] = 0.0
+        for s in range(n):
+            j = rows[~playing[:, s]]
+            if j.size:
+                self._put(j, o["seat_status"] + 4 * s + status, 0.0)
+                self._put(j, o["seat_status"] + 4 * s + SITTING_OUT, 1.0)
+        at = o["seat_chips"]
+        self.state[rows, at : at + n] = chips * inv
+        at = o["seat_chips_in"]
+        self.state[rows, at : at + n] = paid * inv
+        self.state[rows, o["pot"]] = pot * inv
+        self.state[rows, o["hand_number"]] = hand * self._inv_hands
+        self.state[rows, o["choice_pending"]] = choosing
+        self.state[rows, sc : sc + NUM_CARDS] = shown
+        self._put(rows, o["seat_dealer"] + dealer, 1.0)
+        self._put(rows, o["seat_to_act"] + current, 1.0)
+        later = rows[~first]
+        if later.size:
+            self._put_previous(later)
+        if not cfg.allow_blind:  # everyone has seen its cards from the start
+            for s in range(n):
+                j = rows[playing[:, s]]
+                self._put_private(j, np.full(j.size, s))
+
+    def _put_previous(self, rows: np.ndarray) -> None:
+        """The prev_* block: the last hand's chip changes (won, lost) and its see."""
+        o, n, inv = self._off, self.num_players, self._inv_chips
+        delta = self.prev_delta[rows]
+        at = o["prev_seat_change"]
+        self.state[rows, at : at + 2 * n : 2] = np.maximum(delta, 0) * inv
+        self.state[rows, at + 1 : at + 2 * n : 2] = np.maximum(-delta, 0) * inv
+        saw = rows[self.prev_see[rows, 0] >= 0]
+        if saw.size:  # B14: both hands were shown
+            self.state[saw, o["prev_by_see"]] = 1.0
+            at = o["prev_seat_see"]
+            self._put(saw, at + 2 * self.prev_see[saw, 0], 1.0)
+            self._put(saw, at + 2 * self.prev_see[saw, 1] + 1, 1.0)
+            at = o["prev_shown_cards"]
+            self._put(saw[:, None], at + self.prev_cards[saw, 0], 1.0)
+            self._put(saw[:, None], at + NUM_CARDS + self.prev_cards[saw, 1], 1.0)
+
+    def _choose(self, r, q, keep, row_base) -> None:
+        """B19: the keeper takes the kept hand or the new one, unseen; the other goes under
+        the deck, and the betting starts left of the dealer."""
+        new, old = self.hands[r, q], self.kept[r]
+        under = np.where(keep[:, None], new, old)
+        self._to_bottom(r, under, np.ones(under.shape, bool))
+        j = np.flatnonzero(keep)
+        if j.size:
+            self.hands[r[j], q[j]] = old[j]
+            self._rank(r[j], q[j])
+        self.keeper[r] = -1
+        self.choosing[r] = False
+        first = self.current[r] = self.order[r, 0]
+        o, flat = self._off, self._flat
+        flat[row_base + o["choice_pending"]] = 0.0
+        flat[row_base + o["seat_to_act"] + q] = 0.0
+        flat[row_base + o["seat_to_act"] + first] = 1.0
 
     # ------------------------------------------------------------------ masks
     def _opponent(self, rows: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -288,7 +593,7 @@ class BatchedBrag:
         ok = ~short
         out[:, FOLD] = 1
         out[:, STAY] = ok
-        out[:, LOOK] = blind
+        out[:, LOOK] = blind if self._cover >= 0 else blind & ok  # B16: short: fold only
         if self._cover >= 0:
             out[:, self._cover] = short
         two = self.active[rows] == 2
@@ -303,6 +608,12 @@ class BatchedBrag:
             if cfg.pot_limit:
                 legal &= new <= self.pot[rows]
             out[:, FIRST_RAISE + i] = legal
+        if self._sessions:  # B19: the keeper's choice comes before the betting
+            c = self.choosing[rows]
+            if c.any():
+                out[c] = 0
+                out[c, self._keep_id] = 1
+                out[c, self._take_id] = 1
         self._masks_of = (rows.copy(), out.copy())  # step() checks the actions against these
         return out
 
@@ -360,6 +671,8 @@ class BatchedBrag:
             put_in = self.contributed[r, q] = self.contributed[r, q] + cost
             pot = self.pot[r] = self.pot[r] + cost
             paid[i] = cost
+            if self._sessions:  # B15: the pot is opened once someone pays a stake
+                self.opened[r] |= cost > 0
             flat[b + o["seat_chips"] + q] = chips * inv
             flat[b + o["seat_chips_in"] + q] = put_in * inv
             flat[b + o["stake"]] = s * self._inv_stake
@@ -373,6 +686,10 @@ class BatchedBrag:
             flat[status_at + OPEN] = 1.0
             self._put_private(r, q)
         self._push(rows, row_base, p, actions, paid)
+        if self._sessions:
+            i = np.flatnonzero((actions == self._keep_id) | (actions == self._take_id))
+            if i.size:
+                self._choose(rows[i], p[i], actions[i] == self._keep_id, row_base[i])
         out = (actions == FOLD) | cover
         i = np.flatnonzero(out)
         if i.size:  # B12/B16: out of the betting (a coverer's hand stays on the pot)
@@ -450,10 +767,15 @@ class BatchedBrag:
         pot = self.pot[r]
         self.pot[r] = 0
         ncov = self.num_covers[r]
+        won = pot - self.last_closed[r]
+        if self._sessions:  # B15: a pot left alone may stay on the table for the next deal
+            carry = self._carries(r, lone, ncov) if see is None else np.zeros(r.size, bool)
+            won = np.where(carry, 0, won)
+            self.carry_in[r] = np.where(carry, pot, 0)
         # B16: the side pot to the betting's winner, then each covered pot from the last
         # closed outwards to the better of its coverer and the winner so far (ties: not the
         # coverer). Without covers the whole pot is the "side pot".
-        self.chips[r, lone] += pot - self.last_closed[r]
+        self.chips[r, lone] += won
         champion = lone.copy()
         for j in range(int(ncov.max()) - 1, -1, -1):
             has = ncov > j
@@ -487,9 +809,12 @@ class BatchedBrag:
             flat[b + o["side_pot"]] = 0.0
         flat[b + o["seat_to_act"] + self.current[r]] = 0.0
         rewards[i] = self.chips[r] - self.chips_before[r]
+        self.hands_played[r] += 1
+        if self._sessions:
+            self._end_hands(i, r, lone, see, rewards, over)
+            return
         over[i] = True
         self.current[r] = -1
-        self.hands_played[r] += 1
 
     def _bonus(self, r: np.ndarray, winner: np.ndarray) -> None:
         """B20: a see won with a prial or running flush collects the bonus from every other
@@ -501,7 +826,7 @@ class BatchedBrag:
         due_here = (cat == PRIAL) | (cat == RUNNING_FLUSH)
         pays, w = r[due_here], winner[due_here]
         for s in range(self.num_players):
-            payer = w != s
+            payer = (w != s) & (self.status[pays, s] != SITTING_OUT)  # dealt into the hand
             rs, ws = pays[payer], w[payer]
             pay = np.minimum(due, self.chips[rs, s])
             self.chips[rs, s] -= pay

@@ -2,7 +2,7 @@
 
 ``BatchedSelfPlayVecEnv`` is ``DummyVecEnv`` of ``VsPoolEnv`` (``brag_env.selfplay``) done with
 arrays: env i is table i of a batched engine (``brag_env.put.batched``: heads-up Put;
-``brag_env.brag.batched``: one-hand Brag sessions at 2-8 seats); the learner holds one
+``brag_env.brag.batched``: Brag sessions of any length at 2-8 seats); the learner holds one
 seat per table, the opponents the others. Opponents are asked for the moves of all the tables
 where it is their turn in one ``act_batch`` call per opponent spec (``agents.batch``): the Put
 baselines vectorised, a snapshot as one forward pass for all its tables.
@@ -14,10 +14,13 @@ The same as ``VsPoolEnv``:
 - the learner is paid every reward of its seat, whoever's move caused it, at its next step;
   an episode that ends before its first decision is skipped;
 - one difference: at a Brag table of three or more, a learner that folded has its result
-  (``BatchedBrag.settled``: no cover, no B20 bonus to pay), so its episode ends at once,
-  with the same reward, instead of after the opponents play the hand out; the table deals a
-  new hand. The learner's episodes are unchanged; only the opponents' moves it would never
+  (``BatchedBrag.settled``: no cover, no B20 bonus to pay, and the session's last hand; or
+  it sits out the rest of the session, B16), so its episode ends at once, with the same
+  reward, instead of after the opponents play the session out; the table starts a new
+  session. The learner's episodes are unchanged; only the opponents' moves it would never
   see are skipped (they made 4-player rollouts wait for the longest hand of every table);
+- in a Brag session of several hands the learner is paid each hand's chip change when that
+  hand ends (as ``brag_v1``), and its episode is the session;
 - the same seed gives the same run (one generator for the pool draws and the agents' seeds,
   one for the deals). The random streams differ from ``DummyVecEnv``'s: same distribution,
   other deals.

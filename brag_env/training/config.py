@@ -223,7 +223,7 @@ class TrainConfig(Section):
         "dummy",
         description=(
             "dummy: one process; subproc: one per env; "
-            "batched: one array engine (heads-up Put, one-hand Brag)"
+            "batched: one array engine (heads-up Put, Three-card Brag)"
         ),
     )
     torch_threads: Int = Field(1, ge=1, description="torch CPU threads")
