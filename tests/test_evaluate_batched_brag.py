@@ -5,12 +5,14 @@ import contextlib
 import io
 import json
 
+import numpy as np
 import pytest
 from mirrored_deals import mirrored
 
 from agents.brag import CallingStation
 from agents.registry import _STYLES, parse_spec, styles
 from brag_env.brag.batched import BatchedBrag
+from brag_env.brag.rules import BragConfig
 from brag_env.cards import parse_card
 from brag_env.evaluation import evaluate
 from brag_env.evaluation.batched import _brag_tournament, supports_batched
@@ -90,6 +92,44 @@ def test_B10_B16_batched_tournament_equals_the_scalar_one_on_the_same_deals(
     counts = [a["behaviour"]["counts"] for a in got["agents"]]
     for name in exercised:  # the case reaches what it is there for
         assert sum(c[name] for c in counts) > 0, name
+
+
+@pytest.mark.slow  # the scalar half takes about a second
+def test_a_long_run_plays_in_blocks_of_tables_with_the_same_report(monkeypatch):
+    """More episodes than ``_BRAG_CHUNK`` are played block after block (flat memory): on the
+    same deals, the report is still the scalar run's."""
+    from brag_env.evaluation import batched as batched_module
+
+    monkeypatch.setattr(batched_module, "_BRAG_CHUNK", 7)  # 48 episodes: 7 blocks
+    specs, options = [_BLIND, _LOOSE, _TIPS], {"num_players": 3, "starting_chips": 30}
+    history = io.StringIO()
+    scalar = evaluate("brag", specs, 48, seed=3, options=options, history=history)
+    config = BragConfig.from_dict(options)
+    by_episode = _deals_of(history.getvalue().splitlines())(48, config, None)  # by episode
+
+    def episodes(block, rows):  # the last block's spare table is dealt but never played
+        return np.minimum(rows + 7 * block, 47)
+
+    class Blocks(BatchedBrag):
+        block = -1
+
+        def reset(self, rows=None, decks=None, dealers=None):
+            self.block += rows is None  # a new block of tables: the next 7 episodes
+            super().reset(rows, decks, dealers)
+
+        def _draw_dealers(self, rows):
+            return by_episode._draw_dealers(episodes(self.block, rows))
+
+        def _draw_deals(self, rows):
+            return by_episode._draw_deals(episodes(self.block, rows))
+
+    parsed = [parse_spec(spec, "brag") for spec in specs]
+    batched = _brag_tournament(
+        parsed, 48, 3, dict(options), make_engine=lambda t, c, s: Blocks(t, c, s)
+    )
+    want, got = scalar.to_dict(), batched.to_dict()
+    assert (want.pop("engine"), got.pop("engine")) == ("scalar", "batched")
+    assert got == want
 
 
 def test_supported_for_one_hand_brag_at_2_to_8_seats_with_batch_agents():

@@ -39,6 +39,7 @@ import numpy as np
 from brag_env.evaluation.schedule import agent_seeds, make_schedule
 
 _DEALS_TAG = 0xBA7C  # the engine's deal stream, apart from the schedule's and the agents'
+_BRAG_CHUNK = 32_768  # tables of one batched Brag block (about 12 KB each at 4 seats)
 
 
 def _put_options_supported(options: dict[str, Any]) -> bool:
@@ -334,84 +335,94 @@ def _brag_tournament(
     rngs = agent_seeds(seed, n)
     table = table_info("brag", **table_options)
     agents = [make_agent(spec, table, rngs[i]) for i, spec in enumerate(parsed)]
-    seat_agent = np.array([e.seats for e in schedule], np.int64)  # (tables, n): agent per seat
-    group = np.array([e.group for e in schedule], np.int64)
-    for agent in agents:
-        agent.reset_rows(np.arange(n * tables))
+    all_seat_agent = np.array([e.seats for e in schedule], np.int64)  # (tables, n): agent per seat
+    all_group = np.array([e.group for e in schedule], np.int64)
     collector = BragCollector(None, n, config)
+    store = collector.metrics
     cover_id, keep_id = config.cover_action, config.keep_old_hand_action
-    # what BragCollector keeps per seat for the hand, per table
-    looked, played_blind, folded, raised, saw, covered, faced_raise = (
-        np.zeros((tables, n), bool) for _ in range(7)
-    )
-    blind_moves = np.zeros((tables, n), np.int64)
-    payoff = np.zeros((tables, n))
     seat_ids = np.arange(n)
 
     started = time.perf_counter()
     decisions = 0
     make = make_engine or (lambda t, c, s: BatchedBrag(t, c, seed=s))
-    engine = make(tables, config, np.random.SeedSequence([seed, _DEALS_TAG]))
-    engine.reset()
-    live = np.arange(tables)
-    while live.size:
-        seats, who, _, masks, actions = _decide(engine, live, seat_agent, agents)
-        decisions += live.size
-        # the decision record, as BragCollector.before_action writes it
-        status = engine.status[live, seats]
-        blind = status == BLIND
-        look = actions == LOOK
-        forced = ~look & (masks.sum(axis=1) == 1)
-        cover = ~look & ~forced & (actions == cover_id) if cover_id >= 0 else np.zeros_like(look)
-        bet = ~(look | forced | cover)
-        kind = np.select([look, forced, cover], [LOOKED, FORCED, COVERED], BET)
-        column = np.select([actions == FOLD, actions == STAY, actions == SEE], [0, 1, 3], 2)
-        decile = np.minimum((engine.percentile[live, seats] * 10.0).astype(np.int64), 9)
-        cover_legal = (masks[:, cover_id] > 0) & (bet | cover) if cover_id >= 0 else bet & False
-        faced = faced_raise[live, seats]
-        records = np.stack(
-            [
-                who,
-                kind,
-                np.where(bet, np.where(blind, BLIND_ROW, decile), 0),
-                np.where(bet, column, 0),
-                bet & (masks[:, SEE] > 0),
-                cover_legal,
-                bet & faced,
-                np.where(look, blind_moves[live, seats], 0),
-            ],
-            axis=1,
+    engine = None
+    # At most _BRAG_CHUNK tables at once: memory stays flat however many hands are asked for
+    # (the engine's deal stream runs on from one block to the next).
+    for first in range(0, tables, _BRAG_CHUNK):
+        block = slice(first, min(first + _BRAG_CHUNK, tables))
+        seat_agent, group = all_seat_agent[block], all_group[block]
+        here = len(seat_agent)
+        if engine is None:
+            engine = make(here, config, np.random.SeedSequence([seed, _DEALS_TAG]))
+        engine.reset()
+        for agent in agents:
+            agent.reset_rows(np.arange(n * here))
+        # what BragCollector keeps per seat for the hand, per table
+        looked, played_blind, folded, raised, saw, covered, faced_raise = (
+            np.zeros((here, n), bool) for _ in range(7)
         )
-        collector.add_decisions(records)
-        # the per-seat flags of the hand
-        looked[live[look], seats[look]] = True
-        moved = bet & (actions != FOLD) & blind
-        blind_moves[live[moved], seats[moved]] += 1
-        played_blind[live[moved | (cover & blind)], seats[moved | (cover & blind)]] = True
-        fold = bet & (actions == FOLD)
-        folded[live[fold], seats[fold]] = True
-        covered[live[cover], seats[cover]] = True
-        opened = bet & (status == OPEN)
-        see_open, raise_open = opened & (actions == SEE), opened & (column == 2)
-        saw[live[see_open], seats[see_open]] = True
-        raised[live[raise_open], seats[raise_open]] = True
-        done_turn = ~look  # the seat's last event: a raise after it is one it faces
-        faced_raise[live[done_turn], seats[done_turn]] = False
-        up = (actions >= FIRST_RAISE) & (actions < keep_id)
-        faced_raise[live[up]] |= seat_ids[None, :] != seats[up][:, None]
-        rewards, over = engine.step(live, actions)
-        payoff[live] += rewards
-        if over.any():
-            hand_flags = (looked, played_blind, folded, raised, saw, covered)
-            end = live[over], seats[over], actions[over] == SEE
-            _brag_hands_over(engine, collector, *end, seat_agent, hand_flags)
-        live = live[~over]
+        blind_moves = np.zeros((here, n), np.int64)
+        payoff = np.zeros((here, n))
+        live = np.arange(here)
+        while live.size:
+            seats, who, _, masks, actions = _decide(engine, live, seat_agent, agents)
+            decisions += live.size
+            # the decision record, as BragCollector.before_action writes it
+            status = engine.status[live, seats]
+            blind = status == BLIND
+            look = actions == LOOK
+            forced = ~look & (masks.sum(axis=1) == 1)
+            cover = (
+                ~look & ~forced & (actions == cover_id) if cover_id >= 0 else np.zeros_like(look)
+            )
+            bet = ~(look | forced | cover)
+            kind = np.select([look, forced, cover], [LOOKED, FORCED, COVERED], BET)
+            column = np.select([actions == FOLD, actions == STAY, actions == SEE], [0, 1, 3], 2)
+            decile = np.minimum((engine.percentile[live, seats] * 10.0).astype(np.int64), 9)
+            cover_legal = (masks[:, cover_id] > 0) & (bet | cover) if cover_id >= 0 else bet & False
+            faced = faced_raise[live, seats]
+            records = np.stack(
+                [
+                    who,
+                    kind,
+                    np.where(bet, np.where(blind, BLIND_ROW, decile), 0),
+                    np.where(bet, column, 0),
+                    bet & (masks[:, SEE] > 0),
+                    cover_legal,
+                    bet & faced,
+                    np.where(look, blind_moves[live, seats], 0),
+                ],
+                axis=1,
+            )
+            collector.add_decisions(records)
+            # the per-seat flags of the hand
+            looked[live[look], seats[look]] = True
+            moved = bet & (actions != FOLD) & blind
+            blind_moves[live[moved], seats[moved]] += 1
+            played_blind[live[moved | (cover & blind)], seats[moved | (cover & blind)]] = True
+            fold = bet & (actions == FOLD)
+            folded[live[fold], seats[fold]] = True
+            covered[live[cover], seats[cover]] = True
+            opened = bet & (status == OPEN)
+            see_open, raise_open = opened & (actions == SEE), opened & (column == 2)
+            saw[live[see_open], seats[see_open]] = True
+            raised[live[raise_open], seats[raise_open]] = True
+            done_turn = ~look  # the seat's last event: a raise after it is one it faces
+            faced_raise[live[done_turn], seats[done_turn]] = False
+            up = (actions >= FIRST_RAISE) & (actions < keep_id)
+            faced_raise[live[up]] |= seat_ids[None, :] != seats[up][:, None]
+            rewards, over = engine.step(live, actions)
+            payoff[live] += rewards
+            if over.any():
+                hand_flags = (looked, played_blind, folded, raised, saw, covered)
+                end = live[over], seats[over], actions[over] == SEE
+                _brag_hands_over(engine, collector, *end, seat_agent, hand_flags)
+            live = live[~over]
+        for a in range(n):
+            t, s_ = np.nonzero(seat_agent == a)  # table-major: the scalar run's order of samples
+            store.extend("payoff", a, group[t], s_, payoff[t, s_] / collector.unit)
     seconds = time.perf_counter() - started
 
-    store = collector.metrics
-    for a in range(n):
-        t, s = np.nonzero(seat_agent == a)  # table-major: the scalar run's order of samples
-        store.extend("payoff", a, group[t], s, payoff[t, s] / collector.unit)
     return tournament_result(
         adapter, parsed, options, seed, False, schedule, collector, seconds, decisions, "batched"
     )
