@@ -322,3 +322,11 @@ def test_put_light_see_of_a_strong_put():
     assert one["bluff_put_rate"] == 0.0 and one["light_see_rate"] is None
     assert zero["light_see_rate"] == 1.0 and zero["bluff_put_rate"] is None
     assert zero["bluff_rate"] == 1.0 and zero["see_frequency"] == 1.0
+
+
+@pytest.mark.parametrize("value", ["x", 2.5, True])
+def test_a_num_players_option_that_is_not_a_whole_number_is_named(value):
+    from brag_env.evaluation.games import get_adapter
+
+    with pytest.raises(ValueError, match="the option num_players must be a whole number"):
+        get_adapter("brag").num_players(2, {"num_players": value})

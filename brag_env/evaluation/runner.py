@@ -18,6 +18,7 @@ import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from numbers import Integral
 from typing import IO, Any
 
 import numpy as np
@@ -166,6 +167,8 @@ class GameAdapter:
                 f"{self.name} needs {span} agents (one spec per seat), got {num_agents}"
             )
         wanted = options.get("num_players")
+        if wanted is not None and (isinstance(wanted, bool) or not isinstance(wanted, Integral)):
+            raise ValueError(f"the option num_players must be a whole number, got {wanted!r}")
         if wanted is not None and wanted != num_agents:
             raise ValueError(
                 f"{num_agents} agents given but the option num_players={wanted}; "
