@@ -289,3 +289,51 @@ def test_br_run_reports_the_labelled_lower_bound(tmp_path, capsys, name, target,
             load_config(ROOT / "configs" / "put_br.yaml", [f"br.target={model}"])
     else:
         assert bound["mean"] == pytest.approx(final[0]["mean"])
+
+
+# --- br.init: a warm start ---------------------------------------------------------------------
+
+
+def _br4(*overrides: str):
+    return load_config(ROOT / "configs" / "brag_br.yaml", list(overrides))
+
+
+def test_br_init_starts_the_learner_from_the_models_weights():
+    import torch
+
+    from agents.model import load_policy
+
+    cfg = _br4("br.init=model:brag_selfplay")
+    weights = train.load_init_weights(cfg)
+    venv = make_vec_env(cfg, seed=0)
+    try:
+        model = train.build_model(cfg, venv, seed=0)
+        fresh = {k: v.clone() for k, v in model.policy.state_dict().items()}
+        model.policy.load_state_dict(weights, strict=True)
+    finally:
+        venv.close()
+    shipped = load_policy(ROOT / "models" / "brag_selfplay.zip")[0].state_dict()
+    loaded = model.policy.state_dict()
+    assert all(torch.equal(loaded[k], shipped[k]) for k in shipped)
+    assert not all(torch.equal(fresh[k], shipped[k]) for k in shipped)
+    assert train.load_init_weights(_br4()) is None  # br.init: null, fresh weights
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        (["br.init=brag:tight"], "br.init must be a model file or model:NAME"),
+        (["br.init=model:brag_headsup_selfplay"], "num_players"),  # a heads-up model, 4 seats
+        (["br.init=model:brag_selfplay", "ppo.net_arch=[64, 64]"], "does not match ppo.net_arch"),
+        (["br.init=runs/no_such_model.zip"], "no such file"),
+    ],
+)
+def test_br_init_refuses_a_model_of_another_table_or_network_in_one_line(overrides, message):
+    with pytest.raises(ValueError, match=message) as error:
+        train.load_init_weights(_br4(*overrides))
+    assert "\n" not in str(error.value)
+
+
+def test_br_init_needs_the_sb3_backend():
+    with pytest.raises(ValueError, match=r"br\.init needs backend: sb3"):
+        load_config(ROOT / "configs" / "brag_rllib_smoke.yaml", ["br.init=model:brag_selfplay"])

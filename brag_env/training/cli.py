@@ -242,6 +242,41 @@ def build_model(cfg: TrainConfig, venv: Any, seed: int) -> MaskablePPO:
     )
 
 
+def load_init_weights(cfg: TrainConfig) -> dict[str, Any] | None:
+    """``br.init``'s policy weights, checked against the run's table and network before the
+    run writes anything; ``None`` without ``br.init``. One-line ``ValueError`` otherwise."""
+    if not cfg.br.init:
+        return None
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from agents import table_info
+    from agents.model import check_table, load_policy
+    from agents.registry import parse_spec
+
+    spec = parse_spec(cfg.br.init, cfg.game)
+    if spec.kind != "model":
+        raise ValueError(f"br.init must be a model file or model:NAME, got {cfg.br.init!r}")
+    policy, info = load_policy(spec.path)
+    check_table(info, table_info(cfg.game, **cfg.env))
+    activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.ppo.activation]
+    arch = list(cfg.ppo.net_arch)
+    expected = MaskableActorCriticPolicy(
+        policy.observation_space,
+        policy.action_space,
+        lambda _: 0.0,
+        net_arch={"pi": arch, "vf": arch},
+        activation_fn=activation,
+    )
+    try:
+        expected.load_state_dict(policy.state_dict(), strict=True)
+    except RuntimeError:
+        raise ValueError(
+            f"br.init {cfg.br.init!r}: its network does not match ppo.net_arch {arch} "
+            f"({cfg.ppo.activation})"
+        ) from None
+    return expected.state_dict()
+
+
 def save_checkpoint(
     model: MaskablePPO, cfg: TrainConfig, path: Path, state: dict[str, Any]
 ) -> None:
@@ -262,6 +297,7 @@ def train(args: argparse.Namespace) -> None:
         return train_rllib(cfg, run_dir, config_hash=config_hash(cfg), **opts, **hooks)
     checkpoint_path = run_dir / "checkpoint.zip"
     evals_path = run_dir / "evals.jsonl"
+    init_weights = None if args.resume else load_init_weights(cfg)  # resume: the checkpoint's
     state: dict[str, Any] = {
         "num_timesteps": 0,
         "n_updates": 0,
@@ -313,6 +349,8 @@ def train(args: argparse.Namespace) -> None:
     venv = make_vec_env(cfg, seed=cfg.seed + done, snapshots=snapshots)
     try:
         model = build_model(cfg, venv, seed=cfg.seed + done)
+        if init_weights is not None:  # br.init: a warm start from another model's policy
+            model.policy.load_state_dict(init_weights, strict=True)
         if args.resume:
             load_parameters(model, checkpoint_path)  # weights + optimizer; safe (weights_only)
             model.num_timesteps = done

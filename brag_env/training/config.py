@@ -159,6 +159,11 @@ class BestResponseConfig(Section):
         description="train a fresh learner against this one frozen agent spec in every other "
         "seat and report a lower bound on its exploitability; null = self-play",
     )
+    init: Str | None = Field(
+        None,
+        description="start the learner from this model's policy weights (a .zip path or "
+        "model:NAME, same table and net_arch) instead of fresh ones; null = fresh",
+    )
 
 
 class EvalConfig(Section):
@@ -342,6 +347,8 @@ def check_opponents(cfg: TrainConfig) -> None:
         raise ValueError(
             "br.target needs backend: sb3 (the rllib backend has no best-response mode)"
         )
+    if cfg.backend == "rllib" and cfg.br.init is not None:
+        raise ValueError("br.init needs backend: sb3 (the rllib backend starts from fresh weights)")
     if cfg.backend == "rllib" and cfg.pool.snapshot_sampling != "uniform":
         raise ValueError(
             "pool.snapshot_sampling: the rllib backend samples snapshots uniformly only, "
