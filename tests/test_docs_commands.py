@@ -186,9 +186,14 @@ def _parse_train(argv: list[str]) -> list[str]:
     cfg = load_config(args.config or train.DEFAULT_CONFIG, overrides)
     if cfg.br.target is None:
         return TINY_TRAINING
-    # A best-response run (br.target) takes no snapshots of the learner: it refuses the override.
-    i = TINY_TRAINING.index("pool.snapshot_every=256")
-    return TINY_TRAINING[: i - 1] + TINY_TRAINING[i + 1 :]
+    # A best-response run (br.target) takes no snapshots of the learner: it refuses the override;
+    # one that starts from a model (br.init) keeps that model's network.
+    dropped = ["pool.snapshot_every=256"] + (["ppo.net_arch=[16,16]"] if cfg.br.init else [])
+    tiny = list(TINY_TRAINING)
+    for value in dropped:
+        i = tiny.index(value)
+        del tiny[i - 1 : i + 1]
+    return tiny
 
 
 def _subprocess(copy: Path, argv: list[str]) -> None:

@@ -68,6 +68,7 @@ def test_small_evaluation_writes_json_history_and_plots(tmp_path):
     hist = tmp_path / "hands.jsonl"
     plots = tmp_path / "plots"
     args = ["--game", "brag", "--agents", "brag:tight", "random", "random", "--hands", "60"]
+    args += ["--no-batched"]  # --history needs the scalar env: both runs on it
     result = run(
         *args, "--seed", "4", "--json", str(out), "--history", str(hist), "--plot", str(plots)
     )
