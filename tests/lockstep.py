@@ -1,4 +1,5 @@
-"""Step a scalar ``VsPoolEnv`` and a one-table ``BatchedSelfPlayVecEnv`` side by side."""
+"""Step a scalar ``VsPoolEnv`` and a one-table ``BatchedSelfPlayVecEnv`` side by side; play a
+VecEnv with random legal learner moves."""
 
 from __future__ import annotations
 
@@ -40,3 +41,24 @@ def play_lockstep(scalar: Any, venv: Any, steps: int, fold_every: int = 0) -> in
             assert infos[0]["terminal_observation"].tobytes() == final.tobytes()
         assert infos[0]["learner_seat"] == seat
     return episodes
+
+
+def play_random(venv: Any, steps: int, seed: int) -> tuple[list, list, list]:
+    """Random legal learner play on any SB3 VecEnv with ``action_masks``: the per-step arrays
+    (observations, rewards, dones) and the finished episodes' returns and (env, seat)."""
+    rng = np.random.default_rng(seed)
+    obs = venv.reset()
+    trace, returns, seats = [obs.copy()], [], []
+    total = np.zeros(venv.num_envs)
+    for _ in range(steps):
+        masks = venv.env_method("action_masks")
+        actions = [int(rng.choice(np.flatnonzero(m))) for m in masks]
+        obs, reward, done, infos = venv.step(np.array(actions))
+        trace += [obs.copy(), reward.copy(), done.copy()]
+        total += reward
+        for i in np.flatnonzero(done):
+            returns.append(total[i])
+            seats.append((i, infos[i]["learner_seat"]))
+            total[i] = 0.0
+            assert infos[i]["terminal_observation"].shape == obs[i].shape
+    return trace, returns, seats

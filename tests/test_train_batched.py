@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from lockstep import play_lockstep
+from lockstep import play_lockstep, play_random
 from tiny_snapshot import save_tiny_snapshot
 
 from brag_env.put.batched import BatchedPut
@@ -23,35 +23,15 @@ def _offset(name: str) -> int:
     raise KeyError(name)
 
 
-def _run(venv, steps: int, seed: int):
-    """Random legal learner play; the per-step arrays and the finished episodes' returns."""
-    rng = np.random.default_rng(seed)
-    obs = venv.reset()
-    trace, returns, seats = [obs.copy()], [], []
-    total = np.zeros(venv.num_envs)
-    for _ in range(steps):
-        masks = venv.env_method("action_masks")
-        actions = [int(rng.choice(np.flatnonzero(m))) for m in masks]
-        obs, reward, done, infos = venv.step(np.array(actions))
-        trace += [obs.copy(), reward.copy(), done.copy()]
-        total += reward
-        for i in np.flatnonzero(done):
-            returns.append(total[i])
-            seats.append((i, infos[i]["learner_seat"]))
-            total[i] = 0.0
-            assert infos[i]["terminal_observation"].shape == obs[i].shape
-    return trace, returns, seats
-
-
 def _venv(seed=3, **kw):
     return BatchedSelfPlayVecEnv("put", {}, 8, opponents=OPPONENTS, seed=seed, **kw)
 
 
 @pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_same_seed_same_run_and_another_seed_another():
-    a, _, _ = _run(_venv(seed=3), 300, 0)
-    b, _, _ = _run(_venv(seed=3), 300, 0)
-    c, _, _ = _run(_venv(seed=4), 300, 0)
+    a, _, _ = play_random(_venv(seed=3), 300, 0)
+    b, _, _ = play_random(_venv(seed=3), 300, 0)
+    c, _, _ = play_random(_venv(seed=4), 300, 0)
     assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
     assert not all(np.array_equal(x, y) for x, y in zip(a, c, strict=True))
 
@@ -78,7 +58,7 @@ def test_learner_acts_at_every_step_and_is_paid_the_match_result_P6():
 @pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_seats_rotate_per_table_and_episode():
     venv = _venv()
-    _, _, seats = _run(venv, 400, 1)  # _run's reset starts every table's episode 0
+    _, _, seats = play_random(venv, 400, 1)  # _run's reset starts every table's episode 0
     first = _venv()
     first.reset()
     assert [info["learner_seat"] for info in first.reset_infos] == [i % 2 for i in range(8)]
@@ -93,7 +73,7 @@ def test_reward_scale_and_points_reward():
     venv = BatchedSelfPlayVecEnv(
         "put", {"reward": "points"}, 4, opponents=["put:greedy"], reward_scale=0.5, seed=0
     )
-    _, returns, _ = _run(venv, 200, 2)
+    _, returns, _ = play_random(venv, 200, 2)
     assert returns and all(r == int(r * 2) / 2 for r in returns)
 
 
@@ -115,7 +95,7 @@ def test_snapshot_opponents_play_one_batched_forward_pass(tmp_path):
     save_tiny_snapshot(tmp_path, _venv(), "put")
     venv = BatchedSelfPlayVecEnv("put", {}, 8, opponents=["random"], snapshot_prob=1.0, seed=1)
     venv.env_method("add_snapshot", str(tmp_path / "snap.zip"))
-    _, returns, _ = _run(venv, 200, 0)
+    _, returns, _ = play_random(venv, 200, 0)
     assert returns
     assert [s for s in venv._agents if s.endswith(".zip")]
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from lockstep import play_lockstep
+from lockstep import play_lockstep, play_random
 from tiny_snapshot import save_tiny_snapshot
 
 from brag_env.brag.batched import BatchedBrag
@@ -15,35 +15,15 @@ OPPONENTS = ["random", "brag:caller", "brag:tight", "brag:bluffer", "brag:blind"
 HEADS_UP = {"num_players": 2, "ante": 1, "min_stake": 2, "max_stake": 32, "raise_sizes": [2]}
 
 
-def _run(venv, steps: int, seed: int):
-    """Random legal learner play; the per-step arrays and the finished episodes' returns."""
-    rng = np.random.default_rng(seed)
-    obs = venv.reset()
-    trace, returns, seats = [obs.copy()], [], []
-    total = np.zeros(venv.num_envs)
-    for _ in range(steps):
-        masks = venv.action_masks()
-        actions = [int(rng.choice(np.flatnonzero(m))) for m in masks]
-        obs, reward, done, infos = venv.step(np.array(actions))
-        trace += [obs.copy(), reward.copy(), done.copy()]
-        total += reward
-        for i in np.flatnonzero(done):
-            returns.append(total[i])
-            seats.append((i, infos[i]["learner_seat"]))
-            total[i] = 0.0
-            assert infos[i]["terminal_observation"].shape == obs[i].shape
-    return trace, returns, seats
-
-
 def _venv(options=HEADS_UP, seed=3, tables=8, **kw):
     return BatchedSelfPlayVecEnv("brag", options, tables, opponents=OPPONENTS, seed=seed, **kw)
 
 
-def test_engine_is_the_batched_brag_and_same_seed_same_run():
+def test_engine_is_the_batched_brag_and_same_seed_sameplay_random():
     assert isinstance(_venv().engine, BatchedBrag)
-    a, _, _ = _run(_venv(seed=3), 60, 0)
-    b, _, _ = _run(_venv(seed=3), 60, 0)
-    c, _, _ = _run(_venv(seed=4), 60, 0)
+    a, _, _ = play_random(_venv(seed=3), 60, 0)
+    b, _, _ = play_random(_venv(seed=3), 60, 0)
+    c, _, _ = play_random(_venv(seed=4), 60, 0)
     assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
     assert not all(np.array_equal(x, y) for x, y in zip(a, c, strict=True))
 
@@ -109,7 +89,7 @@ def test_snapshot_opponents_play_brag_in_one_batched_forward_pass(tmp_path):
     save_tiny_snapshot(tmp_path, _venv(), "brag")
     venv = BatchedSelfPlayVecEnv("brag", HEADS_UP, 8, opponents=["random"], snapshot_prob=1.0)
     venv.env_method("add_snapshot", str(tmp_path / "snap.zip"))
-    _, returns, _ = _run(venv, 60, 0)
+    _, returns, _ = play_random(venv, 60, 0)
     assert returns
     assert [s for s in venv._agents if s.endswith(".zip")]
 
