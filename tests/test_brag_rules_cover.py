@@ -188,6 +188,34 @@ def test_B15_unopened_pot_carries_only_when_nobody_paid_a_stake():
     assert result.winner == 1 and result.carried == 0 and result.deltas == [-1, 2, -1]
 
 
+def test_B15_unopened_pot_carries_even_for_an_open_lone_player():
+    """docs/rules.md's reading: unopened_pot looks at the stakes paid, not at the lone player's
+    status (only open play can leave an open player alone with an unopened pot)."""
+    game = start(
+        [NINE, ACES, JACKS], hands_per_session=3, unopened_pot="carries", allow_blind=False
+    )
+    (result,) = apply_names(game, ["fold", "fold"])  # seat 0, open, left alone; nobody paid
+    assert result.winner == -1 and result.carried == 3 and result.deltas == [-1, -1, -1]
+    assert not result.keep_offer and game.pot == 6 and not game.choosing  # 3 carried + 3 antes
+
+
+def test_B8_B15_a_carried_pot_takes_the_antes_ante_mode_asks_for():
+    """docs/rules.md's reading of B15's "everyone antes again": the next deal's usual antes,
+    none under ante_mode="none"."""
+    game = start([NINE, ACES, JACKS], hands_per_session=3, blind_alone="carries", ante_mode="none")
+    (result,) = apply_names(game, ["stay", "fold", "fold"])  # seat 1 blind, left alone
+    assert result.carried == 1 and game.pot == 1 and game.chips == [200, 199, 200]
+
+
+def test_B15_B19_no_keep_choice_without_blind_keep_hand():
+    game = start(
+        [NINE, ACES, JACKS], hands_per_session=3, blind_alone="carries", blind_keep_hand=False
+    )
+    (result,) = apply_names(game, ["stay", "fold", "fold"])  # seat 1 blind, left alone
+    assert result.carried == 4 and not result.keep_offer and not game.choosing
+    assert game.pot == 7 and "keep_old_hand" not in legal_names(game)
+
+
 @pytest.mark.parametrize("hands_per_session", [1, 2])
 def test_B15_never_carries_out_of_the_last_hand(hands_per_session):
     game = start(
