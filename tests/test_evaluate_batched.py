@@ -20,14 +20,15 @@ from brag_env.evaluation.batched import (
 from brag_env.put.batched import BatchedPut
 
 
-def test_supported_for_heads_up_put_and_one_hand_brag_with_batch_agents():
+def test_supported_for_heads_up_put_and_brag_sessions_with_batch_agents():
     assert supports_batched("put", ["put:caller", "put:bluffer"], {})
     assert supports_batched("put", ["random", "put:greedy"], {"target_points": 3})
     assert not supports_batched("put", ["put:caller", "put:caller"], {"num_players": 3})
     assert supports_headsup_batched("put", ["put:caller", "put:bluffer"], {})
     assert supports_headsup_batched("brag", ["brag:tight", "random"], {})
     assert supports_headsup_batched("brag", ["brag:tips", "brag:caller"], {"num_players": 8})
-    assert not supports_headsup_batched("brag", ["brag:tight", "random"], {"hands_per_session": 5})
+    assert supports_headsup_batched("brag", ["brag:tight", "random"], {"hands_per_session": 5})
+    assert not supports_headsup_batched("brag", ["brag:tight", "random"], {"cards_dealt": 4})
     # evaluate.py's Brag tournaments: tests/test_evaluate_batched_brag.py
     assert supports_batched("brag", ["brag:tight", "random"], {"num_players": 2})
 
@@ -39,6 +40,15 @@ def test_brag_result_shape_count_and_reproducible():
     assert a["metric"] == "payoff (antes/hand)"
     assert a["n"] == 102  # rounded up to whole seating designs (3 seats)
     assert a["ci_low"] < a["mean"] < a["ci_high"]
+
+
+def test_B17_brag_sessions_count_hands_as_the_scalar_run_headsup():
+    """``n`` is hands, as in ``run_headsup``: rounded up to whole sessions, then designs."""
+    options = {"num_players": 2, "hands_per_session": 5}
+    fast = run_headsup_batched("brag:tight", "brag:caller", 41, 2, options, game="brag")
+    slow = run_headsup("brag", "brag:tight", "brag:caller", 41, seed=2, env_config=options)
+    assert fast["metric"] == slow["metric"] == "payoff (antes/hand)"
+    assert fast["n"] == slow["n"] == 50  # 9 sessions of 5 hands, then 10 (2 seatings)
 
 
 @pytest.mark.parametrize(

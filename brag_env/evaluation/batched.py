@@ -8,7 +8,7 @@ of one batched engine and each agent decides for all the tables where it is to a
 sample of the same quantities, not the scalar evaluator's exact figures. No hand histories.
 
 ``supports_batched`` says when it applies: a game with a batched runner here (``RUNNERS``:
-Put heads-up with the full pack; Brag at 2-8 seats in one-hand sessions, with the options
+Put heads-up with the full pack; Brag at 2-8 seats, sessions of any length, with the options
 ``BatchedBrag`` covers, its own check deciding), the table size, and every agent deciding
 natively for many tables (``act_batch``: the Put and Brag baselines but ``put:tips``,
 ``random``, snapshots). Duplicate deals and ``--history`` need the scalar evaluator. A game's
@@ -19,12 +19,14 @@ The behaviour statistics come from the game's collector (``put_stats``, ``brag_s
 runner works out at every step, for all tables at once, what the collector reads from the
 scalar engine at each decision and hand end. For Brag it writes the same decision and hand
 records the scalar collector writes (``brag_stats.DECISION_FIELDS``, ``HAND_FIELDS``), and
-one code counts them; for Put it fills the collector's counts directly.
+one code counts them; each table is one session, its hands one after another (the state a
+hand's records need is read before the step that ends it: in a session the next hand is dealt
+at once). For Put it fills the collector's counts directly.
 
 ``run_headsup_batched`` is what training evaluations call: the first agent against the other
-(Put: match win rate) or against ``num_players - 1`` copies of it (Brag, ``BatchedBrag``,
-one-hand sessions: payoff per hand in antes, min-stakes without an ante), with ``ratio_ci``'s
-interval. ``supports_headsup_batched`` says when it applies. Each copy of a Brag opponent is
+(Put: match win rate) or against ``num_players - 1`` copies of it (Brag, ``BatchedBrag``:
+payoff per hand in antes, min-stakes without an ante, over ``n`` hands in whole sessions),
+with ``ratio_ci``'s interval. ``supports_headsup_batched`` says when it applies. Each copy of a Brag opponent is
 its own agent with its own seed, as in the scalar evaluator.
 """
 
@@ -49,13 +51,11 @@ def _put_options_supported(options: dict[str, Any]) -> bool:
 
 
 def _brag_options_supported(options: dict[str, Any]) -> bool:
-    """One-hand sessions (the tournament's hand is its episode) that ``BatchedBrag`` covers
-    (its own check, the one-line ``ValueError``); bad options go to the scalar env's error."""
+    """Sessions of any length that ``BatchedBrag`` covers (its own check, the one-line
+    ``ValueError``); bad options go to the scalar env's error."""
     from brag_env.brag.batched import check_batched_brag
     from brag_env.brag.rules import BragConfig
 
-    if int(options.get("hands_per_session", 1)) != 1:
-        return False
     try:
         check_batched_brag(BragConfig.from_dict(options))
     except (TypeError, ValueError):
@@ -278,12 +278,13 @@ def _run_brag(
     agent_spec: str, opponent_spec: str, n: int, seed: int, env_config: dict[str, Any] | None
 ) -> dict[str, Any]:
     from agents.registry import parse_spec
+    from brag_env.evaluation import episodes_for
 
     options = dict(env_config or {})
     options.setdefault("num_players", 4)  # brag_v1's default table, as run_headsup
     p = int(options["num_players"])
     specs = [parse_spec(s, "brag") for s in [agent_spec] + [opponent_spec] * (p - 1)]
-    result = _brag_tournament(specs, n, seed, options)
+    result = _brag_tournament(specs, episodes_for("brag", n, options), seed, options)
     estimate = result.agents[0].payoff  # one sample per hand: its chip change over the unit
     return {
         "metric": f"payoff ({result.payoff_unit})",
@@ -301,12 +302,14 @@ def _brag_tournament(
     options: dict[str, Any],
     make_engine: Callable[..., Any] | None = None,
 ) -> Any:
-    """Brag, 2-8 seats, one-hand sessions: ``run_tournament`` with ``BragCollector``'s
-    payoffs and behaviour statistics. The loop keeps, per table and seat, the flags the
-    collector keeps for one hand and hands it the same decision and hand records
-    (``brag_stats.DECISION_FIELDS``, ``HAND_FIELDS``), which it counts with the same code.
-    ``make_engine`` ``(tables, config, seed)`` replaces ``BatchedBrag`` (tests deal the
-    scalar run's cards)."""
+    """Brag, 2-8 seats, sessions of any length: ``run_tournament`` with ``BragCollector``'s
+    payoffs and behaviour statistics. Each table plays one session (episode). The loop keeps,
+    per table and seat, the flags the collector keeps for the hand being played, hands it the
+    same decision and hand records (``brag_stats.DECISION_FIELDS``, ``HAND_FIELDS``), which it
+    counts with the same code, and clears them when a hand ends inside a session. The payoff
+    samples are the collector's: one per hand and seat (a seat sitting out: 0), each session
+    one unit. ``make_engine`` ``(tables, config, seed)`` replaces ``BatchedBrag`` (tests deal
+    the scalar run's cards)."""
     from agents import make_agent, table_info
     from brag_env.brag.batched import BLIND, OPEN, BatchedBrag
     from brag_env.brag.rules import FIRST_RAISE, FOLD, LOOK, SEE, STAY, BragConfig
@@ -325,11 +328,6 @@ def _brag_tournament(
     n = adapter.num_players(len(parsed), options)
     table_options = {**options, "num_players": n}
     config = BragConfig.from_dict(table_options)
-    if config.hands_per_session != 1:  # the loop below ends each table after one hand
-        raise ValueError(
-            f"the batched Brag evaluator plays one-hand sessions, got hands_per_session="
-            f"{config.hands_per_session}; use the scalar evaluator (evaluate.py --no-batched)"
-        )
     schedule = make_schedule(n, episodes, seed)
     tables = len(schedule)
     rngs = agent_seeds(seed, n)
@@ -338,8 +336,8 @@ def _brag_tournament(
     all_seat_agent = np.array([e.seats for e in schedule], np.int64)  # (tables, n): agent per seat
     all_group = np.array([e.group for e in schedule], np.int64)
     collector = BragCollector(None, n, config)
-    store = collector.metrics
     cover_id, keep_id = config.cover_action, config.keep_old_hand_action
+    choice_ids = np.array([keep_id, config.take_new_hand_action])
     seat_ids = np.arange(n)
 
     started = time.perf_counter()
@@ -357,25 +355,28 @@ def _brag_tournament(
         engine.reset()
         for agent in agents:
             agent.reset_rows(np.arange(n * here))
-        # what BragCollector keeps per seat for the hand, per table
+        # what BragCollector keeps per seat for the hand being played, per table
         looked, played_blind, folded, raised, saw, covered, faced_raise = (
             np.zeros((here, n), bool) for _ in range(7)
         )
+        hand_flags = (looked, played_blind, folded, raised, saw, covered)
         blind_moves = np.zeros((here, n), np.int64)
-        payoff = np.zeros((here, n))
+        ended_hands: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # table, hand, deltas
         live = np.arange(here)
         while live.size:
             seats, who, _, masks, actions = _decide(engine, live, seat_agent, agents)
             decisions += live.size
-            # the decision record, as BragCollector.before_action writes it
+            # the decision record, as BragCollector.before_action writes it; a B19 keep/take
+            # choice writes none (it only changes the hand whose strength is measured)
             status = engine.status[live, seats]
             blind = status == BLIND
+            choice = np.isin(actions, choice_ids)
             look = actions == LOOK
-            forced = ~look & (masks.sum(axis=1) == 1)
+            forced = ~look & ~choice & (masks.sum(axis=1) == 1)
             cover = (
                 ~look & ~forced & (actions == cover_id) if cover_id >= 0 else np.zeros_like(look)
             )
-            bet = ~(look | forced | cover)
+            bet = ~(look | forced | cover | choice)
             kind = np.select([look, forced, cover], [LOOKED, FORCED, COVERED], BET)
             column = np.select([actions == FOLD, actions == STAY, actions == SEE], [0, 1, 3], 2)
             decile = np.minimum((engine.percentile[live, seats] * 10.0).astype(np.int64), 9)
@@ -394,7 +395,7 @@ def _brag_tournament(
                 ],
                 axis=1,
             )
-            collector.add_decisions(records)
+            collector.add_decisions(records[~choice] if choice.any() else records)
             # the per-seat flags of the hand
             looked[live[look], seats[look]] = True
             moved = bet & (actions != FOLD) & blind
@@ -407,20 +408,27 @@ def _brag_tournament(
             see_open, raise_open = opened & (actions == SEE), opened & (column == 2)
             saw[live[see_open], seats[see_open]] = True
             raised[live[raise_open], seats[raise_open]] = True
-            done_turn = ~look  # the seat's last event: a raise after it is one it faces
+            done_turn = ~(look | choice)  # the seat's last event: a raise after it is one it faces
             faced_raise[live[done_turn], seats[done_turn]] = False
             up = (actions >= FIRST_RAISE) & (actions < keep_id)
             faced_raise[live[up]] |= seat_ids[None, :] != seats[up][:, None]
+            # Only a fold, a cover or a see ends a hand: what the hand records need of it,
+            # read before the step (in a session the next hand is dealt at once).
+            ending = np.flatnonzero((actions == FOLD) | (actions == SEE) | cover)
+            hand_end = _HandEnd(engine, live[ending], seats[ending], actions[ending], cover_id)
+            before = engine.hands_played[live]
             rewards, over = engine.step(live, actions)
-            payoff[live] += rewards
-            if over.any():
-                hand_flags = (looked, played_blind, folded, raised, saw, covered)
-                end = live[over], seats[over], actions[over] == SEE
-                _brag_hands_over(engine, collector, *end, seat_agent, hand_flags)
+            ended = engine.hands_played[live] > before
+            if ended.any():
+                done = live[ended]
+                hand_end.keep(ended[ending])
+                _brag_hands_over(engine, collector, hand_end, seat_agent, hand_flags)
+                ended_hands.append((done, before[ended], rewards[ended]))
+                for flag in (*hand_flags, faced_raise):  # a new hand of the session starts
+                    flag[done] = False
+                blind_moves[done] = 0
             live = live[~over]
-        for a in range(n):
-            t, s_ = np.nonzero(seat_agent == a)  # table-major: the scalar run's order of samples
-            store.extend("payoff", a, group[t], s_, payoff[t, s_] / collector.unit)
+        _brag_payoffs(collector, ended_hands, seat_agent, group)
     seconds = time.perf_counter() - started
 
     return tournament_result(
@@ -428,37 +436,85 @@ def _brag_tournament(
     )
 
 
-def _brag_hands_over(engine, collector, done, seer, by_see, seat_agent, flags) -> None:
-    """``BragCollector._end_hand``'s hand records for the tables whose hand just ended:
-    the winner of the betting (the see's, or the last seat in), then B16's covered pots from
-    the last closed outwards, each to the better of its coverer and the winner so far."""
-    from brag_env.brag.batched import BLIND
+def _brag_payoffs(collector, ended_hands, seat_agent, group) -> None:
+    """``BragCollector``'s payoff samples of one block of sessions: per agent, one per hand
+    (its seat's chip change over the collector's unit), session by session and hand by hand
+    (the scalar run's order, so that the sums are the same floats)."""
+    if not ended_hands:
+        return
+    t, hand, deltas = (np.concatenate(x) for x in zip(*ended_hands, strict=True))
+    order = np.lexsort((hand, t))
+    t, deltas = t[order], deltas[order]
+    k = np.arange(t.size)
+    for a in range(seat_agent.shape[1]):
+        seat = (seat_agent[t] == a).argmax(axis=1)
+        values = deltas[k, seat] / collector.unit
+        collector.metrics.extend("payoff", a, group[t], seat, values)
 
+
+class _HandEnd:
+    """The state a hand's records are made from, taken before the step that may end it
+    (a fold, a cover or a see): who is still in and every seat's hand once the move is made,
+    the covers in order (B16) and who sits the hand out (B16)."""
+
+    def __init__(self, engine, rows, seats, actions, cover_id) -> None:
+        from brag_env.brag.batched import BLIND, SITTING_OUT
+        from brag_env.brag.rules import FOLD, SEE
+
+        k = rows.size
+        ks = np.arange(k)
+        self.rows, self.seer = rows, seats
+        status = engine.status[rows]
+        self.inn = status >= BLIND
+        out = (actions == FOLD) | (actions == cover_id)
+        self.inn[ks[out], seats[out]] = False  # the move's own effect (B12, B16)
+        self.sat_out = status == SITTING_OUT
+        self.by_see = actions == SEE
+        self.strength = engine.strength[rows]
+        self.percentile = engine.percentile[rows]
+        self.num_covers = engine.num_covers[rows].copy()
+        self.cover_order = engine.cover_order[rows]
+        c = np.flatnonzero(actions == cover_id) if cover_id >= 0 else ks[:0]
+        self.cover_order[c, self.num_covers[c]] = seats[c]
+        self.num_covers[c] += 1
+
+    def keep(self, ended: np.ndarray) -> None:
+        """Only the tables whose hand did end."""
+        for name, value in vars(self).items():
+            setattr(self, name, value[ended])
+
+
+def _brag_hands_over(engine, collector, end: _HandEnd, seat_agent, flags) -> None:
+    """``BragCollector._end_hand``'s hand records for the tables whose hand just ended: the
+    winner of the betting (the see's, or the last seat in), then B16's covered pots from the
+    last closed outwards, each to the better of its coverer and the winner so far; nobody
+    wins a pot carried to the next deal (B15). A seat sitting the hand out has no record."""
+    done, seer, by_see = end.rows, end.seer, end.by_see
     k, n = done.size, engine.num_players
     ks = np.arange(k)
-    strength = engine.strength[done]
-    inn = engine.status[done] >= BLIND  # after a see, both players; else the last one in
-    other = inn.copy()
+    strength = end.strength
+    other = end.inn.copy()  # after a see, both players; else the last one in
     other[ks, seer] = False
     seen = np.where(by_see, other.argmax(axis=1), -1)
     beats = strength[ks, seer] > strength[ks, np.maximum(seen, 0)]
-    lone = np.where(by_see, np.where(beats, seer, seen), inn.argmax(axis=1))
+    lone = np.where(by_see, np.where(beats, seer, seen), end.inn.argmax(axis=1))
     champion = lone.copy()
     cover_won = np.zeros((k, n), bool)
-    covers = engine.num_covers[done]
+    covers = end.num_covers
     for j in range(int(covers.max(initial=0)) - 1, -1, -1):
         has = covers > j
-        coverer = engine.cover_order[done, j]
+        coverer = end.cover_order[ks, j]
         better = has & (strength[ks, coverer] > strength[ks, champion])
         champion = np.where(better, coverer, champion)
         cover_won[ks[better], coverer[better]] = True
+    carried = engine.carry_in[done] > 0  # B15: the pot stays on the table, nobody won it
     seat = np.arange(n)[None, :]
-    won = seat == champion[:, None]
+    won = (seat == champion[:, None]) & ~carried[:, None]
     showdown = by_see[:, None] & ((seat == seer[:, None]) | (seat == seen[:, None]))
     looked, played_blind, folded, raised, saw, covered = (f[done] for f in flags)
     columns = [
         seat_agent[done],
-        engine.percentile[done],
+        end.percentile,
         looked,
         played_blind,
         folded,
@@ -470,10 +526,10 @@ def _brag_hands_over(engine, collector, done, seer, by_see, seat_agent, flags) -
         showdown,
         np.broadcast_to((covers > 0)[:, None], (k, n)),
         cover_won,
-        np.zeros((k, n), bool),  # B15: a pot never carries out of a one-hand session
+        np.broadcast_to(carried[:, None], (k, n)),
     ]
     records = np.stack([np.asarray(c, np.float64) for c in columns], axis=2)
-    collector.add_hands(records.reshape(k * n, len(columns)))
+    collector.add_hands(records[~end.sat_out])
 
 
 #: game -> (runner, options check, table sizes it plays)
