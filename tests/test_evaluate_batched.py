@@ -5,8 +5,8 @@ import contextlib
 import io
 import json
 
+import numpy as np
 import pytest
-from mirrored_deals import mirrored
 
 from agents.registry import parse_spec
 from brag_env.cards import parse_card
@@ -104,7 +104,9 @@ def test_put_tips_has_no_vector_rules_so_it_plays_one_agent_per_table():
 
 def _deals_of(history_lines):
     """A ``BatchedPut`` that deals what a scalar tournament dealt (its hand histories): each
-    episode's first dealer and every hand's deck."""
+    episode's first dealer and every hand's deck. The evaluator resets a whole block of
+    tables at once: block ``b``'s table ``r`` is episode ``b * tables + r`` (the last block's
+    spare tables, dealt but never played, repeat the last episode)."""
     decks, dealers = {}, {}
     for line in history_lines:
         record = json.loads(line)
@@ -112,10 +114,26 @@ def _deals_of(history_lines):
         decks[episode, hand] = [parse_card(c) for c in record["deck"]]
         if hand == 1:
             dealers[episode] = record["dealer"]
-    # the hand about to be dealt: one after those played
-    return mirrored(
-        BatchedPut, dealers.__getitem__, lambda e, r: decks[r, int(e.hands_played[r]) + 1]
-    )
+    last = max(dealers)
+
+    class Blocks(BatchedPut):
+        block = -1
+
+        def reset(self, rows=None):
+            self.block += rows is None  # a new block of matches
+            super().reset(rows)
+
+        def _episode(self, row):
+            return min(self.block * self.n + int(row), last)
+
+        def _draw_dealers(self, rows):
+            return np.array([dealers[self._episode(r)] for r in rows])
+
+        def _draw_deals(self, rows):  # the hand about to be dealt: one after those played
+            deals = [decks[self._episode(r), int(self.hands_played[r]) + 1] for r in rows]
+            return np.array(deals, np.int64)
+
+    return lambda tables, config, seed: Blocks(tables, config, seed)
 
 
 @pytest.mark.parametrize(
@@ -135,6 +153,24 @@ def test_batched_tournament_equals_the_scalar_one_on_the_same_deals_P1_P6(specs,
     batched = _put_tournament(
         [parse_spec(s, "put") for s in specs], 40, 3, dict(options), make_engine=deals
     )
+    want, got = scalar.to_dict(), batched.to_dict()
+    assert (want.pop("engine"), got.pop("engine")) == ("scalar", "batched")
+    assert got == want
+    assert got["agents"][0]["behaviour"]["counts"]["hands"] > 40
+    assert batched.agents[0].seat_estimates == scalar.agents[0].seat_estimates
+
+
+def test_a_long_put_run_plays_in_blocks_of_matches_with_the_same_report(monkeypatch):
+    """More matches than ``_PUT_CHUNK`` are played block after block (flat memory): on the
+    same deals, the report is still the scalar run's."""
+    from brag_env.evaluation import batched as batched_module
+
+    monkeypatch.setattr(batched_module, "_PUT_CHUNK", 7)  # 40 matches: 6 blocks
+    specs = ["put:caller", "put:greedy"]
+    history = io.StringIO()
+    scalar = evaluate("put", specs, 40, seed=3, history=history)
+    deals = _deals_of(history.getvalue().splitlines())
+    batched = _put_tournament([parse_spec(s, "put") for s in specs], 40, 3, {}, deals)
     want, got = scalar.to_dict(), batched.to_dict()
     assert (want.pop("engine"), got.pop("engine")) == ("scalar", "batched")
     assert got == want

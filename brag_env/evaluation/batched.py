@@ -3,7 +3,8 @@
 ``run_tournament_batched`` returns what ``run_tournament`` returns (a ``TournamentResult`` with
 the same metrics, per-seat payoffs, behaviour statistics and 95% intervals over episodes) from
 the same schedule (seat rotation) and the same per-agent seeds, but the episodes are the tables
-of one batched engine and each agent decides for all the tables where it is to act in one
+of a batched engine, played in blocks of a fixed number of tables (memory stays flat however
+long the run), and each agent decides for all the tables where it is to act in one
 ``act_batch`` call. The deals come from the engine's own stream, so the numbers are another
 sample of the same quantities, not the scalar evaluator's exact figures. No hand histories.
 
@@ -26,8 +27,8 @@ at once). For Put it fills the collector's counts directly.
 ``run_headsup_batched`` is what training evaluations call: the first agent against the other
 (Put: match win rate) or against ``num_players - 1`` copies of it (Brag, ``BatchedBrag``:
 payoff per hand in antes, min-stakes without an ante, over ``n`` hands in whole sessions),
-with ``ratio_ci``'s interval. ``supports_headsup_batched`` says when it applies. Each copy of a Brag opponent is
-its own agent with its own seed, as in the scalar evaluator.
+with ``ratio_ci``'s interval. ``supports_headsup_batched`` says when it applies. Each copy
+of a Brag opponent is its own agent with its own seed, as in the scalar evaluator.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from brag_env.evaluation.schedule import agent_seeds, make_schedule
 
 _DEALS_TAG = 0xBA7C  # the engine's deal stream, apart from the schedule's and the agents'
 _BRAG_CHUNK = 32_768  # tables of one batched Brag block (about 12 KB each at 4 seats)
+_PUT_CHUNK = 32_768  # matches of one batched Put block
 
 
 def _put_options_supported(options: dict[str, Any]) -> bool:
@@ -170,8 +172,9 @@ def _put_tournament(
 ) -> Any:
     """Heads-up Put: ``run_tournament`` with ``PutCollector``'s samples and counts, computed
     over all tables at each step (strength from the acting seat's own observation, which
-    holds exactly the cards and tricks the collector reads from the engine). ``make_engine``
-    ``(tables, config, seed)`` replaces ``BatchedPut`` (tests deal the scalar run's cards)."""
+    holds exactly the cards and tricks the collector reads from the engine), in blocks of at
+    most ``_PUT_CHUNK`` matches. ``make_engine`` ``(tables, config, seed)`` replaces
+    ``BatchedPut`` (tests deal the scalar run's cards)."""
     from agents import make_agent, table_info
     from agents.put import PutBatchView, PutView
     from brag_env.evaluation.games import get_adapter
@@ -188,81 +191,91 @@ def _put_tournament(
     table = table_info("put", **options)
     rngs = agent_seeds(seed, 2)
     agents = [make_agent(spec, table, rngs[i]) for i, spec in enumerate(parsed)]
-    seat_agent = np.array([e.seats for e in schedule], np.int64)  # (tables, 2): agent per seat
-    group = np.array([e.group for e in schedule], np.int64)
-    for agent in agents:
-        agent.reset_rows(np.arange(2 * tables))
+    all_seat_agent = np.array([e.seats for e in schedule], np.int64)  # (tables, 2): agent/seat
+    all_group = np.array([e.group for e in schedule], np.int64)
     view = PutBatchView(PutView(table))
+    collector = PutCollector(None, 2)
+    store = collector.metrics
     decision_counts = np.zeros((2, len(_DECISION_EVENTS)), np.int64)
     hand_counts = np.zeros((2, len(_HAND_EVENTS)), np.int64)
     by_decile = np.zeros((2, 10 * 4), np.int64)
-    hand_samples: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
-    bluffed = np.zeros((tables, 2), bool)  # seat called a Put with a weak hand this hand
-    payoff = np.zeros((tables, 2))
 
     started = time.perf_counter()
     decisions = 0
-    engine = (make_engine or BatchedPut)(tables, config, np.random.SeedSequence([seed, _DEALS_TAG]))
-    engine.reset()
-    live = np.arange(tables)
-    while live.size:
-        seats, who, obs, masks, actions = _decide(engine, live, seat_agent, agents)
-        decisions += live.size
-        # before the step: what PutCollector.before_action counts
-        view.load(obs)
-        weak = view.strength < WEAK_BELOW
-        can_put = masks[:, PUT] == 1
-        put = can_put & (actions == PUT)
-        fold = ~can_put & (actions == FOLD)
-        see = ~can_put & (actions == SEE)
-        events = (can_put, put, put & weak, fold | see, fold, see & weak, can_put & weak)
-        for e, flag in enumerate(events):
-            decision_counts[:, e] += np.bincount(who[flag], minlength=2)
-        column = np.where(can_put, np.where(put, 0, 1), np.where(fold, 3, 2))
-        decile = np.minimum((view.strength * 10.0).astype(np.int64), 9)
-        k = np.flatnonzero(can_put | fold | see)
-        by_decile += np.bincount(who[k] * 40 + decile[k] * 4 + column[k], minlength=80).reshape(
-            2, 40
+    make = make_engine or BatchedPut
+    engine = None
+    # At most _PUT_CHUNK matches at once: memory stays flat however many are asked for (the
+    # engine's deal stream runs on from one block to the next).
+    for first in range(0, tables, _PUT_CHUNK):
+        block = slice(first, min(first + _PUT_CHUNK, tables))
+        seat_agent, group = all_seat_agent[block], all_group[block]
+        here = len(seat_agent)
+        if engine is None:
+            engine = make(here, config, np.random.SeedSequence([seed, _DEALS_TAG]))
+        engine.reset()
+        for agent in agents:
+            agent.reset_rows(np.arange(2 * here))
+        hand_samples: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        bluffed = np.zeros((here, 2), bool)  # seat called a Put with a weak hand this hand
+        payoff = np.zeros((here, 2))
+        live = np.arange(here)
+        while live.size:
+            seats, who, obs, masks, actions = _decide(engine, live, seat_agent, agents)
+            decisions += live.size
+            # before the step: what PutCollector.before_action counts
+            view.load(obs)
+            weak = view.strength < WEAK_BELOW
+            can_put = masks[:, PUT] == 1
+            put = can_put & (actions == PUT)
+            fold = ~can_put & (actions == FOLD)
+            see = ~can_put & (actions == SEE)
+            events = (can_put, put, put & weak, fold | see, fold, see & weak, can_put & weak)
+            for e, flag in enumerate(events):
+                decision_counts[:, e] += np.bincount(who[flag], minlength=2)
+            column = np.where(can_put, np.where(put, 0, 1), np.where(fold, 3, 2))
+            decile = np.minimum((view.strength * 10.0).astype(np.int64), 9)
+            k = np.flatnonzero(can_put | fold | see)
+            cells = who[k] * 40 + decile[k] * 4 + column[k]
+            by_decile += np.bincount(cells, minlength=80).reshape(2, 40)
+            bluffed[live[put & weak], seats[put & weak]] = True
+            before = engine.hands_played[live]
+            rewards, _ = engine.step(live, actions)
+            payoff[live] += rewards
+            done = live[engine.hands_played[live] > before]
+            if done.size:  # PutCollector._end_hand, for every hand that just ended
+                unit, points = engine.last_unit[done], engine.last_points[done].astype(np.float64)
+                folded = engine.last_folded[done].any(axis=1)
+                caller = engine.last_caller[done]
+                for seat in (0, 1):
+                    a = seat_agent[done, seat]
+                    value = np.where(unit < 0, 0.0, np.where(unit == seat, points, -points))
+                    hand_samples.append((a, group[done], np.full(done.size, seat), value))
+                    won_put = (caller == seat) & folded
+                    flags = (
+                        np.ones(done.size, bool),
+                        won_put,
+                        won_put & bluffed[done, seat],
+                        ~folded,
+                        ~folded & (unit == seat),
+                    )
+                    for e, flag in enumerate(flags):
+                        hand_counts[:, e] += np.bincount(a[flag], minlength=2)
+                bluffed[done] = False
+            live = live[engine.current[live] >= 0]
+        for seat in (0, 1):
+            for a in (0, 1):
+                k = np.flatnonzero(seat_agent[:, seat] == a)
+                seat_ids = np.full(k.size, seat)
+                store.extend("payoff", a, group[k], seat_ids, payoff[k, seat])
+                store.extend("match_win", a, group[k], seat_ids, engine.winner[k] == seat)
+        agent_of, groups, seat_of, values = (
+            np.concatenate(x) for x in zip(*hand_samples, strict=True)
         )
-        bluffed[live[put & weak], seats[put & weak]] = True
-        before = engine.hands_played[live]
-        rewards, _ = engine.step(live, actions)
-        payoff[live] += rewards
-        done = live[engine.hands_played[live] > before]
-        if done.size:  # PutCollector._end_hand, for every hand that just ended
-            unit, points = engine.last_unit[done], engine.last_points[done].astype(np.float64)
-            folded = engine.last_folded[done].any(axis=1)
-            caller = engine.last_caller[done]
-            for seat in (0, 1):
-                a = seat_agent[done, seat]
-                value = np.where(unit < 0, 0.0, np.where(unit == seat, points, -points))
-                hand_samples.append((a, group[done], np.full(done.size, seat), value))
-                won_put = (caller == seat) & folded
-                flags = (
-                    np.ones(done.size, bool),
-                    won_put,
-                    won_put & bluffed[done, seat],
-                    ~folded,
-                    ~folded & (unit == seat),
-                )
-                for e, flag in enumerate(flags):
-                    hand_counts[:, e] += np.bincount(a[flag], minlength=2)
-            bluffed[done] = False
-        live = live[engine.current[live] >= 0]
+        for a in (0, 1):
+            k = np.flatnonzero(agent_of == a)
+            store.extend("points_per_hand", a, groups[k], seat_of[k], values[k])
     seconds = time.perf_counter() - started
 
-    collector = PutCollector(None, 2)
-    store = collector.metrics
-    for seat in (0, 1):
-        for a in (0, 1):
-            k = np.flatnonzero(seat_agent[:, seat] == a)
-            seat_ids = np.full(k.size, seat)
-            store.extend("payoff", a, group[k], seat_ids, payoff[k, seat])
-            store.extend("match_win", a, group[k], seat_ids, engine.winner[k] == seat)
-    agent_of, groups, seat_of, values = (np.concatenate(x) for x in zip(*hand_samples, strict=True))
-    for a in (0, 1):
-        k = np.flatnonzero(agent_of == a)
-        store.extend("points_per_hand", a, groups[k], seat_of[k], values[k])
     for a, counts in enumerate(collector.counts):
         for e, name in enumerate(_DECISION_EVENTS):
             setattr(counts, name, int(decision_counts[a, e]))
