@@ -135,6 +135,30 @@ def run_headsup_batched(
     }
 
 
+def _blocks(
+    seat_agent: np.ndarray,
+    group: np.ndarray,
+    chunk: int,
+    make: Callable[..., Any],
+    config: Any,
+    seed: int,
+):
+    """The run's episodes in blocks of at most ``chunk`` tables, so that memory stays flat
+    however many are asked for: per block its rows of ``seat_agent`` and ``group`` and the
+    engine, made once by ``make(tables, config, seed)`` for the first block (its deal stream
+    runs on from one block to the next; a shorter last block leaves spare tables unplayed)
+    and reset for each."""
+    engine = None
+    for first in range(0, len(seat_agent), chunk):
+        block = slice(first, first + chunk)
+        if engine is None:
+            engine = make(
+                len(seat_agent[block]), config, np.random.SeedSequence([seed, _DEALS_TAG])
+            )
+        engine.reset()
+        yield seat_agent[block], group[block], engine
+
+
 def _decide(engine: Any, live: np.ndarray, seat_agent: np.ndarray, agents: list) -> tuple:
     """One decision at every live table: each agent acts, in one ``act_batch`` call, at the
     tables where one of its seats is to move (state row = table * seats + seat)."""
@@ -187,7 +211,6 @@ def _put_tournament(
     adapter.num_players(len(parsed), options)
     config = PutConfig.from_dict(options)
     schedule = make_schedule(2, episodes, seed)
-    tables = len(schedule)
     table = table_info("put", **options)
     rngs = agent_seeds(seed, 2)
     agents = [make_agent(spec, table, rngs[i]) for i, spec in enumerate(parsed)]
@@ -202,17 +225,9 @@ def _put_tournament(
 
     started = time.perf_counter()
     decisions = 0
-    make = make_engine or BatchedPut
-    engine = None
-    # At most _PUT_CHUNK matches at once: memory stays flat however many are asked for (the
-    # engine's deal stream runs on from one block to the next).
-    for first in range(0, tables, _PUT_CHUNK):
-        block = slice(first, min(first + _PUT_CHUNK, tables))
-        seat_agent, group = all_seat_agent[block], all_group[block]
+    blocks = _blocks(all_seat_agent, all_group, _PUT_CHUNK, make_engine or BatchedPut, config, seed)
+    for seat_agent, group, engine in blocks:
         here = len(seat_agent)
-        if engine is None:
-            engine = make(here, config, np.random.SeedSequence([seed, _DEALS_TAG]))
-        engine.reset()
         for agent in agents:
             agent.reset_rows(np.arange(2 * here))
         hand_samples: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
@@ -342,7 +357,6 @@ def _brag_tournament(
     table_options = {**options, "num_players": n}
     config = BragConfig.from_dict(table_options)
     schedule = make_schedule(n, episodes, seed)
-    tables = len(schedule)
     rngs = agent_seeds(seed, n)
     table = table_info("brag", **table_options)
     agents = [make_agent(spec, table, rngs[i]) for i, spec in enumerate(parsed)]
@@ -356,16 +370,10 @@ def _brag_tournament(
     started = time.perf_counter()
     decisions = 0
     make = make_engine or (lambda t, c, s: BatchedBrag(t, c, seed=s))
-    engine = None
-    # At most _BRAG_CHUNK tables at once: memory stays flat however many hands are asked for
-    # (the engine's deal stream runs on from one block to the next).
-    for first in range(0, tables, _BRAG_CHUNK):
-        block = slice(first, min(first + _BRAG_CHUNK, tables))
-        seat_agent, group = all_seat_agent[block], all_group[block]
+    for seat_agent, group, engine in _blocks(
+        all_seat_agent, all_group, _BRAG_CHUNK, make, config, seed
+    ):
         here = len(seat_agent)
-        if engine is None:
-            engine = make(here, config, np.random.SeedSequence([seed, _DEALS_TAG]))
-        engine.reset()
         for agent in agents:
             agent.reset_rows(np.arange(n * here))
         # what BragCollector keeps per seat for the hand being played, per table
