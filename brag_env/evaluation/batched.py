@@ -435,7 +435,7 @@ def _brag_tournament(
             faced_raise[live[up]] |= seat_ids[None, :] != seats[up][:, None]
             # Only a fold, a cover or a see ends a hand: what the hand records need of it,
             # read before the step (in a session the next hand is dealt at once).
-            ending = np.flatnonzero((actions == FOLD) | (actions == SEE) | cover)
+            ending = np.flatnonzero(np.isin(actions, (FOLD, SEE, cover_id)))
             hand_end = _HandEnd(engine, live[ending], seats[ending], actions[ending], cover_id)
             before = engine.hands_played[live]
             rewards, over = engine.step(live, actions)
@@ -443,6 +443,8 @@ def _brag_tournament(
             if ended.any():
                 done = live[ended]
                 hand_end.keep(ended[ending])
+                if hand_end.rows.size != done.size:  # the engine ended a hand another way
+                    raise RuntimeError("a Brag hand ended on a move other than fold/cover/see")
                 _brag_hands_over(engine, collector, hand_end, seat_agent, hand_flags)
                 ended_hands.append((done, before[ended], rewards[ended]))
                 for flag in (*hand_flags, faced_raise):  # a new hand of the session starts
