@@ -356,7 +356,7 @@ def test_B16_coverers_count_in_the_equity(config):
 
 
 def test_tips_looks_once_the_pot_is_large(config):
-    """"Stay blind only while the pot justifies the risk": a low stake but a pot of 8 minimum
+    """ "Stay blind only while the pot justifies the risk": a low stake but a pot of 8 minimum
     stakes (16 chips) makes it look."""
     tips = agent("brag:tips:blind_raise=0")
     assert tips.act(craft(config, None, pot=14), BLIND_MASK) == STAY

@@ -15,7 +15,7 @@ from brag_env import brag_v1
 from brag_env.brag.batched import BatchedBrag
 from brag_env.brag.observation import decode_observation
 from brag_env.brag.rules import BragConfig
-from brag_env.cards import parse_cards
+from brag_env.cards import NUM_CARDS, parse_cards
 
 
 class _MirrorShuffle:
@@ -167,12 +167,24 @@ SESSIONS = [
         "ante_mode": "none",
         "cover_pot": False,
     },
+    {  # open play from the deal (B10), an ante of 2 (B8), a pot limit (B13), six seats
+        **SHORT,
+        "num_players": 6,
+        "hands_per_session": 20,
+        "ante": 2,
+        "starting_chips": 16,
+        "allow_blind": False,
+        "blind_keep_hand": False,
+        "unopened_pot": "carries",
+        "pot_limit": True,
+    },
 ]
 SESSION_IDS = [
     "2p_10_unopened_carries",
     "4p_10_blind_carries_cycle",
     "4p_3_every_hand",
     "3p_10_no_ante",
+    "6p_20_ante2_open_pot_limit",
 ]
 
 
@@ -246,21 +258,36 @@ def test_B9_deals_are_reproducible_and_distinct_cards():
     assert all(len(set(row)) == len(row) for row in cards.tolist())
 
 
-def test_observe_is_the_same_for_any_choice_and_order_of_rows():
-    game = BatchedBrag(16, BragConfig(num_players=3), seed=2)
+# 600 tables: observe works in blocks of rows; 6 players: its other gather path
+@pytest.mark.parametrize("tables, players", [(16, 3), (600, 2), (600, 6)])
+def test_observe_is_the_same_for_any_choice_and_order_of_rows(tables, players):
+    game = BatchedBrag(tables, BragConfig(num_players=players), seed=2)
     game.reset()
     rng = np.random.default_rng(0)
-    rows = np.arange(16)
+    rows = np.arange(tables)
     for _ in range(5):  # a few random moves: looks, bets, folds, some hands over
         live = rows[game.current >= 0]
         masks = game.masks(live)
         pick = (rng.random(live.size) * masks.sum(axis=1)).astype(np.int64)
         game.step(live, (masks.cumsum(axis=1) > pick[:, None]).argmax(axis=1))
-    seats = rng.integers(3, size=16)
+    seats = rng.integers(players, size=tables)
     every = game.observe(rows, seats)
-    order = rng.permutation(16)
+    one_by_one = [game.observe(np.array([r]), seats[r : r + 1])[0] for r in range(0, tables, 37)]
+    assert np.array_equal(np.array(one_by_one), every[::37])
+    order = rng.permutation(tables)
     assert np.array_equal(game.observe(order, seats[order]), every[order])
     assert np.array_equal(game.observe(order[:5], seats[order[:5]]), every[order[:5]])
+
+
+def test_observe_refuses_rows_and_seats_out_of_range():
+    game = BatchedBrag(4, BragConfig(num_players=3), seed=0)
+    game.reset()
+    with pytest.raises(ValueError, match=r"rows must be table numbers 0\.\.3"):
+        game.observe(np.array([0, 4]), np.array([0, 0]))
+    with pytest.raises(ValueError, match=r"seats must be one seat 0\.\.2 per row"):
+        game.observe(np.array([0, 1]), np.array([0, -1]))  # -1: a finished session's seat
+    with pytest.raises(ValueError, match="seats must be one seat"):
+        game.observe(np.array([0, 1]), np.array([0]))
 
 
 def _session(config, top, dealer):
@@ -348,3 +375,22 @@ def test_B16_settled_waits_for_the_last_hand_of_a_session():
     seat = int(game.current[0])
     _play(game, 0)  # a fold on the last hand: final
     assert game.settled(np.array([0]), np.array([seat])).tolist() == [True]
+
+
+def test_reset_refuses_decks_and_dealers_that_are_not_a_stacked_deal():
+    game = BatchedBrag(2, BragConfig(num_players=3, hands_per_session=5), seed=0)
+    deck = np.arange(NUM_CARDS)
+    decks = np.stack([deck, deck[::-1]])
+    game.reset(decks=decks, dealers=np.array([0, 2]))  # accepted: two permutations
+    assert game.deck_top(0)[:3] == [0, 1, 2] and int(game.dealer[1]) == 2
+    with pytest.raises(ValueError, match="decks must be integers, got float64"):
+        game.reset(decks=decks + 0.5)
+    with pytest.raises(ValueError, match="dealers must be integers"):
+        game.reset(decks=decks, dealers=np.array([0.0, 1.0]))
+    with pytest.raises(ValueError, match="decks must be permutations"):
+        game.reset(decks=np.stack([deck, deck]) % 51)
+    with pytest.raises(ValueError, match=r"dealers must be seats 0\.\.2"):
+        game.reset(decks=decks, dealers=np.array([0, 3]))
+    one_hand = BatchedBrag(2, BragConfig(num_players=3), seed=0)
+    with pytest.raises(ValueError, match="only for hands_per_session > 1"):
+        one_hand.reset(decks=decks)

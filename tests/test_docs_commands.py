@@ -3,7 +3,9 @@ fresh copy of the repository (what a new user has after cloning).
 
 Fenced blocks marked ``sh`` hold commands, one per line (``#`` starts a comment); blocks marked
 ``python`` hold examples; ``text`` blocks are neither. Each page runs in its own fresh copy, its
-commands in order. The quick tests run the play/replay commands, the benchmarks on a tiny budget
+commands in order; in the slow pass each block does (so that they spread over pytest-xdist's
+workers), but a block that reads a run directory an earlier block writes runs after it, in its
+copy. The quick tests run the play/replay commands, the benchmarks on a tiny budget
 and the examples, and parse the evaluate.py and train.py commands (their options, agent specs and
 configs). The slow tests run evaluate.py and train.py as well, in new processes, with a small
 budget: fewer hands or matches, a few hundred training steps. A model file a command needs is
@@ -112,7 +114,7 @@ def test_readme_install_and_test_commands_are_the_ones_ci_runs():
         section = (ROOT / "README.md").read_text(encoding="utf-8").split(f"\n## {heading}\n")[1]
         ci[heading] = re.search(r"```\S*\n(.*?)\n", section).group(1)
     assert ci["Install"] == 'pip install -c constraints.txt -e ".[train,test,bench]"'
-    assert ci["Test"] == "python -m pytest"
+    assert ci["Test"] == "python -m pytest -n auto --dist worksteal"
 
 
 def test_every_page_is_linked_from_the_readme():
@@ -270,20 +272,74 @@ def test_commands_start_as_written_in_a_fresh_copy(page, tmp_path, monkeypatch):
             raise AssertionError(f"{where}: {shlex.join(words)}: exit {stop.code}") from None
 
 
+def _run_dirs(words: list[str]) -> tuple[set[str], set[str]]:
+    """The ``runs/NAME`` directories a command writes and reads (train.py without ``--out``
+    writes ``runs/<config name>``; ``--resume`` reads what it writes)."""
+    writes, reads = set(), set()
+    for i, word in enumerate(words):
+        if "runs/" not in word:
+            continue
+        name = "/".join(Path(word).parts[:2])
+        (writes if i and words[i - 1] in ("--out", "-o") else reads).add(name)
+    if words[:2] == ["python", "train.py"] and not writes:
+        config = words[words.index("--config") + 1] if "--config" in words else "put_ppo.yaml"
+        writes.add(f"runs/{Path(config).stem}")
+    if "--resume" in words:
+        reads |= writes
+    return writes, reads
+
+
+def command_groups(page: Path) -> list[list[tuple[str, list[str]]]]:
+    """A page's commands, a group per code block, with a block that reads a run directory an
+    earlier group writes merged into that group (its commands after the earlier ones)."""
+    groups: list[tuple[list, set[str]]] = []  # (commands, run directories written)
+    by_block: dict[str, list[tuple[str, list[str]]]] = {}
+    for where, words in commands(page):
+        by_block.setdefault(where.rpartition("+")[0], []).append((where, words))
+    for block in by_block.values():
+        writes, reads = set(), set()
+        for _, words in block:
+            w, r = _run_dirs(words)
+            writes |= w
+            reads |= r - writes
+        earlier = [g for g in groups if g[1] & reads]
+        merged = (
+            [c for g in earlier for c in g[0]] + block,
+            writes.union(*(g[1] for g in earlier)),
+        )
+        groups = [g for g in groups if g not in earlier] + [merged]
+    return [g[0] for g in groups]
+
+
+def _long_groups() -> list:
+    found = []
+    for page in PAGES:
+        for group in command_groups(page):
+            if any(w[:2] in (["python", "evaluate.py"], ["python", "train.py"]) for _, w in group):
+                found.append(pytest.param(group, id=group[0][0].rpartition("+")[0]))
+    return found
+
+
+def test_command_groups_keep_a_run_with_the_commands_that_read_it():
+    page = ROOT / "docs" / "training.md"
+    for group in command_groups(page):
+        written: set[str] = set()
+        for _, words in group:
+            w, r = _run_dirs(words)
+            for name in r - w:
+                # read from an earlier command of its group, or (a model) made by _models_first
+                assert name in written or words[1] == "evaluate.py", (name, group[0][0])
+            written |= w
+    curves = [g for g in command_groups(page) if any("smoke_b" in " ".join(w) for _, w in g)]
+    assert len(curves) == 1 and any("runs/smoke_a" in w for _, w in curves[0])
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "page",
-    [
-        p
-        for p in PAGES
-        if any(w[1][:2] in (["python", "evaluate.py"], ["python", "train.py"]) for w in commands(p))
-    ],
-    ids=lambda p: p.name,
-)
-def test_long_commands_run_with_a_small_budget_in_a_fresh_copy(page, tmp_path, monkeypatch):
+@pytest.mark.parametrize("group", _long_groups())
+def test_long_commands_run_with_a_small_budget_in_a_fresh_copy(group, tmp_path, monkeypatch):
     copy = fresh_copy(tmp_path / "clone")
     monkeypatch.chdir(copy)
-    for _, words in commands(page):
+    for _, words in group:
         run_command(copy, words, slow=True)
 
 
