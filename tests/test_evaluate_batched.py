@@ -5,8 +5,8 @@ import contextlib
 import io
 import json
 
+import numpy as np
 import pytest
-from mirrored_deals import mirrored
 
 from agents.registry import parse_spec
 from brag_env.cards import parse_card
@@ -20,14 +20,15 @@ from brag_env.evaluation.batched import (
 from brag_env.put.batched import BatchedPut
 
 
-def test_supported_for_heads_up_put_and_one_hand_brag_with_batch_agents():
+def test_supported_for_heads_up_put_and_brag_sessions_with_batch_agents():
     assert supports_batched("put", ["put:caller", "put:bluffer"], {})
     assert supports_batched("put", ["random", "put:greedy"], {"target_points": 3})
     assert not supports_batched("put", ["put:caller", "put:caller"], {"num_players": 3})
     assert supports_headsup_batched("put", ["put:caller", "put:bluffer"], {})
     assert supports_headsup_batched("brag", ["brag:tight", "random"], {})
     assert supports_headsup_batched("brag", ["brag:tips", "brag:caller"], {"num_players": 8})
-    assert not supports_headsup_batched("brag", ["brag:tight", "random"], {"hands_per_session": 5})
+    assert supports_headsup_batched("brag", ["brag:tight", "random"], {"hands_per_session": 5})
+    assert not supports_headsup_batched("brag", ["brag:tight", "random"], {"cards_dealt": 4})
     # evaluate.py's Brag tournaments: tests/test_evaluate_batched_brag.py
     assert supports_batched("brag", ["brag:tight", "random"], {"num_players": 2})
 
@@ -39,6 +40,15 @@ def test_brag_result_shape_count_and_reproducible():
     assert a["metric"] == "payoff (antes/hand)"
     assert a["n"] == 102  # rounded up to whole seating designs (3 seats)
     assert a["ci_low"] < a["mean"] < a["ci_high"]
+
+
+def test_B17_brag_sessions_count_hands_as_the_scalar_run_headsup():
+    """``n`` is hands, as in ``run_headsup``: rounded up to whole sessions, then designs."""
+    options = {"num_players": 2, "hands_per_session": 5}
+    fast = run_headsup_batched("brag:tight", "brag:caller", 41, 2, options, game="brag")
+    slow = run_headsup("brag", "brag:tight", "brag:caller", 41, seed=2, env_config=options)
+    assert fast["metric"] == slow["metric"] == "payoff (antes/hand)"
+    assert fast["n"] == slow["n"] == 50  # 9 sessions of 5 hands, then 10 (2 seatings)
 
 
 @pytest.mark.parametrize(
@@ -94,7 +104,9 @@ def test_put_tips_has_no_vector_rules_so_it_plays_one_agent_per_table():
 
 def _deals_of(history_lines):
     """A ``BatchedPut`` that deals what a scalar tournament dealt (its hand histories): each
-    episode's first dealer and every hand's deck."""
+    episode's first dealer and every hand's deck. The evaluator resets a whole block of
+    tables at once: block ``b``'s table ``r`` is episode ``b * tables + r`` (the last block's
+    spare tables, dealt but never played, repeat the last episode)."""
     decks, dealers = {}, {}
     for line in history_lines:
         record = json.loads(line)
@@ -102,10 +114,26 @@ def _deals_of(history_lines):
         decks[episode, hand] = [parse_card(c) for c in record["deck"]]
         if hand == 1:
             dealers[episode] = record["dealer"]
-    # the hand about to be dealt: one after those played
-    return mirrored(
-        BatchedPut, dealers.__getitem__, lambda e, r: decks[r, int(e.hands_played[r]) + 1]
-    )
+    last = max(dealers)
+
+    class Blocks(BatchedPut):
+        block = -1
+
+        def reset(self, rows=None):
+            self.block += rows is None  # a new block of matches
+            super().reset(rows)
+
+        def _episode(self, row):
+            return min(self.block * self.n + int(row), last)
+
+        def _draw_dealers(self, rows):
+            return np.array([dealers[self._episode(r)] for r in rows])
+
+        def _draw_deals(self, rows):  # the hand about to be dealt: one after those played
+            deals = [decks[self._episode(r), int(self.hands_played[r]) + 1] for r in rows]
+            return np.array(deals, np.int64)
+
+    return lambda tables, config, seed: Blocks(tables, config, seed)
 
 
 @pytest.mark.parametrize(
@@ -125,6 +153,24 @@ def test_batched_tournament_equals_the_scalar_one_on_the_same_deals_P1_P6(specs,
     batched = _put_tournament(
         [parse_spec(s, "put") for s in specs], 40, 3, dict(options), make_engine=deals
     )
+    want, got = scalar.to_dict(), batched.to_dict()
+    assert (want.pop("engine"), got.pop("engine")) == ("scalar", "batched")
+    assert got == want
+    assert got["agents"][0]["behaviour"]["counts"]["hands"] > 40
+    assert batched.agents[0].seat_estimates == scalar.agents[0].seat_estimates
+
+
+def test_a_long_put_run_plays_in_blocks_of_matches_with_the_same_report(monkeypatch):
+    """More matches than ``_PUT_CHUNK`` are played block after block (flat memory): on the
+    same deals, the report is still the scalar run's."""
+    from brag_env.evaluation import batched as batched_module
+
+    monkeypatch.setattr(batched_module, "_PUT_CHUNK", 7)  # 40 matches: 6 blocks
+    specs = ["put:caller", "put:greedy"]
+    history = io.StringIO()
+    scalar = evaluate("put", specs, 40, seed=3, history=history)
+    deals = _deals_of(history.getvalue().splitlines())
+    batched = _put_tournament([parse_spec(s, "put") for s in specs], 40, 3, {}, deals)
     want, got = scalar.to_dict(), batched.to_dict()
     assert (want.pop("engine"), got.pop("engine")) == ("scalar", "batched")
     assert got == want

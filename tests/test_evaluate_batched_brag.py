@@ -1,5 +1,6 @@
-"""evaluate.py's Brag tournaments on the batched engine (BatchedBrag, one-hand sessions, 2-8
-players): the scalar evaluator's report, every statistic included, on the same deals."""
+"""evaluate.py's Brag tournaments on the batched engine (BatchedBrag, one-hand and multi-hand
+sessions, 2-8 players): the scalar evaluator's report, every statistic included, on the same
+deals."""
 
 import contextlib
 import io
@@ -9,11 +10,11 @@ import numpy as np
 import pytest
 from mirrored_deals import mirrored
 
-from agents.brag import CallingStation
+from agents.brag import BlindSpecialist, CallingStation
 from agents.registry import _STYLES, parse_spec, styles
 from brag_env.brag.batched import BatchedBrag
 from brag_env.brag.rules import BragConfig
-from brag_env.cards import parse_card
+from brag_env.cards import NUM_CARDS, parse_card, parse_cards
 from brag_env.evaluation import evaluate
 from brag_env.evaluation.batched import _brag_tournament, supports_batched
 
@@ -132,17 +133,206 @@ def test_a_long_run_plays_in_blocks_of_tables_with_the_same_report(monkeypatch):
     assert got == want
 
 
-def test_supported_for_one_hand_brag_at_2_to_8_seats_with_batch_agents():
+def _session_deals_of(history_lines):
+    """A ``BatchedBrag`` whose sessions deal what a scalar tournament's sessions dealt (its
+    hand histories): each session's first dealer and first deal stacked by ``reset(decks=...,
+    dealers=...)``, and each later hand's cards put on top of the table's deck just before it
+    is dealt (so the B18 shuffles need not be mirrored). The dealer (B7, B16: the button skips
+    seats sitting out) and the seats dealt in are the engine's own, and must be the scalar
+    run's. The evaluator resets a whole block of tables at once: block ``b``'s table ``r`` is
+    episode ``b * tables + r`` (the last block's spare tables, never played, repeat the last)."""
+    deals, dealer_of, orders = {}, {}, {}
+    for line in history_lines:
+        record = json.loads(line)
+        key = record["episode"], record["hand_number"]
+        order = record["deal_order"]
+        hands = {s: parse_cards(record["cards"][s]) for s in order}
+        deals[key] = [hands[s][i] for i in range(3) for s in order]  # B9: one card a turn
+        dealer_of[key], orders[key] = record["dealer"], order
+    last = max(e for e, _ in deals)
+
+    class Mirrored(BatchedBrag):
+        block = -1
+
+        def _episode(self, row):
+            return min(self.block * self.n + int(row), last)
+
+        def reset(self, rows=None, decks=None, dealers=None):
+            assert rows is None and decks is None  # a new block of sessions
+            self.block += 1
+            firsts = [deals[self._episode(r), 0] for r in range(self.n)]
+            decks = [top + sorted(set(range(NUM_CARDS)) - set(top)) for top in firsts]
+            super().reset(None, decks, [dealer_of[self._episode(r), 0] for r in range(self.n)])
+
+        def _shuffle(self, rows):
+            pass  # B18: the next hand's cards are put on top below, whatever the order
+
+        def _start_hands(self, rows, dealer):
+            later = rows[self.hand_number[rows] >= 0]
+            for r in later.tolist():
+                top = deals[self._episode(r), int(self.hand_number[r]) + 1]
+                at = (self.deck_head[r] + np.arange(len(top))) % NUM_CARDS
+                self.deck[r, at] = top
+            super()._start_hands(rows, dealer)
+            for r in rows.tolist():
+                key = self._episode(r), int(self.hand_number[r])
+                assert self.dealer[r] == dealer_of[key], key
+                assert self.order[r, : self.in_hand[r]].tolist() == orders[key], key
+
+    return lambda tables, config, seed: Mirrored(tables, config, seed)
+
+
+class _Keeper(BlindSpecialist):
+    """A blind specialist that keeps its old blind hand when B19 offers the choice (the
+    baselines take the new one): the kept hand is the one whose strength counts."""
+
+    def bind(self, table):
+        super().bind(table)
+        self.keep_id, self.take_id = self.take_id, self.keep_id
+
+
+_KEEPER = "brag:keeper:blind_raise=0"
+_SHORT = {"ante": 1, "min_stake": 2, "max_stake": 32, "raise_sizes": [2]}
+
+
+def _history_counts(lines):
+    """What the scalar hand histories show happened: B19 choices kept and taken, carried pots
+    (B15), hands a seat sat out (B16) and sessions that ended early (B17)."""
+    records = [json.loads(line) for line in lines]
+    per_session = {}
+    for r in records:
+        per_session[r["episode"]] = r["hand_number"] + 1
+    hands = records[0]["config"]["hands_per_session"]
+    keeps = [r["keep"]["choice"] for r in records if r["keep"]]
+    return {
+        "kept": keeps.count("keep_old_hand"),
+        "taken": keeps.count("take_new_hand"),
+        "carried": sum(r["carried"] > 0 for r in records),
+        "sat_out": sum(len(r["sitting_out"]) for r in records),
+        "early_ends": sum(h < hands for h in per_session.values()),
+    }
+
+
+@pytest.mark.parametrize(
+    "specs, options, sessions, exercised",
+    [
+        # B17/B19 with the default session options, heads-up: a blind seat left alone keeps
+        # or takes (the keeper keeps, the baselines take)
+        (
+            [_KEEPER, _LOOSE],
+            {"hands_per_session": 10},
+            240,
+            ("kept", "looked_hands", "sees"),
+        ),
+        # B15: a blind player left alone carries the pot; B19 choices; four seats
+        (
+            [_BLIND, _LOOSE, _KEEPER, "brag:caller"],
+            {"hands_per_session": 5, "blind_alone": "carries"},
+            240,
+            ("carried", "carried_hands", "kept", "taken", "raises", "faced_raise"),
+        ),
+        # B15: a pot nobody paid a stake into carries (everyone folds to it), heads-up
+        (
+            ["brag:tight", _LOOSE],
+            {"hands_per_session": 10, "unopened_pot": "carries", "allow_blind": False},
+            240,
+            ("carried", "carried_hands", "sees"),
+        ),
+        # B16/B17: short stacks: covers, seats sitting out, sessions ending early (two raise
+        # sizes, the B18 cycle shuffle, a carry option), four seats, played in blocks
+        (
+            [_BLIND, _LOOSE, _TIPS, "brag:caller"],
+            {
+                **_SHORT,
+                "starting_chips": 14,
+                "hands_per_session": 10,
+                "raise_sizes": [2, 4],
+                "max_stake": 64,
+                "shuffle": "after_prial_or_cycle",
+                "unopened_pot": "carries",
+                "chunk": 7,
+            },
+            240,
+            ("covers", "cover_wins", "cover_decided_hands", "sat_out", "early_ends", "taken"),
+        ),
+        # B16 without covers (a short seat must fold: forced), no ante (min-stakes), B20/B21,
+        # a shuffle every hand, three seats
+        (
+            [_KEEPER, _TIPS, _LOOSE],
+            {
+                **_SHORT,
+                "starting_chips": 16,
+                "hands_per_session": 6,
+                "cover_pot": False,
+                "ante_mode": "none",
+                "lowball": True,
+                "prial_bonus": 2,
+                "shuffle": "every_hand",
+            },
+            240,
+            ("forced_decisions", "sat_out", "early_ends", "kept"),
+        ),
+    ],
+    ids=["2p_default", "4p_blind_carries", "2p_unopened_carries", "4p_covers_blocks", "3p_no_ante"],
+)
+@pytest.mark.slow  # the scalar half takes several seconds
+def test_B15_B19_batched_session_tournament_equals_the_scalar_one_on_the_same_deals(
+    monkeypatch, specs, options, sessions, exercised
+):
+    """Sessions (B17) on the scalar run's deals: every per-hand payoff sample and its session
+    unit, every interval, per-seat payoff and behaviour statistic (B15 carried pots, B16
+    covers and seats sitting out, B19 kept hands) is the scalar run's."""
+    from brag_env.evaluation import batched as batched_module
+
+    styles("brag")
+    monkeypatch.setitem(_STYLES["brag"], "keeper", _Keeper)
+    options = {"num_players": len(specs), **options}
+    chunk = options.pop("chunk", None)
+    if chunk:
+        monkeypatch.setattr(batched_module, "_BRAG_CHUNK", chunk)
+    assert supports_batched("brag", specs, options)  # what evaluate.py would play batched
+    history = io.StringIO()
+    hands = sessions * options["hands_per_session"]
+    scalar = evaluate("brag", specs, hands, seed=3, options=options, history=history)
+    lines = history.getvalue().splitlines()
+    parsed = [parse_spec(s, "brag") for s in specs]
+    batched = _brag_tournament(
+        parsed, sessions, 3, dict(options), make_engine=_session_deals_of(lines)
+    )
+    want, got = scalar.to_dict(), batched.to_dict()
+    assert (want.pop("engine"), got.pop("engine")) == ("scalar", "batched")
+    assert got == want
+    assert [a.seat_estimates for a in batched.agents] == [a.seat_estimates for a in scalar.agents]
+    assert got["episodes"] == sessions and got["samples_per_agent"] == len(lines)
+    counts = [a["behaviour"]["counts"] for a in got["agents"]]
+    happened = _history_counts(lines)
+    for name in exercised:  # the case reaches what it is there for
+        total = happened[name] if name in happened else sum(c[name] for c in counts)
+        assert total > 0, name
+
+
+def test_B17_batched_session_payoffs_are_per_hand_samples_with_the_session_as_unit():
+    """Payoff samples: one per hand per agent; the interval's unit: the session."""
+    result = evaluate(
+        "brag",
+        ["brag:tight", "random"],
+        40,
+        seed=2,
+        options={"hands_per_session": 4},
+        batched=True,
+    )
+    assert result.engine == "batched" and result.episodes == 10
+    assert result.unit == "session" and result.groups == 10
+    assert result.samples == result.agents[0].behaviour["hands"] == 40  # 200 chips: no one broke
+    assert result.agents[0].payoff.n == 40
+
+
+def test_supported_for_brag_sessions_at_2_to_8_seats_with_batch_agents():
     assert supports_batched("brag", ["brag:tight", "random"], {"num_players": 2})
     assert supports_batched("brag", ["brag:tips"] * 8, {"cover_pot": False})
-    assert not supports_batched("brag", ["brag:tight", "random"], {"hands_per_session": 3})
+    assert supports_batched("brag", ["brag:tight", "random"], {"hands_per_session": 3})
     assert not supports_batched("brag", ["brag:tight", "random"], {"cards_dealt": 4})
     assert not supports_batched("brag", ["brag:tight", "random"], {"num_players": 3})
-
-
-def test_batched_brag_refuses_multi_hand_sessions_in_one_line():
-    with pytest.raises(ValueError, match="one-hand sessions, got hands_per_session=3"):
-        evaluate("brag", ["random", "random"], 6, options={"hands_per_session": 3}, batched=True)
 
 
 def _cli(tmp_path, *args):
@@ -161,12 +351,14 @@ def _cli(tmp_path, *args):
     [
         ([], "batched"),
         (["--no-batched"], "scalar"),
-        (["--option", "hands_per_session=2"], "scalar"),  # sessions: the scalar evaluator
+        (["--option", "hands_per_session=2"], "batched"),  # sessions too (B17)
+        (["--option", "hands_per_session=2", "--no-batched"], "scalar"),
     ],
 )
 def test_evaluate_cli_runs_brag_batched_unless_told_or_unable(tmp_path, extra, engine):
     args = ["--game", "brag", "--agents", "brag:tight", "random", "random", "--hands", "12"]
-    hands = 12  # whole designs of 3 seats: 12 one-hand sessions, or 6 of two hands
+    hands = 12  # whole designs of 3 seats: 12 one-hand sessions, or 6 of two hands (200 chips
+    # each: nobody goes broke in two hands, so both run 12)
     text, report = _cli(tmp_path, *args, *extra)
     assert report["engine"] == engine
     assert f"{engine} engine" in text

@@ -76,8 +76,8 @@ def evaluate(
 ) -> TournamentResult:
     """One table: ``specs[i]`` is agent i; ``count`` hands (Brag) or matches (Put).
 
-    ``batched``: every episode at once on the game's batched engine (heads-up Put, one-hand
-    Brag sessions at 2-8 seats; ``brag_env.evaluation.batched``, check ``supports_batched``
+    ``batched``: every episode at once on the game's batched engine (heads-up Put, Brag
+    sessions at 2-8 seats; ``brag_env.evaluation.batched``, check ``supports_batched``
     first): same statistics, no histories, no duplicate deals."""
     adapter = get_adapter(game)
     episodes = episodes_for(adapter.name, count, options)

@@ -3,12 +3,13 @@
 ``run_tournament_batched`` returns what ``run_tournament`` returns (a ``TournamentResult`` with
 the same metrics, per-seat payoffs, behaviour statistics and 95% intervals over episodes) from
 the same schedule (seat rotation) and the same per-agent seeds, but the episodes are the tables
-of one batched engine and each agent decides for all the tables where it is to act in one
+of a batched engine, played in blocks of a fixed number of tables (memory stays flat however
+long the run), and each agent decides for all the tables where it is to act in one
 ``act_batch`` call. The deals come from the engine's own stream, so the numbers are another
 sample of the same quantities, not the scalar evaluator's exact figures. No hand histories.
 
 ``supports_batched`` says when it applies: a game with a batched runner here (``RUNNERS``:
-Put heads-up with the full pack; Brag at 2-8 seats in one-hand sessions, with the options
+Put heads-up with the full pack; Brag at 2-8 seats, sessions of any length, with the options
 ``BatchedBrag`` covers, its own check deciding), the table size, and every agent deciding
 natively for many tables (``act_batch``: the Put and Brag baselines but ``put:tips``,
 ``random``, snapshots). Duplicate deals and ``--history`` need the scalar evaluator. A game's
@@ -19,13 +20,15 @@ The behaviour statistics come from the game's collector (``put_stats``, ``brag_s
 runner works out at every step, for all tables at once, what the collector reads from the
 scalar engine at each decision and hand end. For Brag it writes the same decision and hand
 records the scalar collector writes (``brag_stats.DECISION_FIELDS``, ``HAND_FIELDS``), and
-one code counts them; for Put it fills the collector's counts directly.
+one code counts them; each table is one session, its hands one after another (the state a
+hand's records need is read before the step that ends it: in a session the next hand is dealt
+at once). For Put it fills the collector's counts directly.
 
 ``run_headsup_batched`` is what training evaluations call: the first agent against the other
-(Put: match win rate) or against ``num_players - 1`` copies of it (Brag, ``BatchedBrag``,
-one-hand sessions: payoff per hand in antes, min-stakes without an ante), with ``ratio_ci``'s
-interval. ``supports_headsup_batched`` says when it applies. Each copy of a Brag opponent is
-its own agent with its own seed, as in the scalar evaluator.
+(Put: match win rate) or against ``num_players - 1`` copies of it (Brag, ``BatchedBrag``:
+payoff per hand in antes, min-stakes without an ante, over ``n`` hands in whole sessions),
+with ``ratio_ci``'s interval. ``supports_headsup_batched`` says when it applies. Each copy
+of a Brag opponent is its own agent with its own seed, as in the scalar evaluator.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from brag_env.evaluation.schedule import agent_seeds, make_schedule
 
 _DEALS_TAG = 0xBA7C  # the engine's deal stream, apart from the schedule's and the agents'
 _BRAG_CHUNK = 32_768  # tables of one batched Brag block (about 12 KB each at 4 seats)
+_PUT_CHUNK = 32_768  # matches of one batched Put block
 
 
 def _put_options_supported(options: dict[str, Any]) -> bool:
@@ -49,13 +53,11 @@ def _put_options_supported(options: dict[str, Any]) -> bool:
 
 
 def _brag_options_supported(options: dict[str, Any]) -> bool:
-    """One-hand sessions (the tournament's hand is its episode) that ``BatchedBrag`` covers
-    (its own check, the one-line ``ValueError``); bad options go to the scalar env's error."""
+    """Sessions of any length that ``BatchedBrag`` covers (its own check, the one-line
+    ``ValueError``); bad options go to the scalar env's error."""
     from brag_env.brag.batched import check_batched_brag
     from brag_env.brag.rules import BragConfig
 
-    if int(options.get("hands_per_session", 1)) != 1:
-        return False
     try:
         check_batched_brag(BragConfig.from_dict(options))
     except (TypeError, ValueError):
@@ -133,6 +135,30 @@ def run_headsup_batched(
     }
 
 
+def _blocks(
+    seat_agent: np.ndarray,
+    group: np.ndarray,
+    chunk: int,
+    make: Callable[..., Any],
+    config: Any,
+    seed: int,
+):
+    """The run's episodes in blocks of at most ``chunk`` tables, so that memory stays flat
+    however many are asked for: per block its rows of ``seat_agent`` and ``group`` and the
+    engine, made once by ``make(tables, config, seed)`` for the first block (its deal stream
+    runs on from one block to the next; a shorter last block leaves spare tables unplayed)
+    and reset for each."""
+    engine = None
+    for first in range(0, len(seat_agent), chunk):
+        block = slice(first, first + chunk)
+        if engine is None:
+            engine = make(
+                len(seat_agent[block]), config, np.random.SeedSequence([seed, _DEALS_TAG])
+            )
+        engine.reset()
+        yield seat_agent[block], group[block], engine
+
+
 def _decide(engine: Any, live: np.ndarray, seat_agent: np.ndarray, agents: list) -> tuple:
     """One decision at every live table: each agent acts, in one ``act_batch`` call, at the
     tables where one of its seats is to move (state row = table * seats + seat)."""
@@ -170,8 +196,9 @@ def _put_tournament(
 ) -> Any:
     """Heads-up Put: ``run_tournament`` with ``PutCollector``'s samples and counts, computed
     over all tables at each step (strength from the acting seat's own observation, which
-    holds exactly the cards and tricks the collector reads from the engine). ``make_engine``
-    ``(tables, config, seed)`` replaces ``BatchedPut`` (tests deal the scalar run's cards)."""
+    holds exactly the cards and tricks the collector reads from the engine), in blocks of at
+    most ``_PUT_CHUNK`` matches. ``make_engine`` ``(tables, config, seed)`` replaces
+    ``BatchedPut`` (tests deal the scalar run's cards)."""
     from agents import make_agent, table_info
     from agents.put import PutBatchView, PutView
     from brag_env.evaluation.games import get_adapter
@@ -184,85 +211,86 @@ def _put_tournament(
     adapter.num_players(len(parsed), options)
     config = PutConfig.from_dict(options)
     schedule = make_schedule(2, episodes, seed)
-    tables = len(schedule)
     table = table_info("put", **options)
     rngs = agent_seeds(seed, 2)
     agents = [make_agent(spec, table, rngs[i]) for i, spec in enumerate(parsed)]
-    seat_agent = np.array([e.seats for e in schedule], np.int64)  # (tables, 2): agent per seat
-    group = np.array([e.group for e in schedule], np.int64)
-    for agent in agents:
-        agent.reset_rows(np.arange(2 * tables))
+    all_seat_agent = np.array([e.seats for e in schedule], np.int64)  # (tables, 2): agent/seat
+    all_group = np.array([e.group for e in schedule], np.int64)
     view = PutBatchView(PutView(table))
+    collector = PutCollector(None, 2)
+    store = collector.metrics
     decision_counts = np.zeros((2, len(_DECISION_EVENTS)), np.int64)
     hand_counts = np.zeros((2, len(_HAND_EVENTS)), np.int64)
     by_decile = np.zeros((2, 10 * 4), np.int64)
-    hand_samples: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
-    bluffed = np.zeros((tables, 2), bool)  # seat called a Put with a weak hand this hand
-    payoff = np.zeros((tables, 2))
 
     started = time.perf_counter()
     decisions = 0
-    engine = (make_engine or BatchedPut)(tables, config, np.random.SeedSequence([seed, _DEALS_TAG]))
-    engine.reset()
-    live = np.arange(tables)
-    while live.size:
-        seats, who, obs, masks, actions = _decide(engine, live, seat_agent, agents)
-        decisions += live.size
-        # before the step: what PutCollector.before_action counts
-        view.load(obs)
-        weak = view.strength < WEAK_BELOW
-        can_put = masks[:, PUT] == 1
-        put = can_put & (actions == PUT)
-        fold = ~can_put & (actions == FOLD)
-        see = ~can_put & (actions == SEE)
-        events = (can_put, put, put & weak, fold | see, fold, see & weak, can_put & weak)
-        for e, flag in enumerate(events):
-            decision_counts[:, e] += np.bincount(who[flag], minlength=2)
-        column = np.where(can_put, np.where(put, 0, 1), np.where(fold, 3, 2))
-        decile = np.minimum((view.strength * 10.0).astype(np.int64), 9)
-        k = np.flatnonzero(can_put | fold | see)
-        by_decile += np.bincount(who[k] * 40 + decile[k] * 4 + column[k], minlength=80).reshape(
-            2, 40
+    blocks = _blocks(all_seat_agent, all_group, _PUT_CHUNK, make_engine or BatchedPut, config, seed)
+    for seat_agent, group, engine in blocks:
+        here = len(seat_agent)
+        for agent in agents:
+            agent.reset_rows(np.arange(2 * here))
+        hand_samples: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        bluffed = np.zeros((here, 2), bool)  # seat called a Put with a weak hand this hand
+        payoff = np.zeros((here, 2))
+        live = np.arange(here)
+        while live.size:
+            seats, who, obs, masks, actions = _decide(engine, live, seat_agent, agents)
+            decisions += live.size
+            # before the step: what PutCollector.before_action counts
+            view.load(obs)
+            weak = view.strength < WEAK_BELOW
+            can_put = masks[:, PUT] == 1
+            put = can_put & (actions == PUT)
+            fold = ~can_put & (actions == FOLD)
+            see = ~can_put & (actions == SEE)
+            events = (can_put, put, put & weak, fold | see, fold, see & weak, can_put & weak)
+            for e, flag in enumerate(events):
+                decision_counts[:, e] += np.bincount(who[flag], minlength=2)
+            column = np.where(can_put, np.where(put, 0, 1), np.where(fold, 3, 2))
+            decile = np.minimum((view.strength * 10.0).astype(np.int64), 9)
+            k = np.flatnonzero(can_put | fold | see)
+            cells = who[k] * 40 + decile[k] * 4 + column[k]
+            by_decile += np.bincount(cells, minlength=80).reshape(2, 40)
+            bluffed[live[put & weak], seats[put & weak]] = True
+            before = engine.hands_played[live]
+            rewards, _ = engine.step(live, actions)
+            payoff[live] += rewards
+            done = live[engine.hands_played[live] > before]
+            if done.size:  # PutCollector._end_hand, for every hand that just ended
+                unit, points = engine.last_unit[done], engine.last_points[done].astype(np.float64)
+                folded = engine.last_folded[done].any(axis=1)
+                caller = engine.last_caller[done]
+                for seat in (0, 1):
+                    a = seat_agent[done, seat]
+                    value = np.where(unit < 0, 0.0, np.where(unit == seat, points, -points))
+                    hand_samples.append((a, group[done], np.full(done.size, seat), value))
+                    won_put = (caller == seat) & folded
+                    flags = (
+                        np.ones(done.size, bool),
+                        won_put,
+                        won_put & bluffed[done, seat],
+                        ~folded,
+                        ~folded & (unit == seat),
+                    )
+                    for e, flag in enumerate(flags):
+                        hand_counts[:, e] += np.bincount(a[flag], minlength=2)
+                bluffed[done] = False
+            live = live[engine.current[live] >= 0]
+        for seat in (0, 1):
+            for a in (0, 1):
+                k = np.flatnonzero(seat_agent[:, seat] == a)
+                seat_ids = np.full(k.size, seat)
+                store.extend("payoff", a, group[k], seat_ids, payoff[k, seat])
+                store.extend("match_win", a, group[k], seat_ids, engine.winner[k] == seat)
+        agent_of, groups, seat_of, values = (
+            np.concatenate(x) for x in zip(*hand_samples, strict=True)
         )
-        bluffed[live[put & weak], seats[put & weak]] = True
-        before = engine.hands_played[live]
-        rewards, _ = engine.step(live, actions)
-        payoff[live] += rewards
-        done = live[engine.hands_played[live] > before]
-        if done.size:  # PutCollector._end_hand, for every hand that just ended
-            unit, points = engine.last_unit[done], engine.last_points[done].astype(np.float64)
-            folded = engine.last_folded[done].any(axis=1)
-            caller = engine.last_caller[done]
-            for seat in (0, 1):
-                a = seat_agent[done, seat]
-                value = np.where(unit < 0, 0.0, np.where(unit == seat, points, -points))
-                hand_samples.append((a, group[done], np.full(done.size, seat), value))
-                won_put = (caller == seat) & folded
-                flags = (
-                    np.ones(done.size, bool),
-                    won_put,
-                    won_put & bluffed[done, seat],
-                    ~folded,
-                    ~folded & (unit == seat),
-                )
-                for e, flag in enumerate(flags):
-                    hand_counts[:, e] += np.bincount(a[flag], minlength=2)
-            bluffed[done] = False
-        live = live[engine.current[live] >= 0]
+        for a in (0, 1):
+            k = np.flatnonzero(agent_of == a)
+            store.extend("points_per_hand", a, groups[k], seat_of[k], values[k])
     seconds = time.perf_counter() - started
 
-    collector = PutCollector(None, 2)
-    store = collector.metrics
-    for seat in (0, 1):
-        for a in (0, 1):
-            k = np.flatnonzero(seat_agent[:, seat] == a)
-            seat_ids = np.full(k.size, seat)
-            store.extend("payoff", a, group[k], seat_ids, payoff[k, seat])
-            store.extend("match_win", a, group[k], seat_ids, engine.winner[k] == seat)
-    agent_of, groups, seat_of, values = (np.concatenate(x) for x in zip(*hand_samples, strict=True))
-    for a in (0, 1):
-        k = np.flatnonzero(agent_of == a)
-        store.extend("points_per_hand", a, groups[k], seat_of[k], values[k])
     for a, counts in enumerate(collector.counts):
         for e, name in enumerate(_DECISION_EVENTS):
             setattr(counts, name, int(decision_counts[a, e]))
@@ -278,12 +306,13 @@ def _run_brag(
     agent_spec: str, opponent_spec: str, n: int, seed: int, env_config: dict[str, Any] | None
 ) -> dict[str, Any]:
     from agents.registry import parse_spec
+    from brag_env.evaluation import episodes_for
 
     options = dict(env_config or {})
     options.setdefault("num_players", 4)  # brag_v1's default table, as run_headsup
     p = int(options["num_players"])
     specs = [parse_spec(s, "brag") for s in [agent_spec] + [opponent_spec] * (p - 1)]
-    result = _brag_tournament(specs, n, seed, options)
+    result = _brag_tournament(specs, episodes_for("brag", n, options), seed, options)
     estimate = result.agents[0].payoff  # one sample per hand: its chip change over the unit
     return {
         "metric": f"payoff ({result.payoff_unit})",
@@ -301,12 +330,14 @@ def _brag_tournament(
     options: dict[str, Any],
     make_engine: Callable[..., Any] | None = None,
 ) -> Any:
-    """Brag, 2-8 seats, one-hand sessions: ``run_tournament`` with ``BragCollector``'s
-    payoffs and behaviour statistics. The loop keeps, per table and seat, the flags the
-    collector keeps for one hand and hands it the same decision and hand records
-    (``brag_stats.DECISION_FIELDS``, ``HAND_FIELDS``), which it counts with the same code.
-    ``make_engine`` ``(tables, config, seed)`` replaces ``BatchedBrag`` (tests deal the
-    scalar run's cards)."""
+    """Brag, 2-8 seats, sessions of any length: ``run_tournament`` with ``BragCollector``'s
+    payoffs and behaviour statistics. Each table plays one session (episode). The loop keeps,
+    per table and seat, the flags the collector keeps for the hand being played, hands it the
+    same decision and hand records (``brag_stats.DECISION_FIELDS``, ``HAND_FIELDS``), which it
+    counts with the same code, and clears them when a hand ends inside a session. The payoff
+    samples are the collector's: one per hand and seat (a seat sitting out: 0), each session
+    one unit. ``make_engine`` ``(tables, config, seed)`` replaces ``BatchedBrag`` (tests deal
+    the scalar run's cards)."""
     from agents import make_agent, table_info
     from brag_env.brag.batched import BLIND, OPEN, BatchedBrag
     from brag_env.brag.rules import FIRST_RAISE, FOLD, LOOK, SEE, STAY, BragConfig
@@ -325,57 +356,48 @@ def _brag_tournament(
     n = adapter.num_players(len(parsed), options)
     table_options = {**options, "num_players": n}
     config = BragConfig.from_dict(table_options)
-    if config.hands_per_session != 1:  # the loop below ends each table after one hand
-        raise ValueError(
-            f"the batched Brag evaluator plays one-hand sessions, got hands_per_session="
-            f"{config.hands_per_session}; use the scalar evaluator (evaluate.py --no-batched)"
-        )
     schedule = make_schedule(n, episodes, seed)
-    tables = len(schedule)
     rngs = agent_seeds(seed, n)
     table = table_info("brag", **table_options)
     agents = [make_agent(spec, table, rngs[i]) for i, spec in enumerate(parsed)]
     all_seat_agent = np.array([e.seats for e in schedule], np.int64)  # (tables, n): agent per seat
     all_group = np.array([e.group for e in schedule], np.int64)
     collector = BragCollector(None, n, config)
-    store = collector.metrics
     cover_id, keep_id = config.cover_action, config.keep_old_hand_action
+    choice_ids = np.array([keep_id, config.take_new_hand_action])
     seat_ids = np.arange(n)
 
     started = time.perf_counter()
     decisions = 0
     make = make_engine or (lambda t, c, s: BatchedBrag(t, c, seed=s))
-    engine = None
-    # At most _BRAG_CHUNK tables at once: memory stays flat however many hands are asked for
-    # (the engine's deal stream runs on from one block to the next).
-    for first in range(0, tables, _BRAG_CHUNK):
-        block = slice(first, min(first + _BRAG_CHUNK, tables))
-        seat_agent, group = all_seat_agent[block], all_group[block]
+    for seat_agent, group, engine in _blocks(
+        all_seat_agent, all_group, _BRAG_CHUNK, make, config, seed
+    ):
         here = len(seat_agent)
-        if engine is None:
-            engine = make(here, config, np.random.SeedSequence([seed, _DEALS_TAG]))
-        engine.reset()
         for agent in agents:
             agent.reset_rows(np.arange(n * here))
-        # what BragCollector keeps per seat for the hand, per table
+        # what BragCollector keeps per seat for the hand being played, per table
         looked, played_blind, folded, raised, saw, covered, faced_raise = (
             np.zeros((here, n), bool) for _ in range(7)
         )
+        hand_flags = (looked, played_blind, folded, raised, saw, covered)
         blind_moves = np.zeros((here, n), np.int64)
-        payoff = np.zeros((here, n))
+        ended_hands: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # table, hand, deltas
         live = np.arange(here)
         while live.size:
             seats, who, _, masks, actions = _decide(engine, live, seat_agent, agents)
             decisions += live.size
-            # the decision record, as BragCollector.before_action writes it
+            # the decision record, as BragCollector.before_action writes it; a B19 keep/take
+            # choice writes none (it only changes the hand whose strength is measured)
             status = engine.status[live, seats]
             blind = status == BLIND
+            choice = np.isin(actions, choice_ids)
             look = actions == LOOK
-            forced = ~look & (masks.sum(axis=1) == 1)
+            forced = ~look & ~choice & (masks.sum(axis=1) == 1)
             cover = (
                 ~look & ~forced & (actions == cover_id) if cover_id >= 0 else np.zeros_like(look)
             )
-            bet = ~(look | forced | cover)
+            bet = ~(look | forced | cover | choice)
             kind = np.select([look, forced, cover], [LOOKED, FORCED, COVERED], BET)
             column = np.select([actions == FOLD, actions == STAY, actions == SEE], [0, 1, 3], 2)
             decile = np.minimum((engine.percentile[live, seats] * 10.0).astype(np.int64), 9)
@@ -394,7 +416,7 @@ def _brag_tournament(
                 ],
                 axis=1,
             )
-            collector.add_decisions(records)
+            collector.add_decisions(records[~choice] if choice.any() else records)
             # the per-seat flags of the hand
             looked[live[look], seats[look]] = True
             moved = bet & (actions != FOLD) & blind
@@ -407,20 +429,29 @@ def _brag_tournament(
             see_open, raise_open = opened & (actions == SEE), opened & (column == 2)
             saw[live[see_open], seats[see_open]] = True
             raised[live[raise_open], seats[raise_open]] = True
-            done_turn = ~look  # the seat's last event: a raise after it is one it faces
+            done_turn = ~(look | choice)  # the seat's last event: a raise after it is one it faces
             faced_raise[live[done_turn], seats[done_turn]] = False
             up = (actions >= FIRST_RAISE) & (actions < keep_id)
             faced_raise[live[up]] |= seat_ids[None, :] != seats[up][:, None]
+            # Only a fold, a cover or a see ends a hand: what the hand records need of it,
+            # read before the step (in a session the next hand is dealt at once).
+            ending = np.flatnonzero(np.isin(actions, (FOLD, SEE, cover_id)))
+            hand_end = _HandEnd(engine, live[ending], seats[ending], actions[ending], cover_id)
+            before = engine.hands_played[live]
             rewards, over = engine.step(live, actions)
-            payoff[live] += rewards
-            if over.any():
-                hand_flags = (looked, played_blind, folded, raised, saw, covered)
-                end = live[over], seats[over], actions[over] == SEE
-                _brag_hands_over(engine, collector, *end, seat_agent, hand_flags)
+            ended = engine.hands_played[live] > before
+            if ended.any():
+                done = live[ended]
+                hand_end.keep(ended[ending])
+                if hand_end.rows.size != done.size:  # the engine ended a hand another way
+                    raise RuntimeError("a Brag hand ended on a move other than fold/cover/see")
+                _brag_hands_over(engine, collector, hand_end, seat_agent, hand_flags)
+                ended_hands.append((done, before[ended], rewards[ended]))
+                for flag in (*hand_flags, faced_raise):  # a new hand of the session starts
+                    flag[done] = False
+                blind_moves[done] = 0
             live = live[~over]
-        for a in range(n):
-            t, s_ = np.nonzero(seat_agent == a)  # table-major: the scalar run's order of samples
-            store.extend("payoff", a, group[t], s_, payoff[t, s_] / collector.unit)
+        _brag_payoffs(collector, ended_hands, seat_agent, group)
     seconds = time.perf_counter() - started
 
     return tournament_result(
@@ -428,37 +459,85 @@ def _brag_tournament(
     )
 
 
-def _brag_hands_over(engine, collector, done, seer, by_see, seat_agent, flags) -> None:
-    """``BragCollector._end_hand``'s hand records for the tables whose hand just ended:
-    the winner of the betting (the see's, or the last seat in), then B16's covered pots from
-    the last closed outwards, each to the better of its coverer and the winner so far."""
-    from brag_env.brag.batched import BLIND
+def _brag_payoffs(collector, ended_hands, seat_agent, group) -> None:
+    """``BragCollector``'s payoff samples of one block of sessions: per agent, one per hand
+    (its seat's chip change over the collector's unit), session by session and hand by hand
+    (the scalar run's order, so that the sums are the same floats)."""
+    if not ended_hands:
+        return
+    t, hand, deltas = (np.concatenate(x) for x in zip(*ended_hands, strict=True))
+    order = np.lexsort((hand, t))
+    t, deltas = t[order], deltas[order]
+    k = np.arange(t.size)
+    for a in range(seat_agent.shape[1]):
+        seat = (seat_agent[t] == a).argmax(axis=1)
+        values = deltas[k, seat] / collector.unit
+        collector.metrics.extend("payoff", a, group[t], seat, values)
 
+
+class _HandEnd:
+    """The state a hand's records are made from, taken before the step that may end it
+    (a fold, a cover or a see): who is still in and every seat's hand once the move is made,
+    the covers in order (B16) and who sits the hand out (B16)."""
+
+    def __init__(self, engine, rows, seats, actions, cover_id) -> None:
+        from brag_env.brag.batched import BLIND, SITTING_OUT
+        from brag_env.brag.rules import FOLD, SEE
+
+        k = rows.size
+        ks = np.arange(k)
+        self.rows, self.seer = rows, seats
+        status = engine.status[rows]
+        self.inn = status >= BLIND
+        out = (actions == FOLD) | (actions == cover_id)
+        self.inn[ks[out], seats[out]] = False  # the move's own effect (B12, B16)
+        self.sat_out = status == SITTING_OUT
+        self.by_see = actions == SEE
+        self.strength = engine.strength[rows]
+        self.percentile = engine.percentile[rows]
+        self.num_covers = engine.num_covers[rows].copy()
+        self.cover_order = engine.cover_order[rows]
+        c = np.flatnonzero(actions == cover_id) if cover_id >= 0 else ks[:0]
+        self.cover_order[c, self.num_covers[c]] = seats[c]
+        self.num_covers[c] += 1
+
+    def keep(self, ended: np.ndarray) -> None:
+        """Only the tables whose hand did end."""
+        for name, value in vars(self).items():
+            setattr(self, name, value[ended])
+
+
+def _brag_hands_over(engine, collector, end: _HandEnd, seat_agent, flags) -> None:
+    """``BragCollector._end_hand``'s hand records for the tables whose hand just ended: the
+    winner of the betting (the see's, or the last seat in), then B16's covered pots from the
+    last closed outwards, each to the better of its coverer and the winner so far; nobody
+    wins a pot carried to the next deal (B15). A seat sitting the hand out has no record."""
+    done, seer, by_see = end.rows, end.seer, end.by_see
     k, n = done.size, engine.num_players
     ks = np.arange(k)
-    strength = engine.strength[done]
-    inn = engine.status[done] >= BLIND  # after a see, both players; else the last one in
-    other = inn.copy()
+    strength = end.strength
+    other = end.inn.copy()  # after a see, both players; else the last one in
     other[ks, seer] = False
     seen = np.where(by_see, other.argmax(axis=1), -1)
     beats = strength[ks, seer] > strength[ks, np.maximum(seen, 0)]
-    lone = np.where(by_see, np.where(beats, seer, seen), inn.argmax(axis=1))
+    lone = np.where(by_see, np.where(beats, seer, seen), end.inn.argmax(axis=1))
     champion = lone.copy()
     cover_won = np.zeros((k, n), bool)
-    covers = engine.num_covers[done]
+    covers = end.num_covers
     for j in range(int(covers.max(initial=0)) - 1, -1, -1):
         has = covers > j
-        coverer = engine.cover_order[done, j]
+        coverer = end.cover_order[ks, j]
         better = has & (strength[ks, coverer] > strength[ks, champion])
         champion = np.where(better, coverer, champion)
         cover_won[ks[better], coverer[better]] = True
+    carried = engine.carry_in[done] > 0  # B15: the pot stays on the table, nobody won it
     seat = np.arange(n)[None, :]
-    won = seat == champion[:, None]
+    won = (seat == champion[:, None]) & ~carried[:, None]
     showdown = by_see[:, None] & ((seat == seer[:, None]) | (seat == seen[:, None]))
     looked, played_blind, folded, raised, saw, covered = (f[done] for f in flags)
     columns = [
         seat_agent[done],
-        engine.percentile[done],
+        end.percentile,
         looked,
         played_blind,
         folded,
@@ -470,10 +549,10 @@ def _brag_hands_over(engine, collector, done, seer, by_see, seat_agent, flags) -
         showdown,
         np.broadcast_to((covers > 0)[:, None], (k, n)),
         cover_won,
-        np.zeros((k, n), bool),  # B15: a pot never carries out of a one-hand session
+        np.broadcast_to(carried[:, None], (k, n)),
     ]
     records = np.stack([np.asarray(c, np.float64) for c in columns], axis=2)
-    collector.add_hands(records.reshape(k * n, len(columns)))
+    collector.add_hands(records[~end.sat_out])
 
 
 #: game -> (runner, options check, table sizes it plays)

@@ -112,7 +112,7 @@ def build_parser(prog: str = _PROG) -> argparse.ArgumentParser:
         "--no-batched",
         action="store_true",
         help="play on the scalar env even when every agent supports the batched engine "
-        "(heads-up Put, one-hand Brag sessions; docs/evaluation.md)",
+        "(heads-up Put, Three-card Brag; docs/evaluation.md)",
     )
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     return p

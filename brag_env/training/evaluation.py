@@ -34,7 +34,7 @@ def evaluate_model(
     """One result dict per opponent: ``opponent, metric, mean, ci_low, ci_high, n, seconds``.
 
     ``batched``: play each opponent's matches on the batched engine when it supports them
-    (``brag_env.evaluation.batched``: heads-up Put, one-hand Brag), else as usual.
+    (``brag_env.evaluation.batched``: heads-up Put, Three-card Brag), else as usual.
     """
     spec = f"{model_path}:deterministic=true" if deterministic else str(model_path)
     results = []
