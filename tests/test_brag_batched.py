@@ -288,6 +288,21 @@ def test_observe_refuses_rows_and_seats_out_of_range():
         game.observe(np.array([0, 1]), np.array([0, -1]))  # -1: a finished session's seat
     with pytest.raises(ValueError, match="seats must be one seat"):
         game.observe(np.array([0, 1]), np.array([0]))
+    with pytest.raises(ValueError, match="seats must be one seat"):
+        game.observe(np.array([1]), np.array([1.7]))  # not cast to seat 1
+    with pytest.raises(ValueError, match="rows must be a 1-d array of table numbers, got float64"):
+        game.observe(np.array([1.7]), np.array([0]))  # not cast to table 1
+    with pytest.raises(ValueError, match=r"rows must be table numbers 0\.\.3"):
+        game.masks(np.array([-1]))  # not the last table
+    legal = int(np.flatnonzero(game.masks(np.array([0]))[0])[0])
+    with pytest.raises(ValueError, match=r"rows must be table numbers 0\.\.3"):
+        game.step(np.array([-1]), np.array([legal]))
+    with pytest.raises(ValueError, match="actions must be one integer action per row"):
+        game.step(np.array([0]), np.array([legal + 0.5]))
+    with pytest.raises(ValueError, match="actions must be one integer action per row"):
+        game.step(np.array([0, 1]), np.array([legal]))
+    with pytest.raises(ValueError, match="rows must be a 1-d array"):
+        game.reset(np.array([[0]]))
 
 
 def _session(config, top, dealer):
@@ -391,6 +406,25 @@ def test_reset_refuses_decks_and_dealers_that_are_not_a_stacked_deal():
         game.reset(decks=np.stack([deck, deck]) % 51)
     with pytest.raises(ValueError, match=r"dealers must be seats 0\.\.2"):
         game.reset(decks=decks, dealers=np.array([0, 3]))
+    with pytest.raises(ValueError, match=r"decks must have shape \(2, 52\), got \(1, 52\)"):
+        game.reset(decks=decks[:1])
+    with pytest.raises(ValueError, match=r"dealers must have shape \(2,\)"):
+        game.reset(decks=decks, dealers=np.array([0, 1, 2]))
     one_hand = BatchedBrag(2, BragConfig(num_players=3), seed=0)
     with pytest.raises(ValueError, match="only for hands_per_session > 1"):
         one_hand.reset(decks=decks)
+
+
+def test_a_refused_reset_draws_nothing():
+    """The checks come before the draws: the deal stream goes on as if the call never was."""
+    config = BragConfig(num_players=3, hands_per_session=5)
+    refused, fresh = BatchedBrag(2, config, seed=4), BatchedBrag(2, config, seed=4)
+    with pytest.raises(ValueError, match="dealers must be integers"):
+        refused.reset(dealers=np.array([0.5, 1.0]))
+    with pytest.raises(ValueError, match="decks must be permutations"):
+        refused.reset(decks=np.zeros((2, NUM_CARDS), np.int64))
+    refused.reset()
+    fresh.reset()
+    assert refused.deck.tolist() == fresh.deck.tolist()
+    assert refused.dealer.tolist() == fresh.dealer.tolist()
+    assert refused.hands.tolist() == fresh.hands.tolist()

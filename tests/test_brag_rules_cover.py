@@ -199,12 +199,22 @@ def test_B15_unopened_pot_carries_even_for_an_open_lone_player():
     assert not result.keep_offer and game.pot == 6 and not game.choosing  # 3 carried + 3 antes
 
 
-def test_B8_B15_a_carried_pot_takes_the_antes_ante_mode_asks_for():
-    """docs/rules.md's reading of B15's "everyone antes again": the next deal's usual antes,
-    none under ante_mode="none"."""
-    game = start([NINE, ACES, JACKS], hands_per_session=3, blind_alone="carries", ante_mode="none")
+@pytest.mark.parametrize(
+    ("ante_mode", "pot", "chips"),
+    [
+        ("every_hand", 7, [198, 197, 198]),  # the carried 4 and three new antes
+        ("after_prial", 4, [199, 198, 199]),  # a hand that carries shows no prial: no ante
+        ("none", 1, [200, 199, 200]),
+    ],
+)
+def test_B8_B15_a_carried_pot_takes_the_antes_ante_mode_asks_for(ante_mode, pot, chips):
+    """docs/rules.md's reading of B15's "everyone antes again": the next deal's usual antes."""
+    game = start(
+        [NINE, ACES, JACKS], hands_per_session=3, blind_alone="carries", ante_mode=ante_mode
+    )
     (result,) = apply_names(game, ["stay", "fold", "fold"])  # seat 1 blind, left alone
-    assert result.carried == 1 and game.pot == 1 and game.chips == [200, 199, 200]
+    assert result.carried == pot - (3 if ante_mode == "every_hand" else 0)
+    assert game.pot == pot and game.chips == chips and game.choosing
 
 
 def test_B15_B19_no_keep_choice_without_blind_keep_hand():

@@ -279,7 +279,8 @@ def _run_dirs(words: list[str]) -> tuple[set[str], set[str]]:
     for i, word in enumerate(words):
         if "runs/" not in word:
             continue
-        name = "/".join(Path(word).parts[:2])
+        path = word.rpartition("=")[2]  # a value, as in --set br.init=runs/NAME/model.zip
+        name = "/".join(Path(path[path.index("runs/") :]).parts[:2])
         (writes if i and words[i - 1] in ("--out", "-o") else reads).add(name)
     if words[:2] == ["python", "train.py"] and not writes:
         config = words[words.index("--config") + 1] if "--config" in words else "put_ppo.yaml"

@@ -30,6 +30,10 @@ def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
         (["--game", "put", "--agents", *["random"] * 5], "put needs 2 to 4 agents"),
         (["--game", "brag", "--agents", "random", "random", "--option", "ante"], "bad --option"),
         (["--game", "brag", "--agents", "random", "random", "--option", "ante=-1"], "ante"),
+        (
+            ["--game", "brag", "--agents", "random", "random", "--option", "hands_per_session=x"],
+            "hands_per_session must be an integer, got 'x'",
+        ),
         pytest.param(
             ["--game", "brag", "--agents", "random", "random", "--matches", "5"],
             "use --hands",

@@ -221,7 +221,7 @@ class BatchedBrag:
         """Start new sessions on ``rows`` (default: every table). In multi-hand sessions
         ``decks`` (one permutation of the 52 cards per row, top first) and ``dealers`` (the
         first hand's) may stack the deal, as ``brag_v1``'s ``deck`` and ``dealer`` options."""
-        rows = self._table_ids if rows is None else np.asarray(rows, np.int64)
+        rows = self._table_ids if rows is None else self._checked_rows(rows)
         if rows.size == 0:
             return
         self._masks_of = None
@@ -330,22 +330,10 @@ class BatchedBrag:
 
     def _new_sessions(self, rows: np.ndarray, decks=None, dealers=None) -> None:
         """B7/B17/B18: starting stacks, a drawn dealer, a shuffled deck, the first hand."""
+        decks, dealers = self._stacked(rows, decks, dealers)  # checked before any draw
         keys = self.rng.random((rows.size, NUM_CARDS))
-        dealer = self._draw_dealers(rows)
-        for name, given in (("decks", decks), ("dealers", dealers)):
-            if given is not None and not np.issubdtype(np.asarray(given).dtype, np.integer):
-                raise ValueError(f"{name} must be integers, got {np.asarray(given).dtype}")
-        if dealers is not None:
-            dealer = np.asarray(dealers, np.int64).reshape(rows.size)
-            if ((dealer < 0) | (dealer >= self.num_players)).any():
-                raise ValueError(f"dealers must be seats 0..{self.num_players - 1}")
-        if decks is None:
-            self.deck[rows] = keys.argsort(axis=1)  # a uniform permutation
-        else:
-            decks = np.asarray(decks, np.int64).reshape(rows.size, NUM_CARDS)
-            if not (np.sort(decks, axis=1) == np.arange(NUM_CARDS)).all():
-                raise ValueError("decks must be permutations of the 52 cards, one per row")
-            self.deck[rows] = decks
+        dealer = self._draw_dealers(rows) if dealers is None else dealers
+        self.deck[rows] = keys.argsort(axis=1) if decks is None else decks  # a uniform order
         self.deck_head[rows] = 0
         self.deck_len[rows] = NUM_CARDS
         self.chips[rows] = self.config.starting_chips
@@ -356,6 +344,41 @@ class BatchedBrag:
         self.keeper[rows] = -1
         self.state[rows] = 0.0  # nothing shown yet
         self._start_hands(rows, dealer)
+
+    def _stacked(self, rows: np.ndarray, decks, dealers) -> tuple:
+        """``reset``'s ``decks`` and ``dealers`` as int64 arrays (or None), or the one-line
+        ``ValueError`` saying what is wrong with them."""
+        if decks is not None:
+            given = np.asarray(decks)
+            if not np.issubdtype(given.dtype, np.integer):
+                raise ValueError(f"decks must be integers, got {given.dtype}")
+            if given.shape != (rows.size, NUM_CARDS):
+                raise ValueError(f"decks must have shape ({rows.size}, 52), got {given.shape}")
+            decks = given.astype(np.int64)
+            if not (np.sort(decks, axis=1) == np.arange(NUM_CARDS)).all():
+                raise ValueError("decks must be permutations of the 52 cards, one per row")
+        if dealers is not None:
+            given = np.asarray(dealers)
+            if not np.issubdtype(given.dtype, np.integer):
+                raise ValueError(f"dealers must be integers, got {given.dtype}")
+            if given.shape != (rows.size,):
+                raise ValueError(f"dealers must have shape ({rows.size},), got {given.shape}")
+            dealers = given.astype(np.int64)
+            if ((dealers < 0) | (dealers >= self.num_players)).any():
+                raise ValueError(f"dealers must be seats 0..{self.num_players - 1}")
+        return decks, dealers
+
+    def _checked_rows(self, rows) -> np.ndarray:
+        """``rows`` as int64 table numbers, or the one-line ``ValueError`` (a float or an
+        out-of-range row would otherwise be cast or wrap round to another table)."""
+        given = np.asarray(rows)
+        if given.ndim != 1 or (given.size and not np.issubdtype(given.dtype, np.integer)):
+            raise ValueError(
+                f"rows must be a 1-d array of table numbers, got {given.dtype} {given.shape}"
+            )
+        if given.size and (given.min() < 0 or given.max() >= self.n):
+            raise ValueError(f"rows must be table numbers 0..{self.n - 1}")
+        return given.astype(np.int64, copy=False)
 
     def _shuffle(self, rows: np.ndarray) -> None:
         """B18: the cards in each deck in a new uniform order (cards out of it stay out)."""
@@ -580,7 +603,7 @@ class BatchedBrag:
 
     def masks(self, rows: np.ndarray | None = None) -> np.ndarray:
         """int8 legal-action masks of the seat to act (all zero on finished tables)."""
-        rows = self._table_ids if rows is None else np.asarray(rows, np.int64)
+        rows = self._table_ids if rows is None else self._checked_rows(rows)
         cfg = self.config
         out = np.zeros((rows.size, self.num_actions), np.int8)
         live = self.current[rows] >= 0
@@ -627,8 +650,13 @@ class BatchedBrag:
         rewards (k, n) per seat of this step (every seat's chip change when its hand ends, as
         brag_v1 pays them) and whether the session ended. An illegal action raises
         ``ValueError`` before anything changes."""
-        rows = np.asarray(rows, np.int64)
-        actions = np.asarray(actions, np.int64)
+        rows = self._checked_rows(rows)
+        given = np.asarray(actions)
+        if given.shape != rows.shape or (given.size and not np.issubdtype(given.dtype, np.integer)):
+            raise ValueError(
+                f"actions must be one integer action per row, got {given.dtype} {given.shape}"
+            )
+        actions = given.astype(np.int64, copy=False)
         known, self._masks_of = self._masks_of, None  # the state changes: masks() again
         if known is not None and known[0].shape == rows.shape and np.array_equal(known[0], rows):
             legal = known[1]  # the masks the caller just asked for (the usual loop)
@@ -841,13 +869,19 @@ class BatchedBrag:
         """Each row's observation for ``seats`` (absolute), bit-equal to brag_v1's: the
         state rows, their seat rows rotated to the observer and the observer's private block
         (see the module docstring)."""
-        rows = np.asarray(rows, np.int64)
-        seats = np.asarray(seats, np.int64)
+        rows = self._checked_rows(rows)
+        given = np.asarray(seats)
         k = rows.size
-        if k and (rows.min() < 0 or rows.max() >= self.n):
-            raise ValueError(f"rows must be table numbers 0..{self.n - 1}")
-        bad_seat = k and (seats.min() < 0 or seats.max() >= self.num_players)
-        if seats.shape != rows.shape or bad_seat:  # e.g. -1, a finished session's seat to act
+        bad_seat = given.shape != rows.shape or (
+            k > 0
+            and (
+                not np.issubdtype(given.dtype, np.integer)
+                or given.min() < 0  # e.g. -1, a finished session's seat to act
+                or given.max() >= self.num_players
+            )
+        )
+        seats = given.astype(np.int64, copy=False)
+        if bad_seat:
             raise ValueError(f"seats must be one seat 0..{self.num_players - 1} per row")
         out = np.empty((k, self.obs_size), np.float32) if out is None else out[:k]
         in_order = k == self.n and (rows == self._table_ids).all()

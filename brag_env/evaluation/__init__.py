@@ -58,8 +58,11 @@ def episodes_for(game: str, count: int, options: dict[str, Any] | None = None) -
     if count < 1:
         raise ValueError(f"the number of hands/matches must be at least 1, got {count}")
     if game == "brag":
-        per_session = int((options or {}).get("hands_per_session", 1))
-        return -(-count // max(per_session, 1))
+        from brag_env.brag.rules import BragConfig
+
+        value = (options or {}).get("hands_per_session", 1)  # checked as the env checks it
+        per_session = BragConfig.from_dict({"hands_per_session": value}).hands_per_session
+        return -(-count // per_session)
     return count
 
 
