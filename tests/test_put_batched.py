@@ -116,3 +116,22 @@ def test_deals_are_reproducible_and_legal():
     assert np.array_equal(a.counts, b.counts) and np.array_equal(a.dealer, b.dealer)
     assert (a.counts.sum(axis=(1, 2)) == 6).all()
     assert (a.counts.sum(axis=1) <= 4).all()  # four suits per rank
+
+
+def test_rows_seats_and_actions_that_are_not_table_numbers_are_refused():
+    """No silent cast (1.7 -> 1) or wrap-around (-1 -> the last table or seat)."""
+    game = BatchedPut(4, seed=0)
+    game.reset()
+    legal = int(np.flatnonzero(game.masks(np.array([0]))[0])[0])
+    with pytest.raises(ValueError, match=r"rows must be table numbers 0\.\.3"):
+        game.masks(np.array([-1]))
+    with pytest.raises(ValueError, match=r"rows must be table numbers 0\.\.3"):
+        game.step(np.array([4]), np.array([legal]))
+    with pytest.raises(ValueError, match="rows must be a 1-d array of table numbers, got float64"):
+        game.observe(np.array([1.7]), np.array([0]))
+    with pytest.raises(ValueError, match=r"seats must be one seat 0\.\.1 per row"):
+        game.observe(np.array([0]), np.array([-1]))  # a finished match's seat to act
+    with pytest.raises(ValueError, match="actions must be one integer action per row"):
+        game.step(np.array([0]), np.array([legal + 0.5]))
+    with pytest.raises(ValueError, match="rows must be a 1-d array"):
+        game.reset(np.array([[0]]))

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from brag_env.batched_input import checked_actions, checked_rows, checked_seats
 from brag_env.brag.hands import (
     CATEGORY_NAMES,
     CATEGORY_OF_STRENGTH,
@@ -221,7 +222,7 @@ class BatchedBrag:
         """Start new sessions on ``rows`` (default: every table). In multi-hand sessions
         ``decks`` (one permutation of the 52 cards per row, top first) and ``dealers`` (the
         first hand's) may stack the deal, as ``brag_v1``'s ``deck`` and ``dealer`` options."""
-        rows = self._table_ids if rows is None else self._checked_rows(rows)
+        rows = self._table_ids if rows is None else checked_rows(rows, self.n)
         if rows.size == 0:
             return
         self._masks_of = None
@@ -367,18 +368,6 @@ class BatchedBrag:
             if ((dealers < 0) | (dealers >= self.num_players)).any():
                 raise ValueError(f"dealers must be seats 0..{self.num_players - 1}")
         return decks, dealers
-
-    def _checked_rows(self, rows) -> np.ndarray:
-        """``rows`` as int64 table numbers, or the one-line ``ValueError`` (a float or an
-        out-of-range row would otherwise be cast or wrap round to another table)."""
-        given = np.asarray(rows)
-        if given.ndim != 1 or (given.size and not np.issubdtype(given.dtype, np.integer)):
-            raise ValueError(
-                f"rows must be a 1-d array of table numbers, got {given.dtype} {given.shape}"
-            )
-        if given.size and (given.min() < 0 or given.max() >= self.n):
-            raise ValueError(f"rows must be table numbers 0..{self.n - 1}")
-        return given.astype(np.int64, copy=False)
 
     def _shuffle(self, rows: np.ndarray) -> None:
         """B18: the cards in each deck in a new uniform order (cards out of it stay out)."""
@@ -603,7 +592,7 @@ class BatchedBrag:
 
     def masks(self, rows: np.ndarray | None = None) -> np.ndarray:
         """int8 legal-action masks of the seat to act (all zero on finished tables)."""
-        rows = self._table_ids if rows is None else self._checked_rows(rows)
+        rows = self._table_ids if rows is None else checked_rows(rows, self.n)
         cfg = self.config
         out = np.zeros((rows.size, self.num_actions), np.int8)
         live = self.current[rows] >= 0
@@ -650,13 +639,8 @@ class BatchedBrag:
         rewards (k, n) per seat of this step (every seat's chip change when its hand ends, as
         brag_v1 pays them) and whether the session ended. An illegal action raises
         ``ValueError`` before anything changes."""
-        rows = self._checked_rows(rows)
-        given = np.asarray(actions)
-        if given.shape != rows.shape or (given.size and not np.issubdtype(given.dtype, np.integer)):
-            raise ValueError(
-                f"actions must be one integer action per row, got {given.dtype} {given.shape}"
-            )
-        actions = given.astype(np.int64, copy=False)
+        rows = checked_rows(rows, self.n)
+        actions = checked_actions(actions, rows)
         known, self._masks_of = self._masks_of, None  # the state changes: masks() again
         if known is not None and known[0].shape == rows.shape and np.array_equal(known[0], rows):
             legal = known[1]  # the masks the caller just asked for (the usual loop)
@@ -869,20 +853,9 @@ class BatchedBrag:
         """Each row's observation for ``seats`` (absolute), bit-equal to brag_v1's: the
         state rows, their seat rows rotated to the observer and the observer's private block
         (see the module docstring)."""
-        rows = self._checked_rows(rows)
-        given = np.asarray(seats)
+        rows = checked_rows(rows, self.n)
+        seats = checked_seats(seats, rows, self.num_players)
         k = rows.size
-        bad_seat = given.shape != rows.shape or (
-            k > 0
-            and (
-                not np.issubdtype(given.dtype, np.integer)
-                or given.min() < 0  # e.g. -1, a finished session's seat to act
-                or given.max() >= self.num_players
-            )
-        )
-        seats = given.astype(np.int64, copy=False)
-        if bad_seat:
-            raise ValueError(f"seats must be one seat 0..{self.num_players - 1} per row")
         out = np.empty((k, self.obs_size), np.float32) if out is None else out[:k]
         in_order = k == self.n and (rows == self._table_ids).all()
         for first in range(0, k, _OBSERVE_ROWS):  # a block of the output stays in cache

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from brag_env.batched_input import checked_actions, checked_rows, checked_seats
 from brag_env.cards import NUM_CARDS
 from brag_env.put.game import PHASE_ANSWER, PHASE_OVER, PHASE_PLAY
 from brag_env.put.observation import observation_layout
@@ -152,7 +153,7 @@ class BatchedPut:
 
     def reset(self, rows: np.ndarray | None = None) -> None:
         """Start new matches on ``rows`` (default: every table)."""
-        rows = np.arange(self.n) if rows is None else np.asarray(rows, np.int64)
+        rows = np.arange(self.n) if rows is None else checked_rows(rows, self.n)
         if rows.size == 0:
             return
         self.scores[rows] = 0
@@ -187,7 +188,7 @@ class BatchedPut:
     # ------------------------------------------------------------------ masks
     def masks(self, rows: np.ndarray | None = None) -> np.ndarray:
         """int8 legal-action masks of the seat to act (all zero on finished tables)."""
-        rows = np.arange(self.n) if rows is None else np.asarray(rows, np.int64)
+        rows = np.arange(self.n) if rows is None else checked_rows(rows, self.n)
         out = np.zeros((rows.size, self.num_actions), np.int8)
         phase = self.phase[rows]
         play = phase == PHASE_PLAY
@@ -224,8 +225,8 @@ class BatchedPut:
 
         The kept observations follow move by move (``_Writes``); the tables whose hand ended
         are rewritten whole once the next hand is dealt."""
-        rows = np.asarray(rows, np.int64)
-        actions = np.asarray(actions, np.int64)
+        rows = checked_rows(rows, self.n)
+        actions = checked_actions(actions, rows)
         p = self.current[rows]
         self._check_legal(rows, actions, self.phase[rows], p)
         rewards = np.zeros((rows.size, _SEATS))
@@ -357,12 +358,8 @@ class BatchedPut:
         """Each row's observation for ``seats`` (absolute), as ``PutObserver.set_from``: a
         copy of the kept vectors (``_obs``), which every change of state updates, with the
         ``acting`` field, which changes at every move, written into the copy."""
-        rows = np.asarray(rows, np.int64)
-        seats = np.asarray(seats, np.int64)
-        if rows.size and (rows.min() < 0 or rows.max() >= self.n):
-            raise ValueError(f"rows must be table numbers 0..{self.n - 1}")
-        if (seats & ~1).any():  # e.g. -1, the seat to act of a finished match
-            raise ValueError(f"seats must be 0 or 1, got {sorted(set(seats.tolist()))}")
+        rows = checked_rows(rows, self.n)
+        seats = checked_seats(seats, rows, _SEATS)  # e.g. -1: a finished match's seat to act
         index = rows * _SEATS + seats
         flat = self._obs.reshape(-1, self.obs_size)
         if out is None:
