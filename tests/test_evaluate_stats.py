@@ -75,6 +75,35 @@ def test_metric_store_estimates_over_units():
     np.testing.assert_allclose(counts, [1.0, 2.0])
 
 
+def test_metric_store_keeps_samples_in_order_across_add_and_extend():
+    """Samples added one by one (past a chunk's worth), in bulk and one by one again come back
+    in the order they came, equal to plain lists of them; the arrays handed out are read-only."""
+    rng = np.random.default_rng(0)
+    store = MetricStore(2)
+    want: tuple[list, list, list] = ([], [], [])
+    first = 5000  # more than one pending chunk
+    for i in range(first):
+        g, seat, v = int(rng.integers(300)), i % 2, float(rng.normal())
+        store.add("payoff", 1, g, seat, v)
+        for column, x in zip(want, (g, seat, v), strict=True):
+            column.append(x)
+    g, seats, v = rng.integers(300, size=700), rng.integers(2, size=700), rng.normal(size=700)
+    store.extend("payoff", 1, g, seats, v)
+    for column, x in zip(want, (g.tolist(), seats.tolist(), v.tolist()), strict=True):
+        column.extend(x)
+    store.add("payoff", 1, 3, 0, True)  # a flag counts as 1.0
+    for column, x in zip(want, (3, 0, 1.0), strict=True):
+        column.append(x)
+    assert store.values("payoff", 1).tolist() == want[2]
+    assert store.estimate("payoff", 1) == ratio_ci(*unit_totals(want[0], want[2]))
+    seat_sums = [sum(x for x, s_ in zip(want[2], want[1], strict=True) if s_ == k) for k in (0, 1)]
+    means = store.seat_means("payoff", 1, 2)
+    assert means == pytest.approx([seat_sums[k] / want[1].count(k) for k in (0, 1)])
+    assert store.values("payoff", 0).size == 0
+    with pytest.raises(ValueError, match="read-only"):
+        store.values("payoff", 1)[0] = 9.0
+
+
 def test_the_design_sizes():
     assert [design_size(n) for n in range(2, 9)] == [2, 6, 24, 20, 60, 42, 56]
     assert sorted(seating_design(4)) == sorted(itertools.permutations(range(4)))

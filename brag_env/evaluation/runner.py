@@ -33,34 +33,76 @@ class DuplicateWarning(UserWarning):
     """Duplicate mode cannot replay every deal exactly at this table (the message says why)."""
 
 
+class _Samples:
+    """One agent's samples of one metric as three columns (group, seat, value) kept in numpy
+    chunks: as Python lists of ints and floats they took about four times the memory."""
+
+    _PENDING = 4096  # samples ``add`` gathers before they become a chunk
+
+    def __init__(self) -> None:
+        self._chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self._pending: tuple[list[int], list[int], list[float]] = ([], [], [])
+
+    def add(self, group: int, seat: int, value: float) -> None:
+        groups, seats, values = self._pending
+        groups.append(group)
+        seats.append(seat)
+        values.append(value)
+        if len(values) >= self._PENDING:
+            self._flush()
+
+    def extend(self, groups, seats, values) -> None:
+        self._flush()  # the samples stay in the order they came
+        self._chunks.append(_columns(groups, seats, values))
+
+    def _flush(self) -> None:
+        if self._pending[2]:
+            self._chunks.append(_columns(*self._pending))
+            self._pending = ([], [], [])
+
+    def columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every sample so far, in order: groups, seats (int64), values (float64)."""
+        self._flush()
+        if not self._chunks:
+            return _columns([], [], [])
+        if len(self._chunks) > 1:  # joined once, kept joined
+            groups, seats, values = zip(*self._chunks, strict=True)
+            self._chunks = [(np.concatenate(groups), np.concatenate(seats), np.concatenate(values))]
+        for column in self._chunks[0]:
+            column.flags.writeable = False  # the store's own arrays, handed out
+        return self._chunks[0]
+
+
+def _columns(groups, seats, values) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return (
+        np.array(groups, dtype=np.int64),
+        np.array(seats, dtype=np.int64),
+        np.array(values, dtype=np.float64),
+    )
+
+
 class MetricStore:
     """Samples per metric and agent, each tagged with its deal group and seat."""
 
     def __init__(self, num_agents: int) -> None:
         self.num_agents = num_agents
-        self._data: dict[str, list[tuple[list[int], list[int], list[float]]]] = {}
+        self._data: dict[str, list[_Samples]] = {}
 
-    def _lists(self, metric: str, agent: int) -> tuple[list[int], list[int], list[float]]:
+    def _samples(self, metric: str, agent: int) -> _Samples:
         rows = self._data.get(metric)
         if rows is None:
-            rows = self._data[metric] = [([], [], []) for _ in range(self.num_agents)]
+            rows = self._data[metric] = [_Samples() for _ in range(self.num_agents)]
         return rows[agent]
 
     def add(self, metric: str, agent: int, group: int, seat: int, value: float) -> None:
         """One sample of ``metric`` for ``agent``; ``group`` is its unit (episode or deal group)."""
-        groups, seats, values = self._lists(metric, agent)
-        groups.append(group)
-        seats.append(seat)
-        values.append(value)
+        self._samples(metric, agent).add(group, seat, value)
 
     def extend(
         self, metric: str, agent: int, groups: np.ndarray, seats: np.ndarray, values: np.ndarray
     ) -> None:
         """Many samples of ``metric`` for ``agent`` at once (``add`` for each, in order)."""
-        have_groups, have_seats, have_values = self._lists(metric, agent)
-        have_groups.extend(np.asarray(groups, np.int64).tolist())
-        have_seats.extend(np.asarray(seats, np.int64).tolist())
-        have_values.extend(np.asarray(values, np.float64).tolist())
+        self._samples(metric, agent).extend(groups, seats, values)
 
     @property
     def metrics(self) -> list[str]:
@@ -69,22 +111,20 @@ class MetricStore:
     def values(self, metric: str, agent: int) -> np.ndarray:
         if metric not in self._data:
             return np.zeros(0)
-        return np.asarray(self._data[metric][agent][2], dtype=np.float64)
+        return self._data[metric][agent].columns()[2]
 
     def estimate(self, metric: str, agent: int) -> Estimate:
         """Mean and 95% CI over the units (episodes or deal groups): ``stats.ratio_ci``."""
         if metric not in self._data:
             return ratio_ci([], [])
-        groups, _, values = self._data[metric][agent]
+        groups, _, values = self._data[metric][agent].columns()
         sums, counts = unit_totals(groups, values)
         return ratio_ci(sums, counts)
 
     def seat_means(self, metric: str, agent: int, num_seats: int) -> list[float | None]:
         if metric not in self._data:
             return [None] * num_seats
-        _, seats, values = self._data[metric][agent]
-        s = np.asarray(seats, dtype=np.int64)
-        v = np.asarray(values, dtype=np.float64)
+        _, s, v = self._data[metric][agent].columns()
         counts = np.bincount(s, minlength=num_seats)
         sums = np.bincount(s, weights=v, minlength=num_seats)
         return [float(sums[k] / counts[k]) if counts[k] else None for k in range(num_seats)]
@@ -93,10 +133,7 @@ class MetricStore:
         """Per seat, the mean and 95% CI over the units that put the agent in that seat."""
         if metric not in self._data:
             return [ratio_ci([], []) for _ in range(num_seats)]
-        groups, seats, values = self._data[metric][agent]
-        s = np.asarray(seats, dtype=np.int64)
-        g = np.asarray(groups, dtype=np.int64)
-        v = np.asarray(values, dtype=np.float64)
+        g, s, v = self._data[metric][agent].columns()
         return [ratio_ci(*unit_totals(g[s == k], v[s == k])) for k in range(num_seats)]
 
 
