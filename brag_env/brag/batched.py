@@ -154,8 +154,11 @@ class BatchedBrag:
         # merged: slices are cheaper to write than scattered columns), and their sources.
         moved = np.flatnonzero((perm != perm[0]).any(axis=0))
         cuts = np.flatnonzero(np.diff(moved) > 8) + 1
-        self._moved = [(int(m[0]), int(m[-1]) + 1) for m in np.split(moved, cuts)]
-        self._moved_from = [perm[:, a:b].copy() for a, b in self._moved]
+        # (start, end) of each range and its source columns per observer, perm[me, start:end]
+        self._moved = [
+            ((int(m[0]), int(m[-1]) + 1), perm[:, m[0] : m[-1] + 1].copy())
+            for m in np.split(moved, cuts)
+        ]
         # the history fields (contiguous), most recent event first: (start within the span,
         # width of one event)
         start = off["history_seat"]
@@ -860,17 +863,18 @@ class BatchedBrag:
         in_order = k == self.n and (rows == self._table_ids).all()
         for first in range(0, k, _OBSERVE_ROWS):  # a block of the output stays in cache
             last = min(first + _OBSERVE_ROWS, k)
-            these = slice(first, last) if in_order else rows[first:last]
-            self._observe_block(these, rows[first:last], seats[first:last], out[first:last])
+            block = slice(first, last) if in_order else None
+            self._observe_block(block, rows[first:last], seats[first:last], out[first:last])
         return out
 
-    def _observe_block(self, these, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
-        """``observe`` of a block of rows (``these``: their slice of the tables, or the rows)."""
-        if isinstance(these, slice):
-            np.copyto(out, self.state[these])
+    def _observe_block(self, block, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
+        """``observe`` of a block of rows (``block``: their slice of the tables when they are
+        consecutive tables in order, else None)."""
+        if block is not None:
+            np.copyto(out, self.state[block])
         else:
             np.take(self.state, rows, axis=0, out=out, mode="clip")  # checked: unbuffered
-        moved = list(zip(self._moved, self._moved_from, strict=True))
+        moved = self._moved
         if self.num_players <= 4:  # by observer (seat 0's view is the state row itself):
             for me in range(1, self.num_players):  # faster for few seats, slower for many
                 idx = np.flatnonzero(seats == me)
