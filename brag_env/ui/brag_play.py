@@ -17,7 +17,7 @@ from rich.text import Text
 
 from brag_env import brag_v1
 from brag_env.ui.brag_view import hand_result, standings, table_view
-from brag_env.ui.seating import HistoryWriter, Seating, build_agents
+from brag_env.ui.seating import HistoryWriter, Seating, open_table
 from brag_env.ui.session import TableSession
 from brag_env.ui.terminal import Prompter, plural, print_menu
 from brag_env.ui.turns import brag_decision, brag_news
@@ -31,14 +31,7 @@ class BragSession(TableSession):
     def __init__(
         self, seating: Seating, options: dict[str, Any], seed: int, prompter: Prompter
     ) -> None:
-        n = seating.num_players
-        wanted = options.get("num_players")
-        if wanted is not None and wanted != n:
-            raise ValueError(
-                f"--option num_players={wanted} but the table has {n} seats (you and "
-                f"{n - 1} opponents)"
-            )
-        self.env = brag_v1.raw_env(**{**options, "num_players": n})
+        self.env, self.agents = open_table(seating, brag_v1, options, seed)
         self.game = self.env.game
         self.config = self.env.config
         self.seating = seating
@@ -49,9 +42,6 @@ class BragSession(TableSession):
         self.prompter = prompter
         self.console = prompter.console
         self.history = HistoryWriter(seating, self.config.to_dict())
-        from agents.tables import table_info_from_env
-
-        self.agents = build_agents(seating, table_info_from_env(self.env), seed)
         self.hands_done = 0
 
     # ------------------------------------------------------------------ views

@@ -16,7 +16,7 @@ from rich.text import Text
 
 from brag_env import put_v1
 from brag_env.ui.put_view import SeatCards, hand_result, rank_order_text, table_view, unit_name
-from brag_env.ui.seating import HistoryWriter, Seating, build_agents
+from brag_env.ui.seating import HistoryWriter, Seating, open_table
 from brag_env.ui.session import TableSession
 from brag_env.ui.terminal import Prompter, plural, print_menu, verb
 from brag_env.ui.turns import PutNews, put_decision
@@ -44,16 +44,9 @@ class PutSession(TableSession):
         matches: int,
         prompter: Prompter,
     ) -> None:
-        n = seating.num_players
-        wanted = options.get("num_players")
-        if wanted is not None and wanted != n:
-            raise ValueError(
-                f"--option num_players={wanted} but the table has {n} seats (you and "
-                f"{n - 1} opponents)"
-            )
         if matches < 1:
             raise ValueError(f"--matches must be at least 1, got {matches}")
-        self.env = put_v1.raw_env(**{**options, "num_players": n})
+        self.env, self.agents = open_table(seating, put_v1, options, seed)
         self.game = self.env.game
         self.config = self.env.config
         self.seating = seating
@@ -65,9 +58,6 @@ class PutSession(TableSession):
         self.prompter = prompter
         self.console = prompter.console
         self.history = HistoryWriter(seating, self.config.to_dict())
-        from agents.tables import table_info_from_env
-
-        self.agents = build_agents(seating, table_info_from_env(self.env), seed)
         self.news = PutNews(self.config, self.names, self.human)
         self.wins = [0] * self.config.num_units
         self.matches_done = 0
