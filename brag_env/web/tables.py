@@ -262,7 +262,13 @@ class BragWebTable(WebTable):
             state["table"] = {
                 "heading": f"Hand {view['hand_number'] + 1} of {cfg.hands_per_session}",
                 "seats": self._seats(view),
-                "notes": list(brag_view.table_notes(view, self.human, self.names, cfg).values()),
+                "notes": [  # this hand's events are in the log, in full
+                    text
+                    for key, text in brag_view.table_notes(
+                        view, self.human, self.names, cfg
+                    ).items()
+                    if key != "events"
+                ],
                 "shown_cards": card_list(view["shown_cards"]) or [],
                 "my_cards": card_list(view["own_cards"]),
                 "my_note": brag_view.own_cards_note(view),
