@@ -49,6 +49,7 @@ def play_through(client, app, game_id, rng, check=True, limit=5000):
     raise AssertionError("the game did not end")
 
 
+@pytest.mark.slow  # about 0.5 s: every answer of the session is checked
 def test_brag_session_played_through_the_api(client, app):
     """B17: a whole session of 2 hands, every answer checked for hidden cards."""
     game_id = open_game(client, **brag_form(["brag:tight"], hands="2", seed="5"))
@@ -294,3 +295,34 @@ def test_pages_render(client):
         response = client.get(url)
         assert response.status_code == 200 and "brag-env" in response.text
     assert json.loads(client.get("/api/games/x").text)["error"]
+
+
+def test_a_cover_is_explained(client):
+    """B16: the page explains covering the pot, as the terminal does."""
+    game_id = open_game(
+        client, **brag_form(["brag:bluffer"], seed="0", starting_chips="5", cover_pot="on")
+    )
+    rng = random.Random(3)
+    state = client.get(f"/api/games/{game_id}").json()
+    for _ in range(300):
+        names = [a["name"] for a in state["actions"]]
+        if "cover" in names:
+            break
+        assert state["phase"] != "over", "no cover came up"
+        if state["phase"] == "your_turn":
+            raises = [n for n in names if n.startswith("raise") or n == "stay"]
+            body = {"action": rng.choice(raises or names), "turn": state["turn"]}
+            state = client.post(f"/api/games/{game_id}/act", json=body).json()
+        else:
+            state = client.post(
+                f"/api/games/{game_id}/advance", json={"turn": state["turn"]}
+            ).json()
+    assert "COVER THE POT" in state["reason"]
+
+
+def test_a_simultaneous_put_is_explained(client):
+    """P7: with two opponents the Put button says both answer unseen by each other."""
+    game_id = open_game(client, **put_form(["put:caller", "random"], seed="1"))
+    state = _your_turn(client, game_id, "put")
+    put = next(a for a in state["actions"] if a["name"] == "put")
+    assert "unseen by each other" in put["text"]
