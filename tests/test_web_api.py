@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 from starlette.testclient import TestClient
@@ -326,3 +327,11 @@ def test_a_simultaneous_put_is_explained(client):
     state = _your_turn(client, game_id, "put")
     put = next(a for a in state["actions"] if a["name"] == "put")
     assert "unseen by each other" in put["text"]
+
+
+def test_a_refused_form_keeps_the_other_game_s_defaults(client):
+    """A Put form sent back with its error still shows Brag's blind play ticked (B10)."""
+    response = client.post("/new", data=put_form(["model:no_such_model"], boxes="1"))
+    assert response.status_code == 400
+    assert re.search(r'name="allow_blind"\s+checked', response.text)
+    assert re.search(r'name="simultaneous"\s+checked', response.text)

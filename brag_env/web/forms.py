@@ -85,7 +85,8 @@ class NewGameForm:
             given = [str(s)[:MAX_FIELD].strip() for s in listed if isinstance(s, str)]
             if given:
                 opponents[game] = [s for s in given if s]
-        boxes = "boxes" in data
+        boxes = "boxes" in data  # the posted form had checkboxes: an absent one is unticked
+        brag_boxes, put_boxes = boxes and form.game == "brag", boxes and form.game == "put"
         return replace(
             form,
             opponents=opponents,
@@ -95,10 +96,10 @@ class NewGameForm:
             matches=text("matches", form.matches),
             ante=text("ante", form.ante),
             starting_chips=text("starting_chips", form.starting_chips),
-            allow_blind="allow_blind" in data if boxes else form.allow_blind,
-            cover_pot="cover_pot" in data if boxes else form.cover_pot,
+            allow_blind="allow_blind" in data if brag_boxes else form.allow_blind,
+            cover_pot="cover_pot" in data if brag_boxes else form.cover_pot,
             target_points=text("target_points", form.target_points),
-            simultaneous="simultaneous" in data if boxes else form.simultaneous,
+            simultaneous="simultaneous" in data if put_boxes else form.simultaneous,
             more=text("more", form.more),
         )
 
