@@ -10,7 +10,7 @@ when the CI excludes 0 (``report.significance_mark``, as the text table and the 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from brag_env.evaluation.report import (
@@ -187,6 +187,3 @@ def read_report(raw: bytes | str, name: str) -> dict[str, Any]:
         return tournament(report)
     except (TypeError, KeyError, AttributeError) as error:
         raise ValueError(f"{name} is not an evaluate.py --json report ({error})") from None
-
-
-__all__: Sequence[str] = ("read_report",)

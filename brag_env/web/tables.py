@@ -18,7 +18,6 @@ played). No engine field holding a hidden card is read here, except the human's 
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Group
@@ -382,22 +381,9 @@ def new_table(
     seating: Seating,
     options: dict[str, Any],
     seed: int,
-    sessions: int = 1,
+    matches: int = 1,
 ) -> WebTable:
-    """A Brag session or ``sessions`` Put matches; ``ValueError`` for a bad rule option."""
+    """A Brag session (B17) or ``matches`` Put matches; ``ValueError`` for a bad option."""
     if game == "brag":
         return BragWebTable(seating, options, seed)
-    return PutWebTable(seating, options, seed, sessions)
-
-
-__all__: Sequence[str] = (
-    "BOT_TURN",
-    "HAND_OVER",
-    "OVER",
-    "YOUR_TURN",
-    "BragWebTable",
-    "PutWebTable",
-    "RequestError",
-    "WebTable",
-    "new_table",
-)
+    return PutWebTable(seating, options, seed, matches)
