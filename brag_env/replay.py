@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -106,15 +106,21 @@ def load_histories(path: str | Path) -> list[dict[str, Any]]:
     Each line must be a Brag or Put hand history whose entries have the right shapes
     (``brag_env.ui.records``); whether they add up is checked when a hand is replayed.
     """
-    from brag_env.ui import brag_replay, put_replay
-
-    required = {"brag": brag_replay.REQUIRED_KEYS, "put": put_replay.REQUIRED_KEYS}
     try:
         text = read_text_bounded(path, MAX_HISTORY_BYTES)
     except FileError as error:
         if "not UTF-8" in str(error):
             raise ValueError(f"{path} is not a text file of JSON lines") from None
         raise ValueError(str(error)) from None
+    return parse_histories(text, path)
+
+
+def parse_histories(text: str, path: str | Path) -> list[dict[str, Any]]:
+    """The hand histories of a JSON Lines text read from ``path`` (named in the errors), as
+    ``load_histories`` checks them."""
+    from brag_env.ui import brag_replay, put_replay
+
+    required = {"brag": brag_replay.REQUIRED_KEYS, "put": put_replay.REQUIRED_KEYS}
     records = []
     configs: dict[tuple[Any, ...], tuple[int, Any]] = {}  # per session: its first line's rules
     for number, line in enumerate(text.splitlines(), 1):
@@ -338,72 +344,79 @@ class Viewer:
         self, index: int, total: int, record: dict[str, Any], session: list[dict[str, Any]]
     ) -> None:
         """Hand ``index`` of the file; ``session`` is every hand of its session in the file."""
-        hand = prepare(record, session, self.overrides, self.path)
-        game = record["_game"]
-        names, players = _names(record)
-        number = _number_of(record) + (1 if game == "brag" else 0)
-        episode = record.get("episode")
-        where = f" · episode {episode}" if episode is not None else ""
+        parts = hand_parts(index, total, record, session, self.overrides, self.path)
         self.console.print()
-        self.console.rule(
-            f"[bold]{game.capitalize()} hand {number}[/]{where} · hand {index + 1} of "
-            f"{total} in the file"
-        )
-        self.console.print(
-            Text(" · ".join(f"{names[s]}: {players[s]}" for s in range(record["num_players"])))
-        )
-        if hand.note:
-            self.console.print(Text(hand.note, style="dim"))
-        if game == "brag":
-            self._show_brag(record, hand, names, players)
-        else:
-            self._show_put(record, hand, names, players)
-
-    def _steps(self, panels: Iterable[RenderableType]) -> None:
-        """Print the step panels, pausing after each; ``n`` skips the rest of them."""
+        self.console.rule(parts.title)
+        for line in parts.header:
+            self.console.print(line)
         try:
-            for panel in panels:
+            for _, panel in parts.steps:
                 self.console.print(panel)
                 self._wait()
         except _NextHand:
             self.console.print("[dim](rest of the hand skipped)[/]")
+        self.console.print(parts.result)
+        self.console.print(parts.hidden)
 
-    def _show_brag(
-        self,
-        record: dict[str, Any],
-        hand: Prepared,
-        names: Sequence[str],
-        players: Sequence[str],
-    ) -> None:
+
+@dataclass
+class HandParts:
+    """One hand of a history file drawn for a viewer: its ``title``, ``header`` lines, each
+    decision's ``(seat, panel)`` as that seat saw it, the public ``result`` and the ``hidden``
+    dealt hands (which nobody at the table saw: a viewer of one seat leaves them out)."""
+
+    title: str
+    header: list[RenderableType]
+    steps: list[tuple[int, RenderableType]]
+    result: RenderableType
+    hidden: RenderableType
+
+
+def hand_parts(
+    index: int,
+    total: int,
+    record: dict[str, Any],
+    session: list[dict[str, Any]],
+    overrides: Mapping[str, Any],
+    path: str = "",
+) -> HandParts:
+    """Hand ``index`` of ``total`` in a file, with ``session`` every hand of its session in
+    the file; ``ValueError`` naming the line when the hand does not replay."""
+    hand = prepare(record, session, overrides, path)
+    game = record["_game"]
+    names, players = _names(record)
+    number = _number_of(record) + (1 if game == "brag" else 0)
+    episode = record.get("episode")
+    where = f" · episode {episode}" if episode is not None else ""
+    title = f"[bold]{game.capitalize()} hand {number}[/]{where} · hand {index + 1} of {total}"
+    title += " in the file"
+    header: list[RenderableType] = [
+        Text(" · ".join(f"{names[s]}: {players[s]}" for s in range(record["num_players"])))
+    ]
+    if hand.note:
+        header.append(Text(hand.note, style="dim"))
+    config = hand.config
+    if game == "brag":
         from brag_env.ui import brag_replay
-        from brag_env.ui.brag_view import hand_result
+        from brag_env.ui.brag_view import hand_result as brag_result
 
-        config = hand.config
-        for line in brag_replay.hand_header(record, names):
-            self.console.print(line)
-        self._steps(brag_replay.step_panel(s, names, players, config) for s in hand.steps)
-        self.console.print(
-            Panel(hand_result(record, names, config.lowball), title="Result", title_align="left")
-        )
-        self.console.print(brag_replay.hidden_hands(record, hand.steps, names, config))
-
-    def _show_put(
-        self,
-        record: dict[str, Any],
-        hand: Prepared,
-        names: Sequence[str],
-        players: Sequence[str],
-    ) -> None:
+        header.extend(brag_replay.hand_header(record, names))
+        steps = [(s.seat, brag_replay.step_panel(s, names, players, config)) for s in hand.steps]
+        result = brag_result(record, names, config.lowball)
+        hidden = brag_replay.hidden_hands(record, hand.steps, names, config)
+    else:
         from brag_env.ui import put_replay
-        from brag_env.ui.put_view import hand_result
+        from brag_env.ui.put_view import hand_result as put_result
 
-        config = hand.config
-        self.console.print(put_replay.hand_header(record, names, config))
-        self._steps(put_replay.step_panel(s, record, names, players, config) for s in hand.steps)
-        self.console.print(
-            Panel(hand_result(record, names, config), title="Result", title_align="left")
-        )
-        self.console.print(put_replay.hidden_hands(record, names))
+        header.append(put_replay.hand_header(record, names, config))
+        steps = [
+            (s.seat, put_replay.step_panel(s, record, names, players, config)) for s in hand.steps
+        ]
+        result = put_result(record, names, config)
+        hidden = put_replay.hidden_hands(record, names)
+    return HandParts(
+        title, header, steps, Panel(result, title="Result", title_align="left"), hidden
+    )
 
 
 def run(args: argparse.Namespace, stdin: TextIO | None, stdout: TextIO | None) -> int:

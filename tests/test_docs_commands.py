@@ -113,7 +113,7 @@ def test_readme_install_and_test_commands_are_the_ones_ci_runs():
     for heading in ("Install", "Test"):
         section = (ROOT / "README.md").read_text(encoding="utf-8").split(f"\n## {heading}\n")[1]
         ci[heading] = re.search(r"```\S*\n(.*?)\n", section).group(1)
-    assert ci["Install"] == 'pip install -c constraints.txt -e ".[train,test,bench]"'
+    assert ci["Install"] == 'pip install -c constraints.txt -e ".[train,test,bench,web]"'
     assert ci["Test"] == "python -m pytest -n auto --dist worksteal"
 
 

@@ -96,7 +96,7 @@ def test_training_libraries_are_extras_and_torch_has_no_exact_pin():
         assert requirement in _names(extras["train"])
     torch = next(r for r in extras["train"] if r.startswith("torch"))
     assert "==" not in torch and ">=" in torch
-    assert {"test", "bench", "plot"} <= set(extras)
+    assert {"test", "bench", "plot", "web"} <= set(extras)
 
 
 @pytest.mark.parametrize("script", sorted(PROJECT["scripts"]))
@@ -111,3 +111,4 @@ def test_console_scripts_lead_to_a_main_that_answers_help(script, capsys):
 def test_play_and_replay_have_console_scripts():
     assert PROJECT["scripts"]["brag-play"] == "brag_env.play:main"
     assert PROJECT["scripts"]["brag-replay"] == "brag_env.replay:main"
+    assert PROJECT["scripts"]["brag-web"] == "brag_env.web.cli:main"

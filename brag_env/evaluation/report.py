@@ -88,7 +88,7 @@ DECILE_TABLES: dict[str, list[tuple[str, str, str, tuple[str, ...]]]] = {
 }
 
 
-def _ci(e: Estimate, digits: int = 3, percent: bool = False) -> str:
+def ci_text(e: Estimate, digits: int = 3, percent: bool = False) -> str:
     """``+1.234 ± 0.567`` (payoffs carry a sign) or ``63.6% ± 2.1`` (rates)."""
     if e.n == 0:
         return "-"
@@ -103,14 +103,14 @@ def significance_mark(e: Estimate) -> str:
     return "*" if e.excludes(0.0) else ""
 
 
-def _interval(e: Estimate, digits: int = 3, percent: bool = False) -> str:
+def interval_text(e: Estimate, digits: int = 3, percent: bool = False) -> str:
     if e.units < 2:
         return "-"
     scale, sign = (100.0, "") if percent else (1.0, "+")
     return f"[{e.low * scale:{sign}.{digits}f}, {e.high * scale:{sign}.{digits}f}]"
 
 
-def _rate(value: Any, key: str) -> str:
+def rate_text(value: Any, key: str) -> str:
     if value is None:
         return "-"
     if key in _COUNT_KEYS:
@@ -142,13 +142,13 @@ def tournament_tables(result: TournamentResult) -> list[Table]:
         if put:
             wins = a.metrics["match_win"]
             row = [
-                _ci(wins, 1, percent=True),
-                _interval(wins, 1, percent=True),
-                _ci(a.metrics["points_per_hand"], 2),
+                ci_text(wins, 1, percent=True),
+                interval_text(wins, 1, percent=True),
+                ci_text(a.metrics["points_per_hand"], 2),
             ]
             n = wins.n
         else:
-            row = [_ci(a.payoff), _interval(a.payoff)]
+            row = [ci_text(a.payoff), interval_text(a.payoff)]
             n = a.payoff.n
         payoff.add_row(str(a.index), escape(a.label), *row, str(n))
 
@@ -160,7 +160,7 @@ def tournament_tables(result: TournamentResult) -> list[Table]:
         for a in result.agents:
             behaviour.add_column(escape(f"{a.index} {a.label}"), justify="right")
         for key, title in columns:
-            cells = [_rate(a.behaviour.get(key), key) for a in result.agents]
+            cells = [rate_text(a.behaviour.get(key), key) for a in result.agents]
             behaviour.add_row(title, *cells)
         tables.append(behaviour)
     tables.extend(decile_tables(result))
@@ -251,8 +251,8 @@ def round_robin_intervals(result: RoundRobinResult) -> Table:
         table.add_row(
             escape(f"#{i} {result.labels[i]}"),
             escape(f"#{j} {result.labels[j]}"),
-            _ci(e, 2),
-            _interval(e, 2),
+            ci_text(e, 2),
+            interval_text(e, 2),
             str(e.n),
         )
     return table

@@ -16,18 +16,11 @@ from rich.panel import Panel
 from rich.text import Text
 
 from brag_env import brag_v1
-from brag_env.cards import format_cards
-from brag_env.ui.brag_view import (
-    action_options,
-    event_text,
-    forced_reason,
-    hand_result,
-    standings,
-    table_view,
-)
-from brag_env.ui.seating import HistoryWriter, Seating, build_agents
+from brag_env.ui.brag_view import hand_result, standings, table_view
+from brag_env.ui.seating import HistoryWriter, Seating, open_table
 from brag_env.ui.session import TableSession
 from brag_env.ui.terminal import Prompter, plural, print_menu
+from brag_env.ui.turns import brag_decision, brag_news
 
 DEFAULT_HANDS = 10
 
@@ -38,14 +31,7 @@ class BragSession(TableSession):
     def __init__(
         self, seating: Seating, options: dict[str, Any], seed: int, prompter: Prompter
     ) -> None:
-        n = seating.num_players
-        wanted = options.get("num_players")
-        if wanted is not None and wanted != n:
-            raise ValueError(
-                f"--option num_players={wanted} but the table has {n} seats (you and "
-                f"{n - 1} opponents)"
-            )
-        self.env = brag_v1.raw_env(**{**options, "num_players": n})
+        self.env, self.agents = open_table(seating, brag_v1, options, seed)
         self.game = self.env.game
         self.config = self.env.config
         self.seating = seating
@@ -56,9 +42,6 @@ class BragSession(TableSession):
         self.prompter = prompter
         self.console = prompter.console
         self.history = HistoryWriter(seating, self.config.to_dict())
-        from agents.tables import table_info_from_env
-
-        self.agents = build_agents(seating, table_info_from_env(self.env), seed)
         self.hands_done = 0
 
     # ------------------------------------------------------------------ views
@@ -94,9 +77,8 @@ class BragSession(TableSession):
             self.console.print("No ante is due this hand: the pot starts empty.")
 
     def _ask_human(self, obs: dict[str, np.ndarray]) -> int:
-        view = brag_v1.decode_observation(obs["observation"], self.config)
-        names = self.config.action_names
-        legal = [names[a] for a in np.flatnonzero(obs["action_mask"])]
+        decision = brag_decision(obs, self.config)
+        view = decision.view
         self.console.print(
             Panel(
                 table_view(view, self.human, self.names, self.seating.players, self.config),
@@ -104,27 +86,15 @@ class BragSession(TableSession):
                 title_align="left",
             )
         )
-        options = action_options(view, legal)
-        reason = forced_reason(view, legal)
-        if reason:
-            self.console.print(Text(reason, style="italic"))
-        print_menu(self.console, options)
-        return names.index(options[self.prompter.choose(options)][0])
+        if decision.reason:
+            self.console.print(Text(decision.reason, style="italic"))
+        print_menu(self.console, decision.options)
+        return decision.action_ids[self.prompter.choose(decision.options)]
 
-    def _print_discard(self, seat: int) -> None:
-        """B22: everyone sees a discard being made; only its maker sees the cards."""
-        if seat == self.human:
-            cards = format_cards(self.game.discards[seat])
-            text = f"  {self.names[seat]}: discard {cards} face down"
-            self.console.print(Text(text, style="bold"))
-            return
-        count = self.config.discards
-        text = f"  {self.names[seat]}: discard {count} card{'s' if count > 1 else ''} face down"
-        self.console.print(Text(text, style="dim"))
-
-    def _print_event(self, seat: int, action: str, paid: int) -> None:
-        style = "bold" if seat == self.human else "dim"
-        self.console.print(Text(f"  {self.names[seat]}: {event_text(action, paid)}", style=style))
+    def _print_news(self, lines: list[tuple[int, str]]) -> None:
+        for seat, text in lines:
+            style = "bold" if seat == self.human else "dim"
+            self.console.print(Text(f"  {text}", style=style))
 
     def _end_of_hand(self, record: dict[str, Any]) -> None:
         """Show a finished hand's public record and the running totals; save it."""
@@ -184,16 +154,12 @@ class BragSession(TableSession):
                 action = int(agent.act(obs["observation"], obs["action_mask"]))
             finished = len(game.hand_results)
             env.step(action)
-            if action >= self.config.first_discard_action:  # B22: private, face down
-                self._print_discard(seat)
+            news, record = brag_news(
+                game, self.config, seat, action, finished, self.names, self.human
+            )
+            self._print_news(news)
+            if record is None:
                 continue
-            if len(game.hand_results) == finished:
-                _, _, paid = game.betting[-1]
-                self._print_event(seat, self.config.action_names[action], paid)
-                continue
-            record = game.history()[-1]
-            last = record["actions"][-1]
-            self._print_event(seat, last["action"], last["cost"])
             self._end_of_hand(record)
             if game.session_over:
                 break

@@ -150,25 +150,37 @@ def _absolute(me: int, relative: int, n: int) -> int:
     return (me + relative) % n
 
 
+def own_cards_note(view: Mapping[str, Any]) -> str:
+    """What the observer's cards are (B2 category and strength, B22 before the discard), or
+    why it has none to show: not looked yet (B10), folded blind, sitting out (B16)."""
+    status = view["seats"][0]["status"]
+    if view["own_cards"] is None:
+        if status == "sitting_out":
+            return "none in play"
+        if status == "folded":
+            return "folded without looking"
+        return "blind: not looked at yet"
+    if view["own_category"] is None:  # B22: the whole deal, before the discard
+        return "dealt: keep three, discard the rest face down"
+    category = CATEGORY_TEXT.get(view["own_category"] or "", view["own_category"] or "")
+    return f"{category}, beats {(view['own_strength'] or 0.0):.0%} of all hands"
+
+
 def own_cards_text(view: Mapping[str, Any], you: str = "Your") -> Text:
     """The observer's cards, or that it has not looked."""
     status = view["seats"][0]["status"]
+    note = own_cards_note(view)
     text = Text(f"{you} cards: ", style="bold")
     if view["own_cards"] is None:
         if status in ("folded", "sitting_out"):
-            text.append("none in play" if status == "sitting_out" else "folded without looking")
+            text.append(note)
         else:
             text.append(hidden_cards(), style="bold")
-            text.append("  blind: not looked at yet", style="italic")
+            text.append(f"  {note}", style="italic")
         return text
     text.append_text(card_text(hand_text(view["own_cards"])))
-    if view["own_category"] is None:  # B22: the whole deal, before the discard
-        text.append("  dealt: keep three, discard the rest face down")
-        return text
-    category = CATEGORY_TEXT.get(view["own_category"] or "", view["own_category"] or "")
-    strength = view["own_strength"] or 0.0
-    text.append(f"  {category}, beats {strength:.0%} of all hands")
-    if view.get("own_discards"):
+    text.append(f"  {note}")
+    if view["own_category"] is not None and view.get("own_discards"):
         text.append("  · discarded: ")
         text.append_text(card_text(view["own_discards"]))
     return text
@@ -229,6 +241,41 @@ def recent_events(
     ]
 
 
+def table_notes(
+    view: Mapping[str, Any], me: int, names: Sequence[str], config: BragConfig
+) -> dict[str, str]:
+    """The plain lines under the seats as seat ``me`` knows them, by what they tell: ``stake``
+    (the stake, what staying costs, the pot), ``covers`` (B16), ``carried`` (B15), ``events``
+    (this hand's latest public events) and ``choice`` (B19). A line that does not apply is
+    left out. The terminal and the web table both show these."""
+    n = config.num_players
+    stake = view["stake"]
+    costs = f"open players pay {stake}, blind players {stake // 2}"
+    if not config.allow_blind:  # B10 variant: everyone is open from the start
+        costs = f"staying costs {stake}"
+    notes = {"stake": f"Stake {stake} ({costs}) · pot {view['pot']}"}
+    covers = sorted(
+        (row["covered_pot"], _absolute(me, row["relative_seat"], n))
+        for row in view["seats"]
+        if row.get("covered")
+    )
+    if covers:  # B16
+        closed = " · ".join(f"{names[seat]} covered a pot of {pot}" for pot, seat in covers)
+        notes["covers"] = f"{closed} · side pot {view.get('side_pot', 0)}"
+    chips_in = sum(row["chips_in"] for row in view["seats"])
+    if view["pot"] > chips_in and not covers:  # B15: a carried pot (pot beyond this deal's bets)
+        notes["carried"] = f"Carried from the last deal: {view['pot'] - chips_in} chips."
+    events = recent_events(view, me, names, n)
+    if events:
+        more = "… " if len(view["history"]) > len(events) else ""
+        notes["events"] = "This hand: " + more + " · ".join(events)
+    if view["choice_pending"]:
+        notes["choice"] = (
+            "Keep the unseen hand that won the last hand by folds, or take the new one?"
+        )
+    return notes
+
+
 def table_view(
     view: Mapping[str, Any],
     me: int,
@@ -238,36 +285,15 @@ def table_view(
     you: str = "Your",
 ) -> Group:
     """The whole table as seat ``me`` knows it (``players``: who plays each seat)."""
-    n = config.num_players
-    stake = view["stake"]
+    notes = table_notes(view, me, names, config)
     parts: list[RenderableType] = [seat_table(view, me, names, players, config)]
-    costs = f"open players pay {stake}, blind players {stake // 2}"
-    if not config.allow_blind:  # B10 variant: everyone is open from the start
-        costs = f"staying costs {stake}"
-    parts.append(Text(f"Stake {stake} ({costs}) · pot {view['pot']}", style="bold"))
-    covers = sorted(
-        (row["covered_pot"], _absolute(me, row["relative_seat"], n))
-        for row in view["seats"]
-        if row.get("covered")
-    )
-    if covers:  # B16
-        closed = " · ".join(f"{names[seat]} covered a pot of {pot}" for pot, seat in covers)
-        parts.append(Text(f"{closed} · side pot {view.get('side_pot', 0)}"))
-    chips_in = sum(row["chips_in"] for row in view["seats"])
-    if view["pot"] > chips_in and not covers:  # B15: a carried pot (pot beyond this deal's bets)
-        parts.append(Text(f"Carried from the last deal: {view['pot'] - chips_in} chips."))
+    parts.append(Text(notes["stake"], style="bold"))
+    parts.extend(Text(notes[key]) for key in ("covers", "carried") if key in notes)
     if view["shown_cards"]:
         line = Text("Shown since the last shuffle: ")
         line.append_text(card_text(view["shown_cards"]))
         parts.append(line)
-    events = recent_events(view, me, names, n)
-    if events:
-        more = "… " if len(view["history"]) > len(events) else ""
-        parts.append(Text(f"This hand: {more}" + " · ".join(events)))
-    if view["choice_pending"]:
-        parts.append(
-            Text("Keep the unseen hand that won the last hand by folds, or take the new one?")
-        )
+    parts.extend(Text(notes[key]) for key in ("events", "choice") if key in notes)
     parts.append(own_cards_text(view, you))
     return Group(*parts)
 

@@ -15,21 +15,11 @@ from rich.panel import Panel
 from rich.text import Text
 
 from brag_env import put_v1
-from brag_env.cards import format_card
-from brag_env.put.rules import ACTION_NAMES
-from brag_env.ui.put_view import (
-    SeatCards,
-    action_options,
-    event_text,
-    forced_reason,
-    hand_result,
-    rank_order_text,
-    table_view,
-    unit_name,
-)
-from brag_env.ui.seating import HistoryWriter, Seating, build_agents
+from brag_env.ui.put_view import SeatCards, hand_result, rank_order_text, table_view, unit_name
+from brag_env.ui.seating import HistoryWriter, Seating, open_table
 from brag_env.ui.session import TableSession
 from brag_env.ui.terminal import Prompter, plural, print_menu, verb
+from brag_env.ui.turns import PutNews, put_decision
 
 
 def match_seed(seed: int, match: int) -> int:
@@ -54,16 +44,9 @@ class PutSession(TableSession):
         matches: int,
         prompter: Prompter,
     ) -> None:
-        n = seating.num_players
-        wanted = options.get("num_players")
-        if wanted is not None and wanted != n:
-            raise ValueError(
-                f"--option num_players={wanted} but the table has {n} seats (you and "
-                f"{n - 1} opponents)"
-            )
         if matches < 1:
             raise ValueError(f"--matches must be at least 1, got {matches}")
-        self.env = put_v1.raw_env(**{**options, "num_players": n})
+        self.env, self.agents = open_table(seating, put_v1, options, seed)
         self.game = self.env.game
         self.config = self.env.config
         self.seating = seating
@@ -75,9 +58,7 @@ class PutSession(TableSession):
         self.prompter = prompter
         self.console = prompter.console
         self.history = HistoryWriter(seating, self.config.to_dict())
-        from agents.tables import table_info_from_env
-
-        self.agents = build_agents(seating, table_info_from_env(self.env), seed)
+        self.news = PutNews(self.config, self.names, self.human)
         self.wins = [0] * self.config.num_units
         self.matches_done = 0
         self.hands_done = 0
@@ -98,7 +79,7 @@ class PutSession(TableSession):
         self.console.print(Text(rank_order_text()))
 
     def _announce_hand(self, match: int) -> None:
-        self._printed = 0  # events of this hand printed so far
+        self.news.new_hand()
         game = self.game
         self.console.print()
         self.console.rule(
@@ -107,42 +88,33 @@ class PutSession(TableSession):
         )
 
     def _ask_human(self, obs: dict[str, np.ndarray]) -> int:
-        view = put_v1.decode_observation(obs["observation"], self.config)
-        legal = [ACTION_NAMES[a] for a in np.flatnonzero(obs["action_mask"])]
         cards = SeatCards.of(self.game, self.human)
+        decision = put_decision(obs, self.config, cards)
         self.console.print(
             Panel(
                 table_view(
-                    view, self.human, self.names, self.config, self.game.hand_number, cards=cards
+                    decision.view,
+                    self.human,
+                    self.names,
+                    self.config,
+                    self.game.hand_number,
+                    cards=cards,
                 ),
                 title="Your turn",
                 title_align="left",
             )
         )
-        options = action_options(legal, self.config, view, cards)
-        reason = forced_reason(view, legal)
-        if reason:
-            self.console.print(Text(reason, style="italic"))
-        print_menu(self.console, options)
-        return ACTION_NAMES.index(options[self.prompter.choose(options)][0])
+        if decision.reason:
+            self.console.print(Text(decision.reason, style="italic"))
+        print_menu(self.console, decision.options)
+        return decision.action_ids[self.prompter.choose(decision.options)]
 
-    def _print_event(self, record: Any) -> None:
-        """Print the record's events not printed yet: a step can add none (P7: the first of
-        two simultaneous answers is held back) or two (the second answer brings both)."""
-        for seat, action, card in record.actions[self._printed :]:
-            text = event_text(
-                self.names[seat],
-                ACTION_NAMES[action],
-                None if card < 0 else format_card(card, symbols=False),
-                seat == self.human,
-                self.config.optional_pass,
-            )
+    def _print_news(self, lines: list[tuple[int, str]]) -> None:
+        for seat, text in lines:
             style = "bold" if seat == self.human else "dim"
             self.console.print(Text(f"  {text}", style=style))
-        self._printed = 0 if record is not self.game.record else len(record.actions)
 
-    def _end_of_hand(self, match: int) -> None:
-        record = self.game.history[-1].to_dict()
+    def _end_of_hand(self, match: int, record: dict[str, Any]) -> None:
         self.hands_done += 1
         self.console.print(
             Panel(
@@ -180,11 +152,11 @@ class PutSession(TableSession):
                 action = int(agent.act(obs["observation"], obs["action_mask"]))
             finished = len(game.history)
             env.step(action)
-            if len(game.history) == finished:
-                self._print_event(game.record)
+            news, record = self.news.after_step(game, finished)
+            self._print_news(news)
+            if record is None:
                 continue
-            self._print_event(game.history[-1])
-            self._end_of_hand(match)
+            self._end_of_hand(match, record)
             if game.over:
                 break
             self.prompter.pause("Press Enter for the next hand (q to leave the table): ")

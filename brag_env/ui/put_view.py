@@ -177,36 +177,18 @@ def _absolute(me: int, relative: int | None, n: int) -> int | None:
     return None if relative is None else (me + relative) % n
 
 
-def table_view(
+def trick_rows(
     view: Mapping[str, Any],
     me: int,
     names: Sequence[str],
     config: PutConfig,
-    hand_number: int | None = None,
-    you: str = "Your",
     cards: SeatCards | None = None,
-) -> Group:
-    """The table as seat ``me`` knows it (from its decoded observation; ``cards``: the same
-    cards with their suits). An unanswered Put at ``me``'s decision is ``me``'s to answer:
-    nobody else acts between a call and its answers (P4, P7)."""
+) -> list[tuple[str, str, str, str]]:
+    """The tricks of the hand so far as seat ``me`` saw them: (number, led by, the cards in
+    play order from the leader round the table (P3), the result)."""
     n = config.num_players
-    parts: list[RenderableType] = []
-    scores = [0] * n
-    for rel, score in enumerate(view["scores"]):
-        scores[(me + rel) % n] = score
-    units = range(2) if config.partnerships else range(n)
-    score = " · ".join(f"{unit_name(u, names, config)} {scores[u]}" for u in units)
-    parts.append(Text(f"Score: {score} (first to {config.target_points})", style="bold"))
-    dealer = _absolute(me, view["dealer"], n)
-    head = f"Hand {hand_number} · " if hand_number is not None else ""
-    parts.append(Text(f"{head}dealer {names[dealer] if dealer is not None else '-'}"))
-    tricks = Table(box=None, pad_edge=False, header_style="bold")
-    tricks.add_column("trick")
-    tricks.add_column("led by")
-    tricks.add_column("cards")
-    tricks.add_column("result")
+    rows = []
     for t, trick in enumerate(view["tricks"], 1):
-        # In play order: from the leader round the table (P3).
         lead = trick["leader"] or 0
         order = sorted(trick["cards"].items(), key=lambda item: (item[0] - lead) % n)
         seen = cards.tricks[t - 1] if cards is not None and t <= len(cards.tricks) else {}
@@ -222,13 +204,36 @@ def table_view(
         else:
             result = "in play"
         leader = _absolute(me, trick["leader"], n)
-        tricks.add_row(str(t), names[leader] if leader is not None else "-", played or "-", result)
-    if view["tricks"]:
-        parts.append(tricks)
+        rows.append((str(t), names[leader] if leader is not None else "-", played or "-", result))
+    return rows
+
+
+def table_notes(
+    view: Mapping[str, Any],
+    me: int,
+    names: Sequence[str],
+    config: PutConfig,
+    hand_number: int | None = None,
+    you: str = "Your",
+) -> dict[str, str]:
+    """The plain lines of the table as seat ``me`` knows them, by what they tell: ``score``,
+    ``dealer``, ``tricks_won``, ``put`` (the Put and its answers so far, P4, P7), ``passed``
+    and ``exchanged`` (P8). A line that does not apply is left out. The terminal and the web
+    table both show these."""
+    n = config.num_players
+    scores = [0] * n
+    for rel, score in enumerate(view["scores"]):
+        scores[(me + rel) % n] = score
+    units = range(2) if config.partnerships else range(n)
+    score = " · ".join(f"{unit_name(u, names, config)} {scores[u]}" for u in units)
+    notes = {"score": f"Score: {score} (first to {config.target_points})"}
+    dealer = _absolute(me, view["dealer"], n)
+    head = f"Hand {hand_number} · " if hand_number is not None else ""
+    notes["dealer"] = f"{head}dealer {names[dealer] if dealer is not None else '-'}"
     won = [0] * n
     for rel, count in enumerate(view["tricks_won"]):
         won[(me + rel) % n] = count
-    parts.append(Text("Tricks won: " + " · ".join(f"{names[s]} {won[s]}" for s in range(n))))
+    notes["tricks_won"] = "Tricks won: " + " · ".join(f"{names[s]} {won[s]}" for s in range(n))
     put = view["put"]
     if put["caller"] is not None:
         caller = names[_absolute(me, put["caller"], n)]  # type: ignore[index]
@@ -239,22 +244,52 @@ def table_view(
         folded = [names[_absolute(me, s, n)] for s in put["folded"]]  # type: ignore[index]
         if folded:
             state += f" (folded: {', '.join(folded)})"
-        parts.append(Text(f"Put! called by {caller}: {state}", style="bold magenta"))
+        notes["put"] = f"Put! called by {caller}: {state}"
     if config.partnerships:
         passed, received = view.get("passed"), view.get("received")
         partner = names[(me + 2) % n]
         if passed or received:
             whose = "your" if you == "Your" else "the"
-            parts.append(
-                Text(
-                    f"Passed to {whose} partner ({partner}): {passed or '-'} · received: "
-                    f"{received or '-'}"
-                )
+            notes["passed"] = (
+                f"Passed to {whose} partner ({partner}): {passed or '-'} · received: "
+                f"{received or '-'}"
             )
         exchanged = view.get("exchanged")
         if exchanged is not None and view.get("phase") != "pass":
             said = ("swapped cards" if e else "did not swap" for e in exchanged)
-            parts.append(Text("Partners: yours {} · the others {}".format(*said), style="dim"))
+            notes["exchanged"] = "Partners: yours {} · the others {}".format(*said)
+    return notes
+
+
+def table_view(
+    view: Mapping[str, Any],
+    me: int,
+    names: Sequence[str],
+    config: PutConfig,
+    hand_number: int | None = None,
+    you: str = "Your",
+    cards: SeatCards | None = None,
+) -> Group:
+    """The table as seat ``me`` knows it (from its decoded observation; ``cards``: the same
+    cards with their suits). An unanswered Put at ``me``'s decision is ``me``'s to answer:
+    nobody else acts between a call and its answers (P4, P7)."""
+    notes = table_notes(view, me, names, config, hand_number, you)
+    parts: list[RenderableType] = [Text(notes["score"], style="bold"), Text(notes["dealer"])]
+    rows = trick_rows(view, me, names, config, cards)
+    if rows:
+        tricks = Table(box=None, pad_edge=False, header_style="bold")
+        for column in ("trick", "led by", "cards", "result"):
+            tricks.add_column(column)
+        for row in rows:
+            tricks.add_row(*row)
+        parts.append(tricks)
+    parts.append(Text(notes["tricks_won"]))
+    if "put" in notes:
+        parts.append(Text(notes["put"], style="bold magenta"))
+    if "passed" in notes:
+        parts.append(Text(notes["passed"]))
+    if "exchanged" in notes:
+        parts.append(Text(notes["exchanged"], style="dim"))
     hand = Text(f"{you} hand: ", style="bold")
     if not view["hand"]:
         hand.append("(no cards left)")

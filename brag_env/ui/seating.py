@@ -78,6 +78,23 @@ def build_agents(seating: Seating, table: TableInfo, seed: int) -> list[Agent | 
     ]
 
 
+def open_table(
+    seating: Seating, env_module: Any, options: dict[str, Any], seed: int
+) -> tuple[Any, list[Agent | None]]:
+    """The raw env of ``env_module`` (``brag_v1``/``put_v1``) with the rule ``options`` at
+    ``seating``'s number of seats, and the seeded agents of the other seats."""
+    from agents.tables import table_info_from_env
+
+    n = seating.num_players
+    wanted = options.get("num_players")
+    if wanted is not None and wanted != n:
+        raise ValueError(
+            f"--option num_players={wanted} but the table has {n} seats (you and {n - 1} opponents)"
+        )
+    env = env_module.raw_env(**{**options, "num_players": n})
+    return env, build_agents(seating, table_info_from_env(env), seed)
+
+
 def pick_seed(seed: int | None) -> int:
     """The given seed, or a fresh one the user can note to play the same table again."""
     if seed is not None:

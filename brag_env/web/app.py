@@ -1,0 +1,233 @@
+"""The Starlette app: pages (new game, table, replay, results) and the JSON API of a table.
+
+Pages are Jinja2 templates; the table page runs a small plain script (``static/table.js``) that
+fetches the table's HTML fragment, posts the human's clicks to the API and, while an agent is
+to act, asks for its move after ``bot_delay`` seconds. Every API answer is the human's state
+(``tables.WebTable.state``) or ``{"error": one line}`` with a 4xx status; a refused request
+changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from brag_env.io import MAX_HISTORY_BYTES, MAX_JSON_BYTES, one_line_of
+from brag_env.web import forms, render, results
+from brag_env.web.replays import Replay, load_replay
+from brag_env.web.store import BoundedStore
+from brag_env.web.tables import RequestError, WebTable
+
+HERE = Path(__file__).resolve().parent
+MAX_BODY_BYTES = 4096  # an API body is a few dozen bytes: {"action": "stay", "turn": 12}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """``bot_delay``: seconds the page waits before each agent's move (0 in tests);
+    ``max_games``/``idle_minutes``: how many tables stay open, and for how long unused
+    (likewise ``max_replays`` for loaded history files)."""
+
+    bot_delay: float = 0.8
+    max_games: int = 32
+    idle_minutes: float = 60.0
+    max_replays: int = 8
+
+
+def _templates() -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(HERE / "templates"),
+        autoescape=select_autoescape(["html"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["cards_in"] = render.cards_in
+    env.filters["signed"] = lambda value: f"{value:+d}"
+    return env
+
+
+def create_app(settings: Settings | None = None) -> Starlette:
+    """The app with its own stores of games and replays."""
+    settings = settings or Settings()
+    idle = settings.idle_minutes * 60
+    games: BoundedStore[WebTable] = BoundedStore(settings.max_games, idle)
+    replays: BoundedStore[Replay] = BoundedStore(settings.max_replays, idle)
+    templates = _templates()
+
+    def page(name: str, status: int = 200, **context: Any) -> HTMLResponse:
+        return HTMLResponse(templates.get_template(name).render(**context), status_code=status)
+
+    def error_page(status: int, message: str) -> HTMLResponse:
+        return page("error.html", status, message=message)
+
+    def table_of(request: Request) -> WebTable:
+        try:
+            return games.get(request.path_params["game_id"])
+        except KeyError:
+            raise RequestError(404, "no such game (a wrong id, or it expired)") from None
+
+    # ---------------------------------------------------------------- pages
+    async def index(request: Request) -> HTMLResponse:
+        return page("index.html", form=forms.NewGameForm.defaults(), choices=forms.choices())
+
+    async def new_game(request: Request) -> Response:
+        data = await request.form(max_files=0, max_fields=64)
+        form = forms.NewGameForm.read(data)
+        try:
+            # A model that fails to load, a bad spec or rule: the form again, with why.
+            table = await run_in_threadpool(form.build)
+        except forms.SetupError as error:
+            return page("index.html", 400, form=form, choices=forms.choices(), error=str(error))
+        return RedirectResponse(f"/play/{games.add(table)}", status_code=303)
+
+    async def play(request: Request) -> HTMLResponse:
+        try:
+            table = table_of(request)
+        except RequestError as error:
+            return error_page(error.status, error.message)
+        return page(
+            "play.html",
+            game_id=request.path_params["game_id"],
+            game=table.game,
+            bot_delay=settings.bot_delay,
+        )
+
+    async def table_fragment(request: Request) -> HTMLResponse:
+        try:
+            table = table_of(request)
+        except RequestError as error:
+            return HTMLResponse(f"<p class='error'>{error.message}</p>", error.status)
+        with table.lock:
+            state = table.state()
+        return page(f"_{state['game']}_table.html", s=state)
+
+    # ---------------------------------------------------------------- API
+    def api_error(error: RequestError) -> JSONResponse:
+        return JSONResponse({"error": error.message}, status_code=error.status)
+
+    async def read_body(request: Request, keys: tuple[str, ...]) -> dict[str, Any]:
+        body = await request.body()
+        if len(body) > MAX_BODY_BYTES:
+            raise RequestError(413, f"the body is {len(body)} bytes: at most {MAX_BODY_BYTES}")
+        try:
+            data = json.loads(body)
+        except (ValueError, RecursionError):
+            raise RequestError(400, 'the body is not JSON: send e.g. {"turn": 3}') from None
+        if not isinstance(data, dict):
+            raise RequestError(400, "the body must be a JSON object")
+        extra = sorted(set(data) - set(keys))
+        if extra:
+            raise RequestError(400, f"unknown key(s) {', '.join(extra)}: expected {keys}")
+        turn = data.get("turn")
+        if not isinstance(turn, int) or isinstance(turn, bool):
+            raise RequestError(400, "'turn' must be the integer turn the request answers")
+        if "action" in keys and not isinstance(data.get("action"), str):
+            raise RequestError(400, "'action' must be the name of a legal action")
+        return data
+
+    async def state(request: Request) -> JSONResponse:
+        try:
+            table = table_of(request)
+        except RequestError as error:
+            return api_error(error)
+        with table.lock:
+            return JSONResponse(table.state())
+
+    async def act(request: Request) -> JSONResponse:
+        return await _move(request, ("action", "turn"))
+
+    async def advance(request: Request) -> JSONResponse:
+        return await _move(request, ("turn",))
+
+    async def _move(request: Request, keys: tuple[str, ...]) -> JSONResponse:
+        try:
+            table = table_of(request)
+            data = await read_body(request, keys)
+
+            def move() -> dict[str, Any]:
+                with table.lock:  # checks and change under one lock: a refused move changes nothing
+                    if "action" in data:
+                        table.act(data["action"], data["turn"])
+                    else:
+                        table.advance(data["turn"])
+                    return table.state()
+
+            return JSONResponse(await run_in_threadpool(move))
+        except RequestError as error:
+            return api_error(error)
+
+    # ---------------------------------------------------------------- replay, results
+    async def replay_form(request: Request) -> HTMLResponse:
+        return page("replay_form.html")
+
+    async def replay_upload(request: Request) -> Response:
+        try:
+            data = await request.form(max_files=1, max_fields=8, max_part_size=MAX_HISTORY_BYTES)
+            upload = data.get("file")
+            if upload is None or isinstance(upload, str):
+                raise ValueError("choose a history file (.jsonl) to open")
+            raw = await upload.read(MAX_HISTORY_BYTES + 1)
+            name = upload.filename or "the file"
+            replay = await run_in_threadpool(load_replay, raw, name)
+        except ValueError as error:
+            return page("replay_form.html", 400, error=one_line_of(error))
+        return RedirectResponse(f"/replay/{replays.add(replay)}", status_code=303)
+
+    async def replay_view(request: Request) -> HTMLResponse:
+        try:
+            replay = replays.get(request.path_params["replay_id"])
+        except KeyError:
+            return error_page(
+                404, "no such replay (a wrong id, or it expired): open the file again"
+            )
+        try:
+            view = await run_in_threadpool(replay.view, dict(request.query_params))
+        except ValueError as error:
+            return error_page(400, one_line_of(error))
+        return page("replay.html", r=view, replay_id=request.path_params["replay_id"])
+
+    async def results_form(request: Request) -> HTMLResponse:
+        return page("results_form.html")
+
+    async def results_upload(request: Request) -> HTMLResponse:
+        try:
+            data = await request.form(max_files=1, max_fields=8, max_part_size=MAX_JSON_BYTES)
+            upload = data.get("file")
+            if upload is None or isinstance(upload, str):
+                raise ValueError("choose an evaluate.py --json report to open")
+            raw = await upload.read(MAX_JSON_BYTES + 1)
+            report = results.read_report(raw, upload.filename or "the file")
+        except ValueError as error:
+            return page("results_form.html", 400, error=one_line_of(error))
+        return page("results.html", report=report)
+
+    routes = [
+        Route("/", index),
+        Route("/new", new_game, methods=["POST"]),
+        Route("/play/{game_id}", play),
+        Route("/play/{game_id}/table", table_fragment),
+        Route("/api/games/{game_id}", state),
+        Route("/api/games/{game_id}/act", act, methods=["POST"]),
+        Route("/api/games/{game_id}/advance", advance, methods=["POST"]),
+        Route("/replay", replay_form),
+        Route("/replay", replay_upload, methods=["POST"]),
+        Route("/replay/{replay_id}", replay_view),
+        Route("/results", results_form),
+        Route("/results", results_upload, methods=["POST"]),
+        Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+    ]
+    app = Starlette(routes=routes)
+    app.state.games = games
+    app.state.replays = replays
+    app.state.settings = settings
+    return app

@@ -1,0 +1,80 @@
+"""``brag-web``: serve the web app (docs/web.md).
+
+Examples::
+
+    brag-web                          # http://127.0.0.1:8000
+    brag-web --port 8080 --bot-delay 0.3
+    brag-web --host 0.0.0.0           # reachable from other machines: only on a trusted network
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from brag_env.ui.cli import OneLineParser
+
+PROG = "brag-web"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = OneLineParser(
+        prog=PROG,
+        description="Play Brag and Put against the bots in a browser, replay saved hands and "
+        "read tournament results.",
+    )
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1: this machine only)",
+    )
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument(
+        "--bot-delay",
+        type=float,
+        default=0.8,
+        metavar="SECONDS",
+        help="pause before each bot's move, so a person can follow (default 0.8)",
+    )
+    parser.add_argument(
+        "--max-games", type=int, default=32, help="open games kept at most (default 32)"
+    )
+    parser.add_argument(
+        "--idle-minutes",
+        type=float,
+        default=60.0,
+        help="a game or replay unused this long is dropped (default 60)",
+    )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if not 0 <= args.port <= 65535:
+        print(f"{PROG}: error: --port must be 0..65535, got {args.port}", file=sys.stderr)
+        return 2
+    if not 0 <= args.bot_delay <= 60:
+        print(f"{PROG}: error: --bot-delay must be 0 to 60 seconds", file=sys.stderr)
+        return 2
+    if args.max_games < 1 or args.idle_minutes <= 0:
+        print(f"{PROG}: error: --max-games and --idle-minutes must be positive", file=sys.stderr)
+        return 2
+    try:
+        import uvicorn
+
+        from brag_env.web.app import Settings, create_app
+    except ImportError as error:
+        print(
+            f"{PROG}: error: {error.name} is missing: install the web extra "
+            '(pip install -e ".[web]")',
+            file=sys.stderr,
+        )
+        return 2
+    app = create_app(Settings(args.bot_delay, args.max_games, args.idle_minutes))
+    print(f"{PROG}: open http://{args.host}:{args.port}/ in a browser (Ctrl-C stops)")
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

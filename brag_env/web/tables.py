@@ -1,0 +1,389 @@
+"""A human's table in the browser: the game moved one step per request, and the human's state.
+
+A table is a PettingZoo env (``brag_v1``/``put_v1``, built by ``ui.seating.open_table`` as the
+terminal builds it) with agents in every seat but the human's. The page moves it on with two
+requests: ``act`` (the human's action, by name) and ``advance`` (one agent's move, or the next
+hand once the human has read a result). Each request names the ``turn`` it answers; the turn
+counts the table's changes, so a request sent for a table that has moved on is refused.
+
+``state`` is all the page is ever sent, and it is built for the human's seat ONLY: its decoded
+observation and its legal actions (``ui.turns.Decision``: the same prices and explanations as
+the terminal), the public news of each move (``ui.turns``: no discard or pass of another seat,
+no answer to a Put before both are in, P7) and the public lines of a finished hand
+(``ui.brag_view.hand_result``/``ui.put_view.hand_result``: only cards that were shown or
+played). No engine field holding a hidden card is read here, except the human's own hand in Put
+(``SeatCards``), which it holds in its hand.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from rich.console import Group
+from rich.text import Text
+
+from brag_env import brag_v1, put_v1
+from brag_env.ui import brag_view, put_view
+from brag_env.ui.put_play import match_seed
+from brag_env.ui.seating import Seating, open_table
+from brag_env.ui.terminal import action_label, hand_text, plural, verb
+from brag_env.ui.turns import Decision, PutNews, brag_decision, brag_news, put_decision
+
+YOUR_TURN, BOT_TURN, HAND_OVER, OVER = "your_turn", "bot_turn", "hand_over", "over"
+
+
+class RequestError(Exception):
+    """A request the table refuses, with its HTTP status and a one-line reason."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def plain_lines(renderable: Any) -> list[str]:
+    """The lines of a rich ``Group`` of ``Text`` (the terminal's hand results) as plain text."""
+    if isinstance(renderable, Text):
+        return [renderable.plain]
+    if isinstance(renderable, Group):
+        return [line for part in renderable.renderables for line in plain_lines(part)]
+    raise TypeError(f"cannot read {type(renderable).__name__} as lines")
+
+
+def card_list(cards: str | None) -> list[str] | None:
+    """Card text (``"Ah 3d"``) as the screens order and print it: ``["A♥", "3♦"]``."""
+    return hand_text(cards).split() if cards else None
+
+
+class WebTable:
+    """What both games' tables share: the turn, the phase, the news log, the requests."""
+
+    game: str
+    env: Any
+    agents: list[Any]
+
+    def __init__(self, seating: Seating, seed: int) -> None:
+        self.seating = seating
+        self.names = seating.names
+        self.human = seating.human
+        self.seed = seed
+        self.turn = 0
+        self.phase = BOT_TURN
+        self.log: list[tuple[int, str]] = []  # this hand's news, oldest first
+        self.result: list[str] | None = None  # the last finished hand's public lines
+        self.message: str | None = None  # why the table closed, or a match's end
+        self.lock = threading.Lock()  # one request at a time changes a table
+
+    # ------------------------------------------------------------ moving the game
+    def _seat_to_act(self) -> int | None:
+        """The seat whose decision it is, after stepping the seats that are done (AEC)."""
+        env = self.env
+        while env.agents:
+            name = env.agent_selection
+            if env.terminations[name] or env.truncations[name]:
+                env.step(None)
+                continue
+            return env.possible_agents.index(name)
+        return None
+
+    def _set_phase(self) -> None:
+        seat = self._seat_to_act()
+        if seat is None:
+            self.phase = OVER
+        else:
+            self.phase = YOUR_TURN if seat == self.human else BOT_TURN
+
+    def _check_turn(self, turn: int) -> None:
+        if self.phase == OVER:
+            raise RequestError(410, "this game is over: start a new one")
+        if turn != self.turn:
+            raise RequestError(
+                409, f"stale turn {turn}: the table is at turn {self.turn} (reload the page)"
+            )
+
+    def _decision(self) -> Decision:
+        raise NotImplementedError
+
+    def _step(self, seat: int, action: int) -> None:
+        raise NotImplementedError
+
+    def _next_hand(self) -> None:
+        raise NotImplementedError
+
+    def act(self, action: str, turn: int) -> None:
+        """The human plays the legal action named ``action`` (``RequestError`` otherwise)."""
+        self._check_turn(turn)
+        if self.phase != YOUR_TURN:
+            raise RequestError(409, "it is not your turn")
+        decision = self._decision()
+        legal = [name for name, _ in decision.options]
+        if action not in legal:
+            raise RequestError(
+                400, f"{action!r} is not a legal action now (legal: {', '.join(legal)})"
+            )
+        self._step(self.human, decision.action_ids[legal.index(action)])
+        self.turn += 1
+
+    def advance(self, turn: int) -> None:
+        """One agent's move, or the next hand after a result (``RequestError`` otherwise)."""
+        self._check_turn(turn)
+        if self.phase == YOUR_TURN:
+            raise RequestError(409, "it is your turn: choose an action")
+        if self.phase == HAND_OVER:
+            self.log, self.result, self.message = [], None, None
+            self._next_hand()
+        else:
+            seat = self._seat_to_act()
+            assert seat is not None and seat != self.human
+            obs = self.env.observe(self.env.possible_agents[seat])
+            action = int(self.agents[seat].act(obs["observation"], obs["action_mask"]))
+            self._step(seat, action)
+        self.turn += 1
+
+    # ------------------------------------------------------------ the human's state
+    def _common(self) -> dict[str, Any]:
+        state: dict[str, Any] = {
+            "game": self.game,
+            "turn": self.turn,
+            "phase": self.phase,
+            "you": self.human,
+            "who": self.seating.who_is_who(),
+            "log": [{"seat": s, "text": t, "you": s == self.human} for s, t in self.log],
+            "result": self.result,
+            "message": self.message,
+            "actions": [],
+            "reason": None,
+            "acting": None,
+        }
+        if self.phase == YOUR_TURN:
+            decision = self._decision()
+            state["actions"] = [
+                {"name": name, "label": action_label(name), "text": text}
+                for name, text in decision.options
+            ]
+            state["reason"] = decision.reason
+        elif self.phase == BOT_TURN:
+            seat = self._seat_to_act()
+            if seat is not None:
+                state["acting"] = f"{self.names[seat]} ({self.seating.players[seat]}) to act"
+        return state
+
+    def state(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+
+class BragWebTable(WebTable):
+    """A session of ``hands_per_session`` Brag hands (B17)."""
+
+    game = "brag"
+
+    def __init__(self, seating: Seating, options: dict[str, Any], seed: int) -> None:
+        super().__init__(seating, seed)
+        self.env, self.agents = open_table(seating, brag_v1, options, seed)
+        self.config = self.env.config
+        self.engine = self.env.game
+        self.env.reset(seed=seed)
+        for agent in self.agents:
+            if agent is not None:
+                agent.reset()
+        self.hands_done = 0
+        self.chips = [self.config.starting_chips] * seating.num_players
+        self._set_phase()
+
+    def _decision(self) -> Decision:
+        return brag_decision(self.env.observe(self.env.possible_agents[self.human]), self.config)
+
+    def _step(self, seat: int, action: int) -> None:
+        hands_before = len(self.engine.hand_results)
+        self.env.step(action)
+        news, record = brag_news(
+            self.engine, self.config, seat, action, hands_before, self.names, self.human
+        )
+        self.log.extend(news)
+        if record is None:
+            self._set_phase()
+            return
+        self.hands_done += 1
+        self.chips = list(record["chips_after"])
+        self.result = plain_lines(brag_view.hand_result(record, self.names, self.config.lowball))
+        hps = self.config.hands_per_session
+        if self.engine.session_over:
+            self.phase = OVER
+            self.message = f"Session over after {plural(self.hands_done, 'hand')} of {hps}."
+        elif self.human in self.engine.sitting_out:
+            self.phase = OVER
+            self.message = "You cannot pay the ante: you sit out, the session is over for you."
+        else:
+            self.phase = HAND_OVER
+
+    def _next_hand(self) -> None:
+        self._set_phase()
+
+    def _seats(self, view: dict[str, Any]) -> list[dict[str, Any]]:
+        n = self.config.num_players
+        rows = []
+        for row in sorted(view["seats"], key=lambda r: (self.human + r["relative_seat"]) % n):
+            seat = (self.human + row["relative_seat"]) % n
+            status = "covered" if row.get("covered") else row["status"] or ""
+            rows.append(
+                {
+                    "seat": seat,
+                    "name": self.names[seat],
+                    "player": self.seating.players[seat],
+                    "status": brag_view.STATUS_TEXT.get(status, status),
+                    "chips": row["chips"],
+                    "in_pot": row["chips_in"],
+                    "last": brag_view.last_action_text(row["last_action"]),
+                    "dealer": row["dealer"],
+                    "to_act": row["to_act"],
+                    "you": seat == self.human,
+                }
+            )
+        return rows
+
+    def state(self) -> dict[str, Any]:
+        cfg = self.config
+        state = self._common()
+        state["title"] = (
+            f"Three-Card Brag · {cfg.num_players} players · {cfg.starting_chips} chips each · "
+            f"{plural(cfg.hands_per_session, 'hand')} · seed {self.seed}"
+        )
+        state["standings"] = [
+            {"name": self.names[s], "chips": c, "change": c - cfg.starting_chips}
+            for s, c in enumerate(self.chips)
+        ]
+        state["table"] = None
+        if self.phase in (YOUR_TURN, BOT_TURN):
+            view = brag_v1.decode_observation(
+                self.env.observe(self.env.possible_agents[self.human])["observation"], cfg
+            )
+            state["table"] = {
+                "heading": f"Hand {view['hand_number'] + 1} of {cfg.hands_per_session}",
+                "seats": self._seats(view),
+                "notes": [  # this hand's events are in the log, in full
+                    text
+                    for key, text in brag_view.table_notes(
+                        view, self.human, self.names, cfg
+                    ).items()
+                    if key != "events"
+                ],
+                "shown_cards": card_list(view["shown_cards"]) or [],
+                "my_cards": card_list(view["own_cards"]),
+                "my_note": brag_view.own_cards_note(view),
+                "my_discards": card_list(view.get("own_discards")),
+            }
+        return state
+
+
+class PutWebTable(WebTable):
+    """``matches`` Put matches to ``target_points`` (P6)."""
+
+    game = "put"
+
+    def __init__(
+        self, seating: Seating, options: dict[str, Any], seed: int, matches: int = 1
+    ) -> None:
+        super().__init__(seating, seed)
+        if matches < 1:
+            raise ValueError(f"matches must be at least 1, got {matches}")
+        self.env, self.agents = open_table(seating, put_v1, options, seed)
+        self.config = self.env.config
+        self.engine = self.env.game
+        self.matches = matches
+        self.match = 0
+        self.wins = [0] * self.config.num_units
+        self.news = PutNews(self.config, self.names, self.human)
+        self._start_match()
+
+    def _start_match(self) -> None:
+        self.env.reset(seed=match_seed(self.seed, self.match))
+        for agent in self.agents:
+            if agent is not None:
+                agent.reset()
+        self.news.new_hand()
+        self._set_phase()
+
+    def _cards(self) -> put_view.SeatCards:
+        return put_view.SeatCards.of(self.engine, self.human)
+
+    def _decision(self) -> Decision:
+        obs = self.env.observe(self.env.possible_agents[self.human])
+        return put_decision(obs, self.config, self._cards())
+
+    def _unit(self, unit: int) -> str:
+        return put_view.unit_name(unit, self.names, self.config)
+
+    def _step(self, seat: int, action: int) -> None:
+        hands_before = len(self.engine.history)
+        self.env.step(action)
+        news, record = self.news.after_step(self.engine, hands_before)
+        self.log.extend(news)
+        if record is None:
+            self._set_phase()
+            return
+        self.result = plain_lines(put_view.hand_result(record, self.names, self.config))
+        self.phase = HAND_OVER
+        if self.engine.over:
+            winner = self.engine.winner
+            self.wins[winner] += 1
+            who = self._unit(winner)
+            self.message = (
+                f"Match {self.match + 1} of {self.matches} is over: {who} "
+                f"{verb(who, 'reach')} {self.config.target_points} points and "
+                f"{verb(who, 'win')}."
+            )
+            if self.match + 1 >= self.matches:
+                self.phase = OVER
+
+    def _next_hand(self) -> None:
+        if self.engine.over:
+            self.match += 1
+            self._start_match()
+            return
+        self.news.new_hand()
+        self._set_phase()
+
+    def state(self) -> dict[str, Any]:
+        cfg = self.config
+        state = self._common()
+        sides = " in partnerships" if cfg.partnerships else ""
+        state["title"] = (
+            f"Put · {cfg.num_players} players{sides} · first to {cfg.target_points} points · "
+            f"match {self.match + 1} of {self.matches} · seed {self.seed}"
+        )
+        state["standings"] = [
+            {"name": self._unit(u), "matches_won": self.wins[u]} for u in range(cfg.num_units)
+        ]
+        state["table"] = None
+        if self.phase in (YOUR_TURN, BOT_TURN):
+            obs = self.env.observe(self.env.possible_agents[self.human])
+            view = put_v1.decode_observation(obs["observation"], cfg)
+            cards = self._cards()
+            hand = self.engine.hand_number
+            state["table"] = {
+                "heading": f"Match {self.match + 1} · hand {hand}",
+                "notes": list(
+                    put_view.table_notes(view, self.human, self.names, cfg, hand).values()
+                ),
+                "tricks": [
+                    list(row)
+                    for row in put_view.trick_rows(view, self.human, self.names, cfg, cards)
+                ],
+                "my_cards": cards.hand_text().split() if view["hand"] else [],
+                "rank_order": put_view.rank_order_text(),
+            }
+        return state
+
+
+def new_table(
+    game: str,
+    seating: Seating,
+    options: dict[str, Any],
+    seed: int,
+    matches: int = 1,
+) -> WebTable:
+    """A Brag session (B17) or ``matches`` Put matches; ``ValueError`` for a bad option."""
+    if game == "brag":
+        return BragWebTable(seating, options, seed)
+    return PutWebTable(seating, options, seed, matches)

@@ -1,0 +1,337 @@
+"""The web app through Starlette's test client: whole games, no hidden card, bad requests."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+import pytest
+from starlette.testclient import TestClient
+
+from brag_env.web.app import Settings, create_app
+from brag_env.web.cli import build_parser
+from brag_env.web.store import BoundedStore
+from tests.web_client import Witness, brag_form, open_game, put_form
+
+
+@pytest.fixture
+def app():
+    return create_app(Settings(bot_delay=0))
+
+
+@pytest.fixture
+def client(app):
+    with TestClient(app) as test_client:
+        yield test_client
+
+
+def play_through(client, app, game_id, rng, check=True, limit=5000):
+    """Play a game to its end through the API, a random legal action at each human turn,
+    checking every answer (JSON state and HTML fragment) for hidden cards."""
+    table = app.state.games.get(game_id)
+    witness = Witness(table)
+    state = client.get(f"/api/games/{game_id}").json()
+    for _ in range(limit):
+        if check:
+            witness.check_state(state)
+            witness.check(client.get(f"/play/{game_id}/table").text)
+        if state["phase"] == "over":
+            return state, table
+        if state["phase"] == "your_turn":
+            action = rng.choice(state["actions"])["name"]
+            response = client.post(
+                f"/api/games/{game_id}/act", json={"action": action, "turn": state["turn"]}
+            )
+        else:
+            response = client.post(f"/api/games/{game_id}/advance", json={"turn": state["turn"]})
+        assert response.status_code == 200, response.text
+        state = response.json()
+    raise AssertionError("the game did not end")
+
+
+@pytest.mark.slow  # about 0.5 s: every answer of the session is checked
+def test_brag_session_played_through_the_api(client, app):
+    """B17: a whole session of 2 hands, every answer checked for hidden cards."""
+    game_id = open_game(client, **brag_form(["brag:tight"], hands="2", seed="5"))
+    state, table = play_through(client, app, game_id, random.Random(1))
+    assert table.hands_done == 2 or "sit out" in state["message"]
+    assert sum(row["chips"] for row in state["standings"]) == 2 * 200
+    assert state["result"] and state["message"].startswith(("Session over", "You cannot"))
+
+
+def test_put_match_played_through_the_api(client, app):
+    """P6: a match to 2 points against one opponent, every answer checked."""
+    game_id = open_game(client, **put_form(["put:caller"], target_points="2", seed="2"))
+    state, table = play_through(client, app, game_id, random.Random(2))
+    assert max(table.engine.scores) >= 2
+    assert sum(row["matches_won"] for row in state["standings"]) == 1
+    assert "is over" in state["message"]
+
+
+@pytest.mark.slow
+def test_no_hidden_card_in_many_random_games(client, app):
+    """B10 blind hands, B14 sees, B16 covers, B19 kept hands; P7 simultaneous answers, P8
+    partners: over many random tables, no answer holds a card its human may not see."""
+    rng = random.Random(11)
+    brag_styles = ["brag:tight", "brag:bluffer", "random", "brag:tips", "brag:never_look"]
+    for k in range(16):
+        n = rng.randint(1, 4)
+        opponents = [rng.choice(brag_styles) for _ in range(n)]
+        fields = brag_form(opponents, hands=str(rng.randint(1, 4)), seed=str(k))
+        fields["seat"] = str(rng.randint(0, n))
+        if rng.random() < 0.3:
+            del fields["allow_blind"]  # B10 variant: everyone open
+        if rng.random() < 0.5:
+            fields["cover_pot"] = "on"
+            fields["starting_chips"] = str(rng.choice([6, 10, 20]))  # short stacks: covers
+        play_through(client, app, open_game(client, **fields), rng)
+    put_styles = ["put:caller", "put:greedy", "put:bluffer", "random"]
+    for k in range(16):
+        n = rng.randint(1, 3)
+        fields = put_form([rng.choice(put_styles) for _ in range(n)], seed=str(k))
+        fields["seat"] = str(rng.randint(0, n))
+        fields["target_points"] = "2"
+        if n == 2 and rng.random() < 0.5:
+            del fields["simultaneous"]
+        play_through(client, app, open_game(client, **fields), rng)
+
+
+def test_the_witness_catches_a_leak(client, app):
+    """The check above can fail: an opponent's card put into the state is caught."""
+    game_id = open_game(client, **brag_form(["random"], seed="1"))
+    table = app.state.games.get(game_id)
+    state = client.get(f"/api/games/{game_id}").json()
+    from brag_env.cards import format_card
+
+    state["log"].append({"seat": 1, "text": format_card(table.engine.hands[1][0])})
+    with pytest.raises(AssertionError, match="hidden card"):
+        Witness(table).check_state(state)
+
+
+def test_a_blind_hand_is_not_sent_until_looked_at(client, app):
+    """B10: blind, the human's cards are not in the state; after a look they are."""
+    game_id = open_game(client, **brag_form(["brag:tight"], seed="3"))
+    state = _your_turn(client, game_id, "look")
+    assert state["table"]["my_cards"] is None
+    assert state["table"]["my_note"] == "blind: not looked at yet"
+    assert "look" in [a["name"] for a in state["actions"]]
+    state = client.post(
+        f"/api/games/{game_id}/act", json={"action": "look", "turn": state["turn"]}
+    ).json()
+    table = app.state.games.get(game_id)
+    assert len(state["table"]["my_cards"]) == 3
+    Witness(table).check_state(state)
+
+
+def test_actions_carry_the_terminal_explanations(client, app):
+    """The buttons say what the terminal menu says: the price of staying blind (B11)."""
+    game_id = open_game(client, **brag_form(["brag:tight"], seed="3"))
+    state = _your_turn(client, game_id, "look")
+    stake = int(state["table"]["notes"][0].split()[1])
+    texts = {a["name"]: a["text"] for a in state["actions"]}
+    assert texts["stay"] == f"stay blind: pay {stake // 2}"
+    assert texts["fold"] == "fold: give up this hand"
+
+
+# ---------------------------------------------------------------- bad requests
+
+
+def _your_turn(client, game_id, action="fold"):
+    """Move the table on to the human's first turn at which ``action`` is legal."""
+    state = client.get(f"/api/games/{game_id}").json()
+    while action not in [a["name"] for a in state["actions"]]:
+        if state["phase"] == "your_turn":  # e.g. B19: keep or take, before the betting
+            choice = {"action": state["actions"][-1]["name"], "turn": state["turn"]}
+            state = client.post(f"/api/games/{game_id}/act", json=choice).json()
+        else:
+            state = client.post(
+                f"/api/games/{game_id}/advance", json={"turn": state["turn"]}
+            ).json()
+    return state
+
+
+def _refused(client, game_id, path, status, **kwargs):
+    before = client.get(f"/api/games/{game_id}").json()
+    response = client.post(f"/api/games/{game_id}/{path}", **kwargs)
+    assert response.status_code == status, response.text
+    message = response.json()["error"]
+    assert message and "\n" not in message
+    assert client.get(f"/api/games/{game_id}").json() == before  # nothing changed
+    return message
+
+
+def test_an_illegal_action_is_refused(client):
+    game_id = open_game(client, **brag_form(["brag:tight"], seed="3"))
+    state = _your_turn(client, game_id, "look")
+    message = _refused(  # B19's choice, at a betting turn
+        client, game_id, "act", 400, json={"action": "keep_old_hand", "turn": state["turn"]}
+    )
+    assert "'keep_old_hand' is not a legal action now" in message
+    _refused(client, game_id, "act", 400, json={"action": "raise_99x", "turn": state["turn"]})
+
+
+def test_a_stale_turn_is_refused(client):
+    game_id = open_game(client, **brag_form(["brag:tight"], seed="3"))
+    state = _your_turn(client, game_id)
+    assert "stale turn" in _refused(
+        client, game_id, "act", 409, json={"action": "fold", "turn": state["turn"] - 1}
+    )
+    _refused(client, game_id, "advance", 409, json={"turn": state["turn"]})  # your turn
+
+
+def test_acting_on_a_bot_turn_is_refused(client):
+    game_id = open_game(client, **put_form(["put:caller"], seed="1"))
+    state = client.get(f"/api/games/{game_id}").json()
+    while state["phase"] != "bot_turn":
+        choice = {"action": state["actions"][0]["name"], "turn": state["turn"]}
+        state = client.post(f"/api/games/{game_id}/act", json=choice).json()
+    assert "not your turn" in _refused(
+        client, game_id, "act", 409, json={"action": "play_3", "turn": state["turn"]}
+    )
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"not json",
+        b"[1, 2]",
+        b'{"turn": "0", "action": "fold"}',
+        b'{"turn": true, "action": "fold"}',
+        b'{"turn": 0}',
+        b'{"turn": 0, "action": 3}',
+        b'{"turn": 0, "action": "fold", "seat": 1}',
+        b"[" * 100_000,
+    ],
+)
+def test_a_malformed_body_is_refused(client, body):
+    game_id = open_game(client, **brag_form(["brag:tight"], seed="3"))
+    _your_turn(client, game_id)
+    status = 413 if len(body) > 4096 else 400
+    _refused(client, game_id, "act", status, content=body)
+
+
+def test_an_unknown_game_is_refused(client):
+    for url in ("/api/games/nope", "/play/nope/table"):
+        assert client.get(url).status_code == 404
+    response = client.post("/api/games/nope/advance", json={"turn": 0})
+    assert response.status_code == 404 and "no such game" in response.json()["error"]
+    page = client.get("/play/nope")
+    assert page.status_code == 404 and "no such game" in page.text
+
+
+def test_a_finished_game_is_refused(client, app):
+    game_id = open_game(client, **put_form(["put:caller"], target_points="1", seed="4"))
+    state, _ = play_through(client, app, game_id, random.Random(0), check=False)
+    assert state["phase"] == "over"
+    assert "over" in _refused(client, game_id, "advance", 410, json={"turn": state["turn"]})
+
+
+def test_one_game_is_not_reached_from_another(client, app):
+    """Each id reaches its own table only; ids are 128-bit secrets."""
+    first = open_game(client, **brag_form(["random"], seed="1"))
+    second = open_game(client, **brag_form(["random"], seed="2"))
+    assert first != second and len(first) >= 22 and len(second) >= 22
+    a = client.get(f"/api/games/{first}").json()
+    b = client.get(f"/api/games/{second}").json()
+    assert "seed 1" in a["title"] and "seed 2" in b["title"]
+    state = _your_turn(client, first)
+    client.post(f"/api/games/{first}/act", json={"action": "fold", "turn": state["turn"]})
+    assert client.get(f"/api/games/{second}").json() == b
+
+
+def test_open_games_are_bounded():
+    """A full store drops the game idle longest; an idle game expires."""
+    app = create_app(Settings(bot_delay=0, max_games=2))
+    with TestClient(app) as client:
+        ids = [open_game(client, **brag_form(["random"], seed=str(k))) for k in range(3)]
+        assert client.get(f"/api/games/{ids[0]}").status_code == 404
+        assert all(client.get(f"/api/games/{i}").status_code == 200 for i in ids[1:])
+        assert len(app.state.games) == 2
+    now = [0.0]
+    store = BoundedStore(capacity=5, idle_seconds=10, clock=lambda: now[0])
+    key = store.add("table")
+    now[0] = 9.0
+    assert store.get(key) == "table"  # an access keeps it open
+    now[0] = 25.0
+    with pytest.raises(KeyError):
+        store.get(key)
+    assert len(store) == 0
+
+
+def test_a_model_that_fails_to_load_is_explained_on_the_page(client, tmp_path):
+    junk = tmp_path / "broken.zip"
+    junk.write_bytes(b"this is not a model")
+    response = client.post("/new", data=brag_form([str(junk)], boxes="1"))
+    assert response.status_code == 400
+    assert "cannot set up the table" in response.text and "broken.zip" in response.text
+    response = client.post("/new", data=brag_form(["model:no_such_model"], boxes="1"))
+    assert response.status_code == 400 and "no shipped model" in response.text
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"seat": "9"}, "your seat must be 0 to 1"),
+        ({"hands": "zero"}, "hands must be a whole number"),
+        ({"more": "ante"}, "expected KEY=VALUE"),
+        ({"more": "no_such_rule=1"}, "cannot set up the table"),
+        ({"brag_opponent": ["put:caller"]}, "is a put agent"),
+    ],
+)
+def test_a_bad_setup_is_explained_on_the_page(client, fields, message):
+    form = {**brag_form(["random"]), **fields}
+    response = client.post("/new", data=form)
+    assert response.status_code == 400
+    assert message in response.text.replace("&#39;", "'")
+
+
+def test_the_server_binds_this_machine_by_default():
+    args = build_parser().parse_args([])
+    assert args.host == "127.0.0.1" and args.bot_delay > 0
+
+
+def test_pages_render(client):
+    for url in ("/", "/replay", "/results"):
+        response = client.get(url)
+        assert response.status_code == 200 and "brag-env" in response.text
+    assert json.loads(client.get("/api/games/x").text)["error"]
+
+
+def test_a_cover_is_explained(client):
+    """B16: the page explains covering the pot, as the terminal does."""
+    game_id = open_game(
+        client, **brag_form(["brag:bluffer"], seed="0", starting_chips="5", cover_pot="on")
+    )
+    rng = random.Random(3)
+    state = client.get(f"/api/games/{game_id}").json()
+    for _ in range(300):
+        names = [a["name"] for a in state["actions"]]
+        if "cover" in names:
+            break
+        assert state["phase"] != "over", "no cover came up"
+        if state["phase"] == "your_turn":
+            raises = [n for n in names if n.startswith("raise") or n == "stay"]
+            body = {"action": rng.choice(raises or names), "turn": state["turn"]}
+            state = client.post(f"/api/games/{game_id}/act", json=body).json()
+        else:
+            state = client.post(
+                f"/api/games/{game_id}/advance", json={"turn": state["turn"]}
+            ).json()
+    assert "COVER THE POT" in state["reason"]
+
+
+def test_a_simultaneous_put_is_explained(client):
+    """P7: with two opponents the Put button says both answer unseen by each other."""
+    game_id = open_game(client, **put_form(["put:caller", "random"], seed="1"))
+    state = _your_turn(client, game_id, "put")
+    put = next(a for a in state["actions"] if a["name"] == "put")
+    assert "unseen by each other" in put["text"]
+
+
+def test_a_refused_form_keeps_the_other_game_s_defaults(client):
+    """A Put form sent back with its error still shows Brag's blind play ticked (B10)."""
+    response = client.post("/new", data=put_form(["model:no_such_model"], boxes="1"))
+    assert response.status_code == 400
+    assert re.search(r'name="allow_blind"\s+checked', response.text)
+    assert re.search(r'name="simultaneous"\s+checked', response.text)
