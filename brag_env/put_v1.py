@@ -167,7 +167,7 @@ from brag_env.put.game import PutGame
 from brag_env.put.observation import PutObserver, observation_high
 from brag_env.put.observation import decode_observation as _decode
 from brag_env.put.render import render_table
-from brag_env.put.rules import ACTION_NAMES, PutConfig
+from brag_env.put.rules import ACTION_NAMES, PutConfig, hand_rewards, match_rewards
 from brag_env.table_env import CardTableEnv, TableSpec
 
 __all__ = ["decode_observation", "env", "raw_env"]
@@ -226,14 +226,11 @@ class raw_env(CardTableEnv):
 
     def _points(self, unit: int, points: int) -> list[float]:
         """reward="points": the scorer's gain is shared out as a loss by the others."""
-        loss = -points / 2 if self.game.n == 3 else -float(points)
-        return [float(points) if u == unit else loss for u in self.game.unit_of]
+        return hand_rewards(self.config, unit, points)
 
     def _match_result(self) -> list[float]:
         """reward="match": +1 for each winner, -1 for each loser (-1/2 with three players)."""
-        winners = self.game.winners()
-        loss = -0.5 if self.game.n == 3 else -1.0
-        return [1.0 if seat in winners else loss for seat in range(self.game.n)]
+        return match_rewards(self.config, self.game.winners())
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         if not self._has_reset:

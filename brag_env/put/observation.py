@@ -59,16 +59,45 @@ from collections.abc import Callable
 import numpy as np
 
 from brag_env.put.game import PHASE_OVER, PutGame
-from brag_env.put.rules import NUM_RANKS, PUT_RANK, RANK_NAMES, TRICKS_PER_HAND, PutConfig
+from brag_env.put.rules import (
+    ACTION_NAMES,
+    NUM_ACTIONS,
+    NUM_RANKS,
+    PASS,
+    PASS_NONE,
+    PUT_RANK,
+    RANK_NAMES,
+    TRICKS_PER_HAND,
+    PutConfig,
+)
 
 PHASE_LABELS = ("pass", "play", "answer")
+# The perfect-recall block (``perfect_recall=True``), after everything else: one row per event
+# of this hand and of the last hand, oldest first.
+RECALL_FIELDS = (
+    "recall_seat",
+    "recall_action",
+    "recall_hidden",
+    "last_recall_seat",
+    "last_recall_action",
+    "last_recall_hidden",
+)
+
+
+def history_length(num_players: int) -> int:
+    """The most events one hand can hold: one pass choice per seat (P8, four players), three
+    cards per seat, one Put and its answers (two with three players, P7)."""
+    passes = num_players if num_players == 4 else 0
+    answers = 2 if num_players == 3 else 1
+    return passes + TRICKS_PER_HAND * num_players + 1 + answers
 
 
 def observation_layout(
-    num_players: int, optional_pass: bool = False
+    num_players: int, optional_pass: bool = False, perfect_recall: bool = False
 ) -> list[tuple[str, tuple[int, ...]]]:
     """The named fields of the observation vector, in order, with their shapes
-    (``optional_pass``: four players with ``partner_exchange="optional"``, P8)."""
+    (``optional_pass``: four players with ``partner_exchange="optional"``, P8;
+    ``perfect_recall``: the event block appended, so every other offset stays the same)."""
     n, t, r = num_players, TRICKS_PER_HAND, NUM_RANKS
     layout = [
         ("hand", (r,)),
@@ -100,6 +129,14 @@ def observation_layout(
         ("last_put_folded", (n,)),
         ("last_points", (n,)),
     ]
+    if perfect_recall:
+        length, actions = history_length(n), NUM_ACTIONS if optional_pass else PASS_NONE
+        for prefix in ("", "last_"):
+            layout += [
+                (f"{prefix}recall_seat", (length, n)),
+                (f"{prefix}recall_action", (length, actions)),
+                (f"{prefix}recall_hidden", (length,)),
+            ]
     return layout
 
 
@@ -130,7 +167,7 @@ class PutObserver:
     def __init__(self, config: PutConfig) -> None:
         self.config = config
         n = self.n = config.num_players
-        self.layout = observation_layout(n, config.optional_pass)
+        self.layout = observation_layout(n, config.optional_pass, config.perfect_recall)
         self.size = sum(int(np.prod(shape)) for _, shape in self.layout)
         self.buffer = np.zeros(self.size, dtype=np.float32)
         self.views = _views(self.buffer, self.layout)
@@ -150,7 +187,10 @@ class PutObserver:
         # The last-hand block changes once per hand: each seat's copy is built when
         # ``game.last_hand`` is a new object and then written with one slice assignment.
         self._last_start = off["last_hand"]
-        self._last_blocks = [np.zeros(self.size - self._last_start, np.float32) for _ in range(n)]
+        self._last_end = off.get("recall_seat", self.size)  # the recall block comes after it
+        self._last_blocks = [
+            np.zeros(self._last_end - self._last_start, np.float32) for _ in range(n)
+        ]
         last = self._last_start
         self._last_offsets = tuple(
             off[name] - last
@@ -241,8 +281,31 @@ class PutObserver:
         if last is not None:
             if last is not self._last_source[player]:
                 self._fill_last_hand(game, player)
-            b[self._last_start :] = self._last_blocks[player]
+            b[self._last_start : self._last_end] = self._last_blocks[player]
+        if self.config.perfect_recall:
+            self._fill_recall(game, player)
         return b
+
+    def _fill_recall(self, game: PutGame, player: int) -> None:
+        """The events of this hand and of the last one, oldest first: who acted and what they
+        did (the Put where it came, the answers once they took effect). Another seat's pass
+        choice (P8) is private: its row has the seat and ``recall_hidden``, no action."""
+        v = self.views
+        rel = self._rel[player]
+        for prefix, record in (("", game.record), ("last_", game.last_record)):
+            if record is None:
+                continue
+            seats, actions, hidden = (
+                v[f"{prefix}recall_seat"],
+                v[f"{prefix}recall_action"],
+                v[f"{prefix}recall_hidden"],
+            )
+            for row, (seat, action, _) in enumerate(record.actions):
+                seats[row, rel[seat]] = 1.0
+                if PASS <= action <= PASS_NONE and seat != player:
+                    hidden[row] = 1.0
+                else:
+                    actions[row, action] = 1.0
 
     def _fill_last_hand(self, game: PutGame, player: int) -> None:
         """Build ``player``'s last-hand block from ``game.last_hand`` (cards played face up,
@@ -326,6 +389,9 @@ class PutObserver:
             if "exchanged" in v:
                 out["exchanged"] = [bool(x) for x in v["exchanged"]]
         out["last_hand"] = self._decode_last_hand(v, seat) if v["last_hand"][0] else None
+        if "recall_seat" in v:
+            out["history"] = _decode_events(v, "")
+            out["last_history"] = _decode_events(v, "last_")
         return out
 
     def _decode_last_hand(
@@ -362,6 +428,23 @@ class PutObserver:
             },
             "points": [round(float(x) * self.config.target_points) for x in v["last_points"]],
         }
+
+
+def _decode_events(v: dict[str, np.ndarray], prefix: str) -> list[dict]:
+    """The perfect-recall rows, oldest first: relative seat and action name (None: a pass
+    whose card is private)."""
+    events = []
+    for seat_row, action_row, hidden in zip(
+        v[f"{prefix}recall_seat"],
+        v[f"{prefix}recall_action"],
+        v[f"{prefix}recall_hidden"],
+        strict=True,
+    ):
+        if not seat_row.any():
+            break
+        action = None if hidden else ACTION_NAMES[int(np.argmax(action_row))]
+        events.append({"seat": int(np.argmax(seat_row)), "action": action})
+    return events
 
 
 def decode_observation(vector: np.ndarray, config: PutConfig | None = None) -> dict:
