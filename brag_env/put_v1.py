@@ -91,6 +91,21 @@ the partner passed nothing still has it in `hand` and in `passed`, with `receive
 No vector holds another player's unplayed cards. `put_v1.decode_observation(vector, config)`
 turns a vector into a readable dict; `brag_env.put.observation` documents the layout.
 
+With `perfect_recall=True` six fields are appended after everything above (every other field
+keeps its place): every event of this hand and of the last hand, oldest first, one row each
+(L = 8 rows with two players, 12 with three, 18 with four; A = the number of actions):
+
+| Name                 | Size  | Contents                                                    |
+|----------------------|-------|-------------------------------------------------------------|
+| `recall_seat`        | L x n | this hand's events in order: who acted                      |
+| `recall_action`      | L x A | ... the action: each card, the Put where it came, answers   |
+| `recall_hidden`      | L     | ... another seat chose its pass card (P8; the card unseen)  |
+| `last_recall_*`      |       | the same three for the last finished hand                   |
+
+So the player knows when a Put was called (before which card of which trick), which the
+default vector does not say. Sizes: 732 (2 players), 1108 (3), 1700 (4). Answers appear
+when they take effect (P7 simultaneous: both at once, as in the rest of the vector).
+
 ### Rewards
 
 With `reward="match"` (default) rewards come only at the end of the match:
@@ -122,6 +137,7 @@ it raises `ValueError`.
 | `put_answers`          | "simultaneous" | 3 players (P7): both answer unseen; "in_turn"          |
 | `partner_exchange`     | "optional"     | 4 players (P8): may pass nothing; "always"             |
 | `reward`               | "match"        | "match" (result at the end), "points" (hand by hand)   |
+| `perfect_recall`       | False          | observation: every event of this and the last hand     |
 | `render_mode`          | None           | "ansi" (returns the table) or "human" (prints it)      |
 | `reveal_cards`         | False          | render every hand, not only the public view            |
 | `keep_histories`       | None           | hands whose history the match keeps: all, 0, or K      |
@@ -142,6 +158,8 @@ Importing this module registers the env with PettingZoo's registry (`brag_env.re
 
 ### Version History
 
+* v1: (added option, default off, so no version change) `perfect_recall`: every event of this
+  and the last hand appended to the observation.
 * v1: the seed's variants as defaults. Three players: both opponents answer a Put without
   knowing the other's answer (`put_answers="simultaneous"`, P7). Four players: a player may
   pass nothing, and partners swap only when both chose a card (`partner_exchange="optional"`,

@@ -32,6 +32,15 @@ last_put_caller     (n,)         last finished hand: who called a Put
 last_put_seen       (1,)         last finished hand: the Put was seen
 last_put_folded     (n,)         last finished hand: who folded to it
 last_points         (n,)         last finished hand: points each seat's unit scored / target
+------------------  -----------  ----------------------------------------------------------
+only with ``perfect_recall`` (L = ``history_length(n)``, A = the number of actions)
+------------------  -----------  ----------------------------------------------------------
+recall_seat         (L, n)       every event of this hand, oldest first: who acted
+recall_action       (L, A)       ... the action (cards, the Put where it came, the answers)
+recall_hidden       (L,)         ... another seat chose its pass card (P8): no action shown
+last_recall_seat    (L, n)       the same three for the last finished hand
+last_recall_action  (L, A)
+last_recall_hidden  (L,)
 ==================  ===========  ==========================================================
 
 Sizes: 220 values with two players, 316 with three, 438 with four (440 with
@@ -46,6 +55,10 @@ The ``last_*`` block exists because a hand's final card is played and the next h
 one step: without it nobody would see how a hand ended (the last trick, a fold). It is filled
 from the finished hand until the next one ends, and stays set when the match is over. A trick
 with cards but neither winner nor tie was cut short by a folded Put (P4).
+
+The recall rows come from the hand record (``HandRecord.actions``): an answer appears when it
+takes effect (P7 simultaneous: both at once), so they say no more than the rest of the vector,
+only in order. With the match over, this hand and the last hand are the same hand.
 
 Nothing about another player's unplayed cards is encoded, except the card one passed to
 one's partner (P8), which one knows. The last-hand block holds only cards that were played
