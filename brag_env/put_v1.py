@@ -217,6 +217,7 @@ class raw_env(CardTableEnv):
         "render_fps": 1,
     }
     config_class = PutConfig
+    put_timing: ClassVar[bool] = False  # put_v2 adds when the Put came to the observation
     episode_word = "match"
     seat_attribute = "current"  # -1 once the match is over
     history_lists = (("history", 0),)  # keep_histories bounds the match's hand records
@@ -226,7 +227,7 @@ class raw_env(CardTableEnv):
 
     def _make_game(self, config: PutConfig) -> TableSpec:
         self.game = PutGame(config)
-        self.observer = PutObserver(config)
+        self.observer = PutObserver(config, self.put_timing)
         self._points_reward = config.reward == "points"
         names = list(ACTION_NAMES[: config.num_actions])
         return TableSpec(names, self.observer.size, observation_high(config))

@@ -8,7 +8,7 @@ import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
 
-from brag_env import put_v1  # noqa: E402
+from brag_env import put_v1, put_v2  # noqa: E402
 from brag_env.openspiel.put import HAND_GAME, MATCH_GAME, load_hand, load_match  # noqa: E402
 from brag_env.put.rules import PUT, PutConfig  # noqa: E402
 
@@ -26,12 +26,16 @@ def _deal_outcomes(state, env_game) -> None:
         state.apply_action(multisets.index(hand))
 
 
-def _play_both(config: PutConfig, seed: int, one_hand: bool) -> tuple[int, object]:
+def _play_both(config: PutConfig, seed: int, one_hand: bool, module=put_v1) -> tuple[int, object]:
     """Random legal play on the env and the OpenSpiel game at once; every seat's observation,
     the legal actions and the returns must agree. Returns the number of decisions."""
-    env = put_v1.raw_env(config=config, reward="points")
+    env = module.raw_env(config=config, reward="points")
     env.reset(seed=seed, options={"dealer": config.num_players - 1})
-    game = load_hand(config) if one_hand else load_match(config, max_hands=10_000)
+    timing = module is put_v2
+    if one_hand:
+        game = load_hand(config, put_timing=timing)
+    else:
+        game = load_match(config, max_hands=10_000, put_timing=timing)
     state = game.new_initial_state()
     rng = np.random.default_rng(seed)
     totals = np.zeros(config.num_players)
@@ -76,6 +80,12 @@ def test_P2_P8_one_hand_plays_as_put_v1(options):
     config = PutConfig.from_dict(options)
     for seed in range(3):
         _play_both(config, seed, one_hand=True)
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_P4_observations_can_be_put_v2s(num_players):
+    for seed in range(2):
+        _play_both(PutConfig(num_players=num_players), seed, one_hand=True, module=put_v2)
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4])

@@ -14,7 +14,8 @@ Two games are registered:
 Parameters are the ``PutConfig`` options: ``players`` (2, 3, or 4 in partnerships),
 ``target_points``, ``seen_put_points`` (``seen_put_wins_match=True`` for ``"game"``),
 ``put_draw_to_opponent``, ``put_answers``, ``partner_exchange``, ``deck_ranks``,
-``perfect_recall`` (the observation option), plus those above.
+``perfect_recall`` (the observation option), ``put_timing`` (observations as put_v2's, which
+say when each Put came; default: put_v1's), plus those above.
 
 Chance deals each hand seat by seat from the dealer's left (P2): one outcome per seat, the
 rank multiset of its three cards, with its probability from the cards left. Suits never
@@ -22,7 +23,8 @@ matter in play (P1), so each rank is given the lowest card ids still free. The f
 is the last seat, so seat 0 leads the first hand; the deal then passes left (P2).
 
 Observations (``observation_tensor``/``_string``) are exactly the PettingZoo env's for that
-seat (``brag_env.put.observation.PutObserver``, same config). Information states have perfect
+seat (``brag_env.put.observation.PutObserver``, same config: put_v1's, or put_v2's with
+``put_timing``). Information states have perfect
 recall: the string lists every deal and action the player saw, in order (the own pass card of
 P8, the answers once they take effect, P7); the one-hand game's tensor is the env observation
 with ``perfect_recall=True`` (every event of the hand in order). The match game gives no
@@ -74,6 +76,7 @@ _RULE_PARAMETERS: dict[str, Any] = {
     "partner_exchange": "optional",
     "deck_ranks": NUM_RANKS,
     "perfect_recall": False,
+    "put_timing": False,  # the observation of put_v2 (True) or put_v1
 }
 _HAND_PARAMETERS = {**_RULE_PARAMETERS, **{f"score_{u}": 0 for u in range(_MAX_UNITS)}}
 _MATCH_PARAMETERS = {**_RULE_PARAMETERS, "reward": "points", "max_hands": 100}
@@ -134,17 +137,27 @@ def parameters_of(config: PutConfig) -> dict[str, Any]:
     }
 
 
-def load_hand(config: PutConfig, scores: tuple[int, ...] | None = None) -> PutOpenSpielGame:
-    """The one-hand game of ``config`` from match ``scores`` (one per scoring unit)."""
-    params: dict[str, Any] = parameters_of(config)
+def load_hand(
+    config: PutConfig, scores: tuple[int, ...] | None = None, put_timing: bool = False
+) -> PutOpenSpielGame:
+    """The one-hand game of ``config`` from match ``scores`` (one per scoring unit);
+    ``put_timing``: observations as put_v2's."""
+    params: dict[str, Any] = {**parameters_of(config), "put_timing": put_timing}
     for unit, score in enumerate(scores or ()):
         params[f"score_{unit}"] = int(score)
     return pyspiel.load_game(HAND_GAME, params)
 
 
-def load_match(config: PutConfig, reward: str = "points", max_hands: int = 100) -> PutOpenSpielGame:
-    """The match game of ``config``."""
-    params = {**parameters_of(config), "reward": reward, "max_hands": max_hands}
+def load_match(
+    config: PutConfig, reward: str = "points", max_hands: int = 100, put_timing: bool = False
+) -> PutOpenSpielGame:
+    """The match game of ``config`` (``put_timing``: observations as put_v2's)."""
+    params = {
+        **parameters_of(config),
+        "reward": reward,
+        "max_hands": max_hands,
+        "put_timing": put_timing,
+    }
     return pyspiel.load_game(MATCH_GAME, params)
 
 
@@ -168,6 +181,7 @@ class PutSetup:
     reward: str  # "points" or "match"
     max_hands: int
     multisets: list[tuple[int, ...]]
+    put_timing: bool  # observations are put_v2's (else put_v1's)
 
 
 class PutOpenSpielGame(pyspiel.Game):
@@ -216,8 +230,9 @@ class PutOpenSpielGame(pyspiel.Game):
             max_game_length=length * (self.max_hands if match else 1),
         )
         super().__init__(game_type, info, params or {})
+        self.put_timing = bool(full["put_timing"])
         self.setup = PutSetup(
-            config, match, self.scores, self.reward, self.max_hands, self.multisets
+            config, match, self.scores, self.reward, self.max_hands, self.multisets, self.put_timing
         )
 
     def new_initial_state(self) -> PutOpenSpielState:
@@ -227,7 +242,7 @@ class PutOpenSpielGame(pyspiel.Game):
         if params:
             raise ValueError(f"observation parameters are not supported, got {params}")
         perfect_recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
-        return PutOpenSpielObserver(self.config, perfect_recall)
+        return PutOpenSpielObserver(self.config, perfect_recall, self.put_timing)
 
 
 class PutOpenSpielState(pyspiel.State):
@@ -419,12 +434,12 @@ class PutOpenSpielObserver:
     observation with ``perfect_recall`` on (the information-state tensor) and the event
     string."""
 
-    def __init__(self, config: PutConfig, perfect_recall: bool) -> None:
+    def __init__(self, config: PutConfig, perfect_recall: bool, put_timing: bool) -> None:
         self.perfect_recall = perfect_recall
         if perfect_recall and not config.perfect_recall:
             config = PutConfig.from_dict({**config.to_dict(), "perfect_recall": True})
-        self.config = config
-        self.observer = PutObserver(config)
+        self.config, self.put_timing = config, put_timing
+        self.observer = PutObserver(config, put_timing)
         self.tensor = self.observer.buffer
         self.dict = self.observer.views
 
@@ -435,7 +450,7 @@ class PutOpenSpielObserver:
         if self.perfect_recall:
             return state.information_string(player)
         self.observer.set_from(state.engine, player)
-        return str(decode_observation(self.tensor, self.config))
+        return str(decode_observation(self.tensor, self.config, self.put_timing))
 
 
 def hand_plays(engine: PutGame) -> tuple[list[int], int | None]:

@@ -84,6 +84,7 @@ class HandRecord:
         "number",
         "put_caller",
         "put_trick",
+        "put_turn",
         "result",
         "scores_after",
         "scores_before",
@@ -103,6 +104,7 @@ class HandRecord:
         self.tricks: list[tuple[int, list[tuple[int, int]], int]] = []  # leader, plays, winner
         self.put_caller = -1
         self.put_trick = -1
+        self.put_turn = -1  # cards already played to that trick when the Put came (0: the lead)
         self.answers: list[tuple[int, int]] = []  # (seat, SEE or FOLD)
         self.result: tuple[str, int, int] = ("", -1, 0)  # reason, scoring unit or -1, points
         self.scores_after: list[int] = []
@@ -490,6 +492,7 @@ class PutGame:
         rec = self.record
         rec.put_caller = p
         rec.put_trick = self.trick_no
+        rec.put_turn = len(self.trick)
         rec.actions.append((p, PUT, -1))
         self.phase = PHASE_ANSWER
         self.current = self._responders[0]

@@ -106,11 +106,15 @@ def history_length(num_players: int) -> int:
 
 
 def observation_layout(
-    num_players: int, optional_pass: bool = False, perfect_recall: bool = False
+    num_players: int,
+    optional_pass: bool = False,
+    perfect_recall: bool = False,
+    put_timing: bool = False,
 ) -> list[tuple[str, tuple[int, ...]]]:
     """The named fields of the observation vector, in order, with their shapes
     (``optional_pass``: four players with ``partner_exchange="optional"``, P8;
-    ``perfect_recall``: the event block appended, so every other offset stays the same)."""
+    ``put_timing``: put_v2's when-the-Put-came fields; ``perfect_recall``: the event block.
+    Both are appended, so every field before them keeps its offset)."""
     n, t, r = num_players, TRICKS_PER_HAND, NUM_RANKS
     layout = [
         ("hand", (r,)),
@@ -142,6 +146,13 @@ def observation_layout(
         ("last_put_folded", (n,)),
         ("last_points", (n,)),
     ]
+    if put_timing:
+        layout += [
+            ("put_trick", (t,)),
+            ("put_turn", (n,)),
+            ("last_put_trick", (t,)),
+            ("last_put_turn", (n,)),
+        ]
     if perfect_recall:
         length, actions = history_length(n), NUM_ACTIONS if optional_pass else PASS_NONE
         for prefix in ("", "last_"):
@@ -177,10 +188,12 @@ def observation_high(config: PutConfig) -> float:
 class PutObserver:
     """Fills one player's observation in place (OpenSpiel style) and decodes vectors."""
 
-    def __init__(self, config: PutConfig) -> None:
+    def __init__(self, config: PutConfig, put_timing: bool = False) -> None:
+        """``put_timing``: put_v2's observation (when the Put came); False: put_v1's."""
         self.config = config
+        self.put_timing = put_timing
         n = self.n = config.num_players
-        self.layout = observation_layout(n, config.optional_pass, config.perfect_recall)
+        self.layout = observation_layout(n, config.optional_pass, config.perfect_recall, put_timing)
         self.size = sum(int(np.prod(shape)) for _, shape in self.layout)
         self.buffer = np.zeros(self.size, dtype=np.float32)
         self.views = _views(self.buffer, self.layout)
@@ -200,7 +213,7 @@ class PutObserver:
         # The last-hand block changes once per hand: each seat's copy is built when
         # ``game.last_hand`` is a new object and then written with one slice assignment.
         self._last_start = off["last_hand"]
-        self._last_end = off.get("recall_seat", self.size)  # the recall block comes after it
+        self._last_end = off["last_points"] + n  # the put_v2 and recall fields come after it
         self._last_blocks = [
             np.zeros(self._last_end - self._last_start, np.float32) for _ in range(n)
         ]
@@ -295,9 +308,20 @@ class PutObserver:
             if last is not self._last_source[player]:
                 self._fill_last_hand(game, player)
             b[self._last_start : self._last_end] = self._last_blocks[player]
+        if self.put_timing:
+            self._fill_put_timing(game)
         if self.config.perfect_recall:
             self._fill_recall(game, player)
         return b
+
+    def _fill_put_timing(self, game: PutGame) -> None:
+        """put_v2: the trick of this hand's and the last hand's Put, and how many cards of it
+        were on the table when it came (0: before the lead)."""
+        v = self.views
+        for prefix, record in (("", game.record), ("last_", game.last_record)):
+            if record is not None and record.put_trick >= 0:
+                v[f"{prefix}put_trick"][record.put_trick] = 1.0
+                v[f"{prefix}put_turn"][record.put_turn] = 1.0
 
     def _fill_recall(self, game: PutGame, player: int) -> None:
         """The events of this hand and of the last one, oldest first: who acted and what they
@@ -402,6 +426,12 @@ class PutObserver:
             if "exchanged" in v:
                 out["exchanged"] = [bool(x) for x in v["exchanged"]]
         out["last_hand"] = self._decode_last_hand(v, seat) if v["last_hand"][0] else None
+        if "put_trick" in v:
+            for put, prefix in ((out["put"], ""), ((out["last_hand"] or {}).get("put"), "last_")):
+                if put is not None:
+                    trick, turn = seat(v[f"{prefix}put_trick"]), seat(v[f"{prefix}put_turn"])
+                    put["trick"] = None if trick is None else trick + 1
+                    put["turn"] = turn
         if "recall_seat" in v:
             out["history"] = _decode_events(v, "")
             out["last_history"] = _decode_events(v, "last_")
@@ -460,6 +490,9 @@ def _decode_events(v: dict[str, np.ndarray], prefix: str) -> list[dict]:
     return events
 
 
-def decode_observation(vector: np.ndarray, config: PutConfig | None = None) -> dict:
-    """Decode an observation vector of a game with ``config`` (default: two players)."""
-    return PutObserver(config if config is not None else PutConfig()).decode(vector)
+def decode_observation(
+    vector: np.ndarray, config: PutConfig | None = None, put_timing: bool = False
+) -> dict:
+    """Decode an observation vector of a game with ``config`` (default: two players);
+    ``put_timing``: a put_v2 vector."""
+    return PutObserver(config if config is not None else PutConfig(), put_timing).decode(vector)
