@@ -87,3 +87,19 @@ def test_P4_tips_solver_matches_openspiel_deck_ranks_2(score):
         for spec in ("put:tips", "put:caller")
     )
     assert any((a != b).any() for a, b in zip(tips.put, caller.put, strict=True))
+
+
+@pytest.mark.slow  # over 0.4 s: two OpenSpiel best responses
+@pytest.mark.parametrize("spec", ["random", "put:greedy"])
+def test_P1_P6_exploit_command_matches_openspiel(spec):
+    """``python -m brag_env.exploit put SPEC --deck-ranks 2`` measures (``exploit.measure``)
+    what OpenSpiel's ``nash_conv`` gives for the same agent, to 1e-6."""
+    from brag_env.exploit import measure
+
+    config = PutConfig(deck_ranks=2)
+    ours = measure(spec, config)
+    agent = make_agent(spec, table_info("put", **config.to_dict()))
+    theirs = _nash_conv(
+        load_hand(config), AgentPolicy(load_hand(config), batch_probabilities(agent))
+    )
+    assert theirs.nash_conv / 2 == pytest.approx(ours.exploitability, abs=1e-6)
