@@ -502,5 +502,13 @@ class AgentPolicy(os_policy.Policy):
         return {a: float(p[a]) for a in e.legal_actions()}
 
 
+class PutMatchGame(PutOpenSpielGame):
+    """``MATCH_GAME``: a whole match (a class, not a lambda, is registered: pyspiel keeps the
+    factory until the interpreter exits, and freeing a lambda then aborts the process)."""
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        super().__init__(params, match=True)
+
+
 pyspiel.register_game(_HAND_TYPE, PutOpenSpielGame)
-pyspiel.register_game(_MATCH_TYPE, lambda params=None: PutOpenSpielGame(params, match=True))
+pyspiel.register_game(_MATCH_TYPE, PutMatchGame)
