@@ -33,6 +33,13 @@ last_put_seen       (1,)         last finished hand: the Put was seen
 last_put_folded     (n,)         last finished hand: who folded to it
 last_points         (n,)         last finished hand: points each seat's unit scored / target
 ------------------  -----------  ----------------------------------------------------------
+only with ``put_timing`` (put_v2's observation)
+------------------  -----------  ----------------------------------------------------------
+put_trick           (3,)         the trick in which this hand's Put was called
+put_turn            (n,)         cards of that trick on the table when it came (0: the lead)
+last_put_trick      (3,)         the same two for the last finished hand
+last_put_turn       (n,)
+------------------  -----------  ----------------------------------------------------------
 only with ``perfect_recall`` (L = ``history_length(n)``, A = the number of actions)
 ------------------  -----------  ----------------------------------------------------------
 recall_seat         (L, n)       every event of this hand, oldest first: who acted
