@@ -74,8 +74,10 @@ OBSERVATION_OPTIONS: dict[str, tuple[str, ...]] = {
         "hands_per_session",  # the hand number is divided by it
         "lowball",  # the hand-strength order (B21)
         "cover_pot",  # the cover action and the cover block (B16): off for brag_v0 models
+        "perfect_recall",  # the recall block appended to the vector
     ),
-    "put": ("num_players", "target_points"),  # seats and sides; scores are / target_points
+    # seats and sides; scores are / target_points; the recall block
+    "put": ("num_players", "target_points", "perfect_recall"),
 }
 
 

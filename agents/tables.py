@@ -14,12 +14,16 @@ _ENV_MODULES = {
     "brag_v1": ("brag", "brag_env.brag_v1"),
     "put_v0": ("put", "brag_env.put_v0"),
     "put_v1": ("put", "brag_env.put_v1"),
+    "put_v2": ("put", "brag_env.put_v2"),
 }
-_GAME_MODULES = {game: module for game, module in _ENV_MODULES.values()}
+# The env of a game's tables when only the game is named (evaluation, play, training): put_v1,
+# whose observation the shipped Put models read (docs/envs.md: put_v2 is opt-in for now).
+_GAME_MODULES = {"brag": "brag_env.brag_v1", "put": "brag_env.put_v1"}
 
 
 def table_info_from_env(env: Any) -> TableInfo:
-    """The ``TableInfo`` of a ``brag_v0``/``brag_v1``/``put_v0``/``put_v1`` env (wrapped or raw)."""
+    """The ``TableInfo`` of a ``brag_v0``/``brag_v1``/``put_v0``/``put_v1``/``put_v2`` env (wrapped
+    or raw)."""
     raw = env.unwrapped
     name = raw.metadata.get("name")
     if name not in _ENV_MODULES:

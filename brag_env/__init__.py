@@ -1,7 +1,8 @@
 """brag-env: PettingZoo environments for Three-Card Brag and Put.
 
 Importing the package registers its envs: ``pettingzoo.make("aec", "brag_env/brag_v1")``,
-``pettingzoo.make("aec", "brag_env/put_v1")`` and the self-play envs
+``pettingzoo.make("aec", "brag_env/put_v1")`` (``put_v2``: also when each Put was called)
+and the self-play envs
 ``gymnasium.make("brag_env/BragVsPool-v0")`` / ``"brag_env/PutVsPool-v0"``.
 """
 

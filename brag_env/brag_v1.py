@@ -93,6 +93,10 @@ A = number of actions, K = 16:
 | `side_pot`         | 1     | ... chips beyond the last covered pot / starting_chips         |
 | `own_discards`     | 52    | B22, only with `cards_dealt` 4 or 5: the cards one discarded   |
 | `discard_pending`  | 1     | ... 1 while the players are still discarding                   |
+| `recall_seat`      | L x n | only with `perfect_recall`: EVERY public event of this hand,   |
+|                    |       | oldest first: relative seat                                    |
+| `recall_action`    | L x A | ... action (looks, the B19 choice and covers included)         |
+| `recall_paid`      | L     | ... chips paid / starting_chips                                |
 
 Chip amounts are divided by `starting_chips` (1.0 = one starting stack). A blind player's
 vector holds nothing derived from its own cards, and no vector ever holds another player's
@@ -103,6 +107,15 @@ a shown prial, whose shuffle empties `shown_cards`); every hand shown there (see
 cover comparison) is also in `shown_cards` until the next shuffle. A carried pot (B15) shows as
 a `pot` larger than the sum of `seat_chips_in`. `brag_v1.decode_observation(vector, config)`
 turns a vector into a readable dict; `brag_env.brag.observation` documents the layout.
+
+With `perfect_recall=True` the observation keeps the whole public history of the hand, not
+only the K = 16 most recent events: the `recall_*` block is appended after everything else (so
+every other field keeps its place) with room for L events,
+`L = brag_env.brag.observation.recall_length(config)`: every stay, raise and see costs at least
+`min_stake / 2` chips and a hand cannot take more than the `num_players * starting_chips` chips
+at the table, plus one fold, one look and one cover per seat and one B19 choice. With the
+default options L = 813 and the vector has 11,086 values (4,918 heads-up).
+It holds only public events: no cards, so nothing about hidden hands.
 
 ### Rewards
 
@@ -141,6 +154,7 @@ earlier when fewer than two players can still play); then all agents are termina
 | `prial_bonus`        | 0               | B20                                                  |
 | `lowball`            | False           | B21                                                  |
 | `cards_dealt`        | 3               | B22: 4 or 5 = Four-/Five-card Brag (no blind play)   |
+| `perfect_recall`     | False           | observation: every public event of the hand (above)  |
 | `render_mode`        | None            | "ansi" (returns the table) or "human" (prints it)    |
 | `reveal_cards`       | False           | render every hand, not only the public view          |
 | `keep_histories`     | None            | hands whose history the session keeps: all, 0, or K  |
@@ -170,6 +184,8 @@ recent betting, and the cards shown at a see or a cover comparison; hidden hands
 
 ### Version History
 
+* v1: (added option, default off, so no version change) `perfect_recall`: the whole public
+  history of the hand appended to the observation.
 * v1: covering the pot (B16, `cover_pot`, default on: a `cover` action and the `seat_covered`,
   `seat_covered_pot`, `side_pot` observation fields), carried pots (B15 `blind_alone`,
   `unopened_pot`), `shuffle="after_prial_or_cycle"` (B18), and under `ante_mode="after_prial"` a
@@ -245,8 +261,10 @@ class raw_env(CardTableEnv):
         # The same vectors as observer.fill(...).copy(), updated event by event (hot path).
         # B22 discards are private events outside ``betting``, which the incremental observer
         # follows: those tables use the reference fill.
+        # So is the perfect-recall block, which the incremental observer does not keep.
+        incremental = config.cards_dealt == 3 and not config.perfect_recall
         self._fast_observer = (
-            IncrementalObserver(config) if config.cards_dealt == 3 else _FillObserver(self.observer)
+            IncrementalObserver(config) if incremental else _FillObserver(self.observer)
         )
         # Masks are shared read-only arrays, one per legal set (the engine's bit set).
         self._masks: dict[int, np.ndarray] = {}

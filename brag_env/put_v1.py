@@ -91,6 +91,21 @@ the partner passed nothing still has it in `hand` and in `passed`, with `receive
 No vector holds another player's unplayed cards. `put_v1.decode_observation(vector, config)`
 turns a vector into a readable dict; `brag_env.put.observation` documents the layout.
 
+With `perfect_recall=True` six fields are appended after everything above (every other field
+keeps its place): every event of this hand and of the last hand, oldest first, one row each
+(L = 8 rows with two players, 12 with three, 18 with four; A = the number of actions):
+
+| Name                 | Size  | Contents                                                    |
+|----------------------|-------|-------------------------------------------------------------|
+| `recall_seat`        | L x n | this hand's events in order: who acted                      |
+| `recall_action`      | L x A | ... the action: each card, the Put where it came, answers   |
+| `recall_hidden`      | L     | ... another seat chose its pass card (P8; the card unseen)  |
+| `last_recall_*`      |       | the same three for the last finished hand                   |
+
+So the player knows when a Put was called (before which card of which trick), which the
+default vector does not say. Sizes: 732 (2 players), 1108 (3), 1700 (4). Answers appear
+when they take effect (P7 simultaneous: both at once, as in the rest of the vector).
+
 ### Rewards
 
 With `reward="match"` (default) rewards come only at the end of the match:
@@ -122,6 +137,7 @@ it raises `ValueError`.
 | `put_answers`          | "simultaneous" | 3 players (P7): both answer unseen; "in_turn"          |
 | `partner_exchange`     | "optional"     | 4 players (P8): may pass nothing; "always"             |
 | `reward`               | "match"        | "match" (result at the end), "points" (hand by hand)   |
+| `perfect_recall`       | False          | observation: every event of this and the last hand     |
 | `render_mode`          | None           | "ansi" (returns the table) or "human" (prints it)      |
 | `reveal_cards`         | False          | render every hand, not only the public view            |
 | `keep_histories`       | None           | hands whose history the match keeps: all, 0, or K      |
@@ -142,6 +158,8 @@ Importing this module registers the env with PettingZoo's registry (`brag_env.re
 
 ### Version History
 
+* v1: (added option, default off, so no version change) `perfect_recall`: every event of this
+  and the last hand appended to the observation.
 * v1: the seed's variants as defaults. Three players: both opponents answer a Put without
   knowing the other's answer (`put_answers="simultaneous"`, P7). Four players: a player may
   pass nothing, and partners swap only when both chose a card (`partner_exchange="optional"`,
@@ -167,7 +185,7 @@ from brag_env.put.game import PutGame
 from brag_env.put.observation import PutObserver, observation_high
 from brag_env.put.observation import decode_observation as _decode
 from brag_env.put.render import render_table
-from brag_env.put.rules import ACTION_NAMES, PutConfig
+from brag_env.put.rules import ACTION_NAMES, PutConfig, hand_rewards, match_rewards
 from brag_env.table_env import CardTableEnv, TableSpec
 
 __all__ = ["decode_observation", "env", "raw_env"]
@@ -199,6 +217,7 @@ class raw_env(CardTableEnv):
         "render_fps": 1,
     }
     config_class = PutConfig
+    put_timing: ClassVar[bool] = False  # put_v2 adds when the Put came to the observation
     episode_word = "match"
     seat_attribute = "current"  # -1 once the match is over
     history_lists = (("history", 0),)  # keep_histories bounds the match's hand records
@@ -208,7 +227,7 @@ class raw_env(CardTableEnv):
 
     def _make_game(self, config: PutConfig) -> TableSpec:
         self.game = PutGame(config)
-        self.observer = PutObserver(config)
+        self.observer = PutObserver(config, self.put_timing)
         self._points_reward = config.reward == "points"
         names = list(ACTION_NAMES[: config.num_actions])
         return TableSpec(names, self.observer.size, observation_high(config))
@@ -226,14 +245,11 @@ class raw_env(CardTableEnv):
 
     def _points(self, unit: int, points: int) -> list[float]:
         """reward="points": the scorer's gain is shared out as a loss by the others."""
-        loss = -points / 2 if self.game.n == 3 else -float(points)
-        return [float(points) if u == unit else loss for u in self.game.unit_of]
+        return hand_rewards(self.config, unit, points)
 
     def _match_result(self) -> list[float]:
         """reward="match": +1 for each winner, -1 for each loser (-1/2 with three players)."""
-        winners = self.game.winners()
-        loss = -0.5 if self.game.n == 3 else -1.0
-        return [1.0 if seat in winners else loss for seat in range(self.game.n)]
+        return match_rewards(self.config, self.game.winners())
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         if not self._has_reset:

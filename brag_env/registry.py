@@ -25,6 +25,7 @@ ENVIRONMENTS: dict[str, str] = {
     "brag_v1": "brag_env.brag_v1",
     "put_v0": "brag_env.put_v0",
     "put_v1": "brag_env.put_v1",
+    "put_v2": "brag_env.put_v2",
 }
 
 # gymnasium id -> entry point of the single-agent self-play envs (brag_env/selfplay.py).

@@ -1,6 +1,6 @@
 """The exact solver against OpenSpiel (P1-P6): the same policies, the same NashConv to 1e-6.
 
-OpenSpiel plays the hand through the real engine (``tests/put_openspiel.py``) and asks agents
+OpenSpiel plays the hand through the real engine (``brag_env.openspiel.put``) and asks agents
 one env observation at a time, so this also checks the solver's batched observations.
 """
 
@@ -12,11 +12,11 @@ pytest.importorskip("pyspiel")
 
 from open_spiel.python import policy as os_policy
 from open_spiel.python.algorithms import exploitability as os_exploitability
-from put_openspiel import AgentPolicy, PutHandGame, StrategyPolicy
 
 from agents.put_policy import agent_strategy, batch_probabilities
 from agents.registry import make_agent
 from agents.tables import table_info
+from brag_env.openspiel.put import AgentPolicy, StrategyPolicy, load_hand
 from brag_env.put.rules import PutConfig
 from brag_env.put.solver.cfr import Accumulators, iterate, normalise
 from brag_env.put.solver.game import HandGame, exploitability
@@ -29,7 +29,7 @@ def _nash_conv(game, policy):
 
 def _check_agent(os_game, game, spec):
     """The agent ``spec``, asked observation by observation on the OpenSpiel side."""
-    config, score = os_game.config, os_game.score
+    config, score = os_game.setup.config, os_game.setup.scores
     agent = make_agent(spec, table_info("put", **config.to_dict()))
     probs = batch_probabilities(agent)
     ours = exploitability(game, agent_strategy(probs, game.tree, config, score))
@@ -39,7 +39,7 @@ def _check_agent(os_game, game, spec):
 
 def _check(k, config_options=None, score=(0, 0)):
     config = PutConfig(deck_ranks=k, **(config_options or {}))
-    os_game = PutHandGame(config, score)
+    os_game = load_hand(config, score)
     game = HandGame.build(config, score)
     # uniform random: OpenSpiel's own uniform policy against the solver's uniform profile
     ours = exploitability(game, uniform(game.tree))
@@ -80,10 +80,26 @@ def test_P4_tips_solver_matches_openspiel_deck_ranks_2(score):
     trick): OpenSpiel and the solver score it alike. Its strategy is not the caller's."""
     config = PutConfig(deck_ranks=2)
     game = HandGame.build(config, score)
-    _check_agent(PutHandGame(config, score), game, "put:tips")
+    _check_agent(load_hand(config, score), game, "put:tips")
     table = table_info("put", **config.to_dict())
     tips, caller = (
         agent_strategy(batch_probabilities(make_agent(spec, table)), game.tree, config, score)
         for spec in ("put:tips", "put:caller")
     )
     assert any((a != b).any() for a, b in zip(tips.put, caller.put, strict=True))
+
+
+@pytest.mark.slow  # over 0.4 s: two OpenSpiel best responses
+@pytest.mark.parametrize("spec", ["random", "put:greedy"])
+def test_P1_P6_exploit_command_matches_openspiel(spec):
+    """``python -m brag_env.exploit put SPEC --deck-ranks 2`` measures (``exploit.measure``)
+    what OpenSpiel's ``nash_conv`` gives for the same agent, to 1e-6."""
+    from brag_env.exploit import measure
+
+    config = PutConfig(deck_ranks=2)
+    ours = measure(spec, config)
+    agent = make_agent(spec, table_info("put", **config.to_dict()))
+    theirs = _nash_conv(
+        load_hand(config), AgentPolicy(load_hand(config), batch_probabilities(agent))
+    )
+    assert theirs.nash_conv / 2 == pytest.approx(ours.exploitability, abs=1e-6)

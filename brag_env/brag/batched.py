@@ -71,6 +71,11 @@ def check_batched_brag(config: BragConfig) -> None:
             f"BatchedBrag does not support cards_dealt={config.cards_dealt} "
             "(Three-card Brag only); use vec_env: dummy"
         )
+    if config.perfect_recall:
+        raise ValueError(
+            "BatchedBrag does not support perfect_recall (the default observation only); "
+            "use vec_env: dummy"
+        )
 
 
 class BatchedBrag:

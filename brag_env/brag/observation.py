@@ -55,7 +55,20 @@ only with ``cards_dealt`` 4 or 5 (B22), after everything above
 --------------------  --------  -----------------------------------------------------------
 own_discards          52        one-hot of the cards the observer discarded this hand
 discard_pending       1         1 while the players are still discarding (before the betting)
+--------------------  --------  -----------------------------------------------------------
+only with ``perfect_recall``, at the very end (``L`` = ``recall_length(config)``)
+--------------------  --------  -----------------------------------------------------------
+recall_seat           L x n     EVERY public event of this hand, oldest first: relative seat
+recall_action         L x A     ... the action taken (looks, the B19 choice, covers included)
+recall_paid           L         ... the chips paid / starting_chips
 ====================  ========  ===========================================================
+
+``recall_length`` bounds the events of one hand from the config: every STAY, raise and SEE
+costs at least ``min_stake / 2`` chips (a blind stay at the opening stake) and no hand can take
+more than the ``n * starting_chips`` chips at the table, so there are at most
+``n * starting_chips // (min_stake // 2)`` of them; on top come at most one FOLD, one LOOK and
+one cover per seat and one B19 choice. With the defaults (4 seats, 200 chips, min_stake 2)
+that is 813 rows of 13 values: 11,086 values in all (517 without the option).
 
 With B22, ``own_cards`` holds the whole deal until the observer discards, then the three kept
 cards; ``own_category`` and ``own_strength`` are those of the kept three, zero before (four or
@@ -101,6 +114,7 @@ from brag_env.brag.rules import LOOK, BragConfig
 from brag_env.cards import NUM_CARDS, format_cards
 
 HISTORY_LEN = 16
+RECALL_FIELDS: tuple[str, ...] = ("recall_seat", "recall_action", "recall_paid")
 # The fields with one row per seat, relative to the observer (row 0 = the observer).
 SEAT_FIELDS: tuple[str, ...] = (
     "seat_status",
@@ -172,6 +186,13 @@ class ObservationLayout:
             ]
         if config.cards_dealt > 3:  # B22, appended: the three-card layout stays the same
             spec += [("own_discards", (NUM_CARDS,), 1.0), ("discard_pending", (1,), 1.0)]
+        if config.perfect_recall:  # appended last: every other offset stays the same
+            length = recall_length(config)
+            spec += [
+                ("recall_seat", (length, n), 1.0),
+                ("recall_action", (length, a), 1.0),
+                ("recall_paid", (length,), amount_high),
+            ]
         self.config = config
         self.fields: dict[str, Field] = {}
         offset = 0
@@ -194,6 +215,15 @@ class ObservationLayout:
 
     def offset(self, name: str) -> int:
         return self.fields[name].offset
+
+
+def recall_length(config: BragConfig) -> int:
+    """The most public events one hand can hold (see the module docstring): the priced
+    decisions the chips at the table can pay for, one FOLD, LOOK and cover per seat, and one
+    B19 choice."""
+    n = config.num_players
+    priced = n * config.starting_chips // (config.min_stake // 2)
+    return priced + n * (1 + int(config.allow_blind) + int(config.cover_pot)) + 1
 
 
 @lru_cache(maxsize=64)
@@ -292,6 +322,12 @@ class BragObserver:
         self._o_discards = (
             (off("own_discards"), off("discard_pending")) if config.cards_dealt > 3 else None
         )
+        self._o_recall = (
+            (off("recall_seat"), off("recall_action"), off("recall_paid"))
+            if config.perfect_recall
+            else None
+        )
+        self._recall_length = recall_length(config)
 
     def has_looked(self, game: Any, player: int) -> bool:
         """Whether ``player`` has seen its own cards this hand (B10)."""
@@ -364,7 +400,24 @@ class BragObserver:
                 mv[o_discards + c] = 1.0
             if game.discarding:
                 mv[o_pending] = 1.0
+        if self._o_recall is not None:
+            self._write_recall(mv, game, player)
         return self.buffer
+
+    def _write_recall(self, mv: memoryview, game: Any, player: int) -> None:
+        """Every event of ``game.betting``, oldest first (the perfect-recall block)."""
+        o_seat, o_action, o_paid = self._o_recall  # type: ignore[misc]
+        n, na, inv = self.config.num_players, self.config.num_actions, self._inv_chips
+        if len(game.betting) > self._recall_length:  # recall_length is a proof, not a guess
+            raise RuntimeError(
+                f"a hand of {len(game.betting)} events exceeds recall_length "
+                f"{self._recall_length}: the bound is wrong"
+            )
+        for k, (seat, action, paid) in enumerate(game.betting):
+            mv[o_seat + n * k + (seat - player) % n] = 1.0
+            mv[o_action + na * k + action] = 1.0
+            if paid:
+                mv[o_paid + k] = paid * inv
 
     def write_covers(self, mv: memoryview, game: Any, player: int) -> None:
         """Write the B16 block of ``player``'s view (``player=0``: absolute seat order)."""
@@ -420,7 +473,8 @@ def decode_observation(vector: np.ndarray, config: BragConfig) -> dict[str, Any]
     folds), ``seer_cards`` and ``seen_cards`` (card text, or None). With ``cover_pot`` (B16)
     each seat also has ``covered`` and ``covered_pot`` (chips, 0 when it did not cover), and
     there is ``side_pot`` (chips). With ``cards_dealt`` 4 or 5 (B22): ``own_discards`` (card
-    text or None) and ``discard_pending``.
+    text or None) and ``discard_pending``. With ``perfect_recall``: ``recall``, every event
+    of the hand oldest first (``relative_seat``, ``action``, ``paid``).
     """
     layout = observation_layout(config)
     vec = np.asarray(vector)
@@ -498,4 +552,14 @@ def decode_observation(vector: np.ndarray, config: BragConfig) -> dict[str, Any]
         discarded = np.flatnonzero(v["own_discards"] > 0.5).tolist()
         decoded["own_discards"] = format_cards(discarded) if discarded else None
         decoded["discard_pending"] = bool(v["discard_pending"][0] > 0.5)
+    if config.perfect_recall:
+        recall = []
+        for seat_row, action_row, paid in zip(
+            v["recall_seat"], v["recall_action"], v["recall_paid"], strict=True
+        ):
+            seat, action = one(seat_row), one(action_row)
+            if seat is None or action is None:
+                break
+            recall.append({"relative_seat": seat, "action": names[action], "paid": chips(paid)})
+        decoded["recall"] = recall
     return decoded

@@ -61,6 +61,9 @@ class BragConfig:
     prial_bonus: int = 0  # B20
     lowball: bool = False  # B21
     cards_dealt: int = 3  # B22: 4 or 5 = Four-/Five-card Brag (discard 1 or 2, no blind play)
+    # Read by the observation only: append every public event of the hand, oldest first
+    # (``brag_env.brag.observation``); no rule changes.
+    perfect_recall: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "raise_sizes", _as_int_tuple(self.raise_sizes))
@@ -101,6 +104,7 @@ class BragConfig:
         _check_bool(self, "lowball")
         if type(self.cards_dealt) is not int or self.cards_dealt not in CARDS_DEALT:
             raise ValueError(f"cards_dealt must be 3, 4 or 5, got {self.cards_dealt!r}")
+        _check_bool(self, "perfect_recall")
         if self.cards_dealt > HAND_SIZE and self.allow_blind:
             raise ValueError(
                 f"cards_dealt={self.cards_dealt} needs allow_blind=false (B22: every player "

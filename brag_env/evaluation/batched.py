@@ -47,9 +47,15 @@ _PUT_CHUNK = 32_768  # matches of one batched Put block
 
 
 def _put_options_supported(options: dict[str, Any]) -> bool:
-    if int(options.get("num_players", 2)) != 2:
+    """Matches that ``BatchedPut`` covers (its own check); bad options go to the env's error."""
+    from brag_env.put.batched import check_batched_put
+    from brag_env.put.rules import PutConfig
+
+    try:
+        check_batched_put(PutConfig.from_dict(options))
+    except (TypeError, ValueError):
         return False
-    return int(options.get("deck_ranks", 13)) == 13  # the batched engine deals the full pack
+    return True
 
 
 def _brag_options_supported(options: dict[str, Any]) -> bool:

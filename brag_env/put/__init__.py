@@ -2,7 +2,7 @@
 
 ``PutConfig`` holds the options, ``PutGame`` is the match state machine, ``PutObserver``
 encodes what one player knows. The PettingZoo environment is ``brag_env.put_v1``
-(``put_v0``: the original rules).
+(``put_v2``: its observation also says when each Put came; ``put_v0``: the original rules).
 """
 
 from brag_env.put.game import (

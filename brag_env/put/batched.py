@@ -24,7 +24,8 @@ Differences from ``PutGame`` that do not change the game:
   shows. The deal is the first six steps of a Fisher-Yates shuffle (uniform, as P2 asks).
 
 Supported options: ``num_players=2`` and every other ``PutConfig`` field (``target_points``,
-``seen_put_points`` including ``"game"``, ``put_draw_to_opponent``, ``reward``). Anything
+``seen_put_points`` including ``"game"``, ``put_draw_to_opponent``, ``reward``), without
+``perfect_recall``. Anything
 else is a one-line ``ValueError`` naming the option.
 """
 
@@ -66,21 +67,31 @@ def _offsets(num_players: int) -> dict[str, int]:
     return off
 
 
+def check_batched_put(config: PutConfig) -> None:
+    """Raise the one-line ``ValueError`` for an option ``BatchedPut`` does not cover."""
+    if config.num_players != _SEATS:
+        raise ValueError(
+            f"num_players={config.num_players} is not supported by the batched Put engine "
+            "(heads-up only); use put_v1"
+        )
+    if config.deck_ranks != NUM_RANKS:
+        raise ValueError(
+            f"deck_ranks={config.deck_ranks} is not supported by the batched Put engine "
+            "(full pack only); use put_v1"
+        )
+    if config.perfect_recall:
+        raise ValueError(
+            "perfect_recall is not supported by the batched Put engine (the default "
+            "observation only); use put_v1"
+        )
+
+
 class BatchedPut:
     """``num_tables`` heads-up Put matches; every array's first axis is the table."""
 
     def __init__(self, num_tables: int, config: PutConfig | None = None, seed=None) -> None:
         config = config if config is not None else PutConfig()
-        if config.num_players != _SEATS:
-            raise ValueError(
-                f"num_players={config.num_players} is not supported by the batched Put engine "
-                "(heads-up only); use put_v1"
-            )
-        if config.deck_ranks != NUM_RANKS:
-            raise ValueError(
-                f"deck_ranks={config.deck_ranks} is not supported by the batched Put engine "
-                "(full pack only); use put_v1"
-            )
+        check_batched_put(config)
         if not isinstance(num_tables, int) or num_tables < 1:
             raise ValueError(f"num_tables must be an integer >= 1, got {num_tables!r}")
         self.config = config

@@ -84,6 +84,7 @@ class HandRecord:
         "number",
         "put_caller",
         "put_trick",
+        "put_turn",
         "result",
         "scores_after",
         "scores_before",
@@ -103,6 +104,7 @@ class HandRecord:
         self.tricks: list[tuple[int, list[tuple[int, int]], int]] = []  # leader, plays, winner
         self.put_caller = -1
         self.put_trick = -1
+        self.put_turn = -1  # cards already played to that trick when the Put came (0: the lead)
         self.answers: list[tuple[int, int]] = []  # (seat, SEE or FOLD)
         self.result: tuple[str, int, int] = ("", -1, 0)  # reason, scoring unit or -1, points
         self.scores_after: list[int] = []
@@ -173,8 +175,13 @@ def _is_whole(value: object) -> bool:
 class PutGame:
     """A Put match. Call ``reset`` to start one, then ``apply`` each decision of ``current``."""
 
-    def __init__(self, config: PutConfig | None = None) -> None:
+    def __init__(self, config: PutConfig | None = None, deal_between_hands: bool = True) -> None:
+        """``deal_between_hands=False``: a finished hand that does not end the match leaves the
+        game waiting (``awaiting_deal``, nobody to act) until ``deal_next_hand`` gives the next
+        hand's cards; for a driver that owns the chance, such as the OpenSpiel game."""
         self.config = config if config is not None else PutConfig()
+        self.deal_between_hands = deal_between_hands
+        self.awaiting_deal = False
         cfg = self.config
         self.n = cfg.num_players
         self.num_units = cfg.num_units
@@ -196,6 +203,7 @@ class PutGame:
         self.cut: list[list[tuple[int, int]]] = []
         self.history: list[HandRecord] = []
         self.last_hand: LastHand | None = None
+        self.last_record: HandRecord | None = None  # the last finished hand (history may drop it)
         self.mask: np.ndarray = self._build_mask(-1)
         self._init_hand_state()
 
@@ -259,6 +267,8 @@ class PutGame:
         self.winner = -1
         self.history = []
         self.last_hand = None
+        self.last_record = None
+        self.awaiting_deal = False
         self.cut = []
         self.dealer = int(dealer) if dealer is not None else self._cut_for_dealer()
         self.hand_number = int(hand_number) - 1
@@ -482,6 +492,7 @@ class PutGame:
         rec = self.record
         rec.put_caller = p
         rec.put_trick = self.trick_no
+        rec.put_turn = len(self.trick)
         rec.actions.append((p, PUT, -1))
         self.phase = PHASE_ANSWER
         self.current = self._responders[0]
@@ -555,6 +566,7 @@ class PutGame:
         rec.result = (reason, unit, points)
         rec.scores_after = list(self.scores)
         self.history.append(rec)
+        self.last_record = rec
         # What everyone saw of this hand, kept for the observations of the next one. The lists
         # are handed over, not copied: the next hand starts with new ones (_init_hand_state).
         self.last_hand = (
@@ -573,8 +585,30 @@ class PutGame:
             self.mask = self._build_mask(-1)
             return unit, points
         self.dealer = (self.dealer + 1) % self.n  # P2/P7: the deal passes to the left
-        self._start_hand()
+        if self.deal_between_hands:
+            self._start_hand()
+        else:
+            self.awaiting_deal = True
+            self.phase = PHASE_OVER
+            self.current = -1
+            self.mask = self._build_mask(-1)
         return (unit, points) if unit >= 0 else None
+
+    def deal_next_hand(self, cards: Sequence[int]) -> None:
+        """Deal the next hand of a game made with ``deal_between_hands=False`` from ``cards``
+        (card ids in deal order, 3 per player, P2)."""
+        if not self.awaiting_deal:
+            raise ValueError("deal_next_hand: no hand is waiting to be dealt")
+        top = parse_deck(list(cards))
+        if len(top) != CARDS_PER_HAND * self.n or any(
+            PUT_RANK[c] >= self.config.deck_ranks for c in top
+        ):
+            raise ValueError(
+                f"deal_next_hand: give {CARDS_PER_HAND * self.n} cards of the top "
+                f"{self.config.deck_ranks} ranks, got {list(cards)!r}"
+            )
+        self.awaiting_deal = False
+        self._start_hand(top)
 
     # ---------------------------------------------------------------- masks
     def _refresh_mask(self) -> None:

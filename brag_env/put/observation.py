@@ -32,6 +32,22 @@ last_put_caller     (n,)         last finished hand: who called a Put
 last_put_seen       (1,)         last finished hand: the Put was seen
 last_put_folded     (n,)         last finished hand: who folded to it
 last_points         (n,)         last finished hand: points each seat's unit scored / target
+------------------  -----------  ----------------------------------------------------------
+only with ``put_timing`` (put_v2's observation)
+------------------  -----------  ----------------------------------------------------------
+put_trick           (3,)         the trick in which this hand's Put was called
+put_turn            (n,)         cards of that trick on the table when it came (0: the lead)
+last_put_trick      (3,)         the same two for the last finished hand
+last_put_turn       (n,)
+------------------  -----------  ----------------------------------------------------------
+only with ``perfect_recall`` (L = ``history_length(n)``, A = the number of actions)
+------------------  -----------  ----------------------------------------------------------
+recall_seat         (L, n)       every event of this hand, oldest first: who acted
+recall_action       (L, A)       ... the action (cards, the Put where it came, the answers)
+recall_hidden       (L,)         ... another seat chose its pass card (P8): no action shown
+last_recall_seat    (L, n)       the same three for the last finished hand
+last_recall_action  (L, A)
+last_recall_hidden  (L,)
 ==================  ===========  ==========================================================
 
 Sizes: 220 values with two players, 316 with three, 438 with four (440 with
@@ -47,6 +63,10 @@ one step: without it nobody would see how a hand ended (the last trick, a fold).
 from the finished hand until the next one ends, and stays set when the match is over. A trick
 with cards but neither winner nor tie was cut short by a folded Put (P4).
 
+The recall rows come from the hand record (``HandRecord.actions``): an answer appears when it
+takes effect (P7 simultaneous: both at once), so they say no more than the rest of the vector,
+only in order. With the match over, this hand and the last hand are the same hand.
+
 Nothing about another player's unplayed cards is encoded, except the card one passed to
 one's partner (P8), which one knows. The last-hand block holds only cards that were played
 face up; the cards still in hand when a Put was folded stay unknown.
@@ -59,16 +79,49 @@ from collections.abc import Callable
 import numpy as np
 
 from brag_env.put.game import PHASE_OVER, PutGame
-from brag_env.put.rules import NUM_RANKS, PUT_RANK, RANK_NAMES, TRICKS_PER_HAND, PutConfig
+from brag_env.put.rules import (
+    ACTION_NAMES,
+    NUM_ACTIONS,
+    NUM_RANKS,
+    PASS,
+    PASS_NONE,
+    PUT_RANK,
+    RANK_NAMES,
+    TRICKS_PER_HAND,
+    PutConfig,
+)
 
 PHASE_LABELS = ("pass", "play", "answer")
+# The perfect-recall block (``perfect_recall=True``), after everything else: one row per event
+# of this hand and of the last hand, oldest first.
+RECALL_FIELDS = (
+    "recall_seat",
+    "recall_action",
+    "recall_hidden",
+    "last_recall_seat",
+    "last_recall_action",
+    "last_recall_hidden",
+)
+
+
+def history_length(num_players: int) -> int:
+    """The most events one hand can hold: one pass choice per seat (P8, four players), three
+    cards per seat, one Put and its answers (two with three players, P7)."""
+    passes = num_players if num_players == 4 else 0
+    answers = 2 if num_players == 3 else 1
+    return passes + TRICKS_PER_HAND * num_players + 1 + answers
 
 
 def observation_layout(
-    num_players: int, optional_pass: bool = False
+    num_players: int,
+    optional_pass: bool = False,
+    perfect_recall: bool = False,
+    put_timing: bool = False,
 ) -> list[tuple[str, tuple[int, ...]]]:
     """The named fields of the observation vector, in order, with their shapes
-    (``optional_pass``: four players with ``partner_exchange="optional"``, P8)."""
+    (``optional_pass``: four players with ``partner_exchange="optional"``, P8;
+    ``put_timing``: put_v2's when-the-Put-came fields; ``perfect_recall``: the event block.
+    Both are appended, so every field before them keeps its offset)."""
     n, t, r = num_players, TRICKS_PER_HAND, NUM_RANKS
     layout = [
         ("hand", (r,)),
@@ -100,6 +153,21 @@ def observation_layout(
         ("last_put_folded", (n,)),
         ("last_points", (n,)),
     ]
+    if put_timing:
+        layout += [
+            ("put_trick", (t,)),
+            ("put_turn", (n,)),
+            ("last_put_trick", (t,)),
+            ("last_put_turn", (n,)),
+        ]
+    if perfect_recall:
+        length, actions = history_length(n), NUM_ACTIONS if optional_pass else PASS_NONE
+        for prefix in ("", "last_"):
+            layout += [
+                (f"{prefix}recall_seat", (length, n)),
+                (f"{prefix}recall_action", (length, actions)),
+                (f"{prefix}recall_hidden", (length,)),
+            ]
     return layout
 
 
@@ -127,10 +195,12 @@ def observation_high(config: PutConfig) -> float:
 class PutObserver:
     """Fills one player's observation in place (OpenSpiel style) and decodes vectors."""
 
-    def __init__(self, config: PutConfig) -> None:
+    def __init__(self, config: PutConfig, put_timing: bool = False) -> None:
+        """``put_timing``: put_v2's observation (when the Put came); False: put_v1's."""
         self.config = config
+        self.put_timing = put_timing
         n = self.n = config.num_players
-        self.layout = observation_layout(n, config.optional_pass)
+        self.layout = observation_layout(n, config.optional_pass, config.perfect_recall, put_timing)
         self.size = sum(int(np.prod(shape)) for _, shape in self.layout)
         self.buffer = np.zeros(self.size, dtype=np.float32)
         self.views = _views(self.buffer, self.layout)
@@ -150,7 +220,10 @@ class PutObserver:
         # The last-hand block changes once per hand: each seat's copy is built when
         # ``game.last_hand`` is a new object and then written with one slice assignment.
         self._last_start = off["last_hand"]
-        self._last_blocks = [np.zeros(self.size - self._last_start, np.float32) for _ in range(n)]
+        self._last_end = off["last_points"] + n  # the put_v2 and recall fields come after it
+        self._last_blocks = [
+            np.zeros(self._last_end - self._last_start, np.float32) for _ in range(n)
+        ]
         last = self._last_start
         self._last_offsets = tuple(
             off[name] - last
@@ -241,8 +314,42 @@ class PutObserver:
         if last is not None:
             if last is not self._last_source[player]:
                 self._fill_last_hand(game, player)
-            b[self._last_start :] = self._last_blocks[player]
+            b[self._last_start : self._last_end] = self._last_blocks[player]
+        if self.put_timing:
+            self._fill_put_timing(game)
+        if self.config.perfect_recall:
+            self._fill_recall(game, player)
         return b
+
+    def _fill_put_timing(self, game: PutGame) -> None:
+        """put_v2: the trick of this hand's and the last hand's Put, and how many cards of it
+        were on the table when it came (0: before the lead)."""
+        v = self.views
+        for prefix, record in (("", game.record), ("last_", game.last_record)):
+            if record is not None and record.put_trick >= 0:
+                v[f"{prefix}put_trick"][record.put_trick] = 1.0
+                v[f"{prefix}put_turn"][record.put_turn] = 1.0
+
+    def _fill_recall(self, game: PutGame, player: int) -> None:
+        """The events of this hand and of the last one, oldest first: who acted and what they
+        did (the Put where it came, the answers once they took effect). Another seat's pass
+        choice (P8) is private: its row has the seat and ``recall_hidden``, no action."""
+        v = self.views
+        rel = self._rel[player]
+        for prefix, record in (("", game.record), ("last_", game.last_record)):
+            if record is None:
+                continue
+            seats, actions, hidden = (
+                v[f"{prefix}recall_seat"],
+                v[f"{prefix}recall_action"],
+                v[f"{prefix}recall_hidden"],
+            )
+            for row, (seat, action, _) in enumerate(record.actions):
+                seats[row, rel[seat]] = 1.0
+                if PASS <= action <= PASS_NONE and seat != player:
+                    hidden[row] = 1.0
+                else:
+                    actions[row, action] = 1.0
 
     def _fill_last_hand(self, game: PutGame, player: int) -> None:
         """Build ``player``'s last-hand block from ``game.last_hand`` (cards played face up,
@@ -326,6 +433,15 @@ class PutObserver:
             if "exchanged" in v:
                 out["exchanged"] = [bool(x) for x in v["exchanged"]]
         out["last_hand"] = self._decode_last_hand(v, seat) if v["last_hand"][0] else None
+        if "put_trick" in v:
+            for put, prefix in ((out["put"], ""), ((out["last_hand"] or {}).get("put"), "last_")):
+                if put is not None:
+                    trick, turn = seat(v[f"{prefix}put_trick"]), seat(v[f"{prefix}put_turn"])
+                    put["trick"] = None if trick is None else trick + 1
+                    put["turn"] = turn
+        if "recall_seat" in v:
+            out["history"] = _decode_events(v, "")
+            out["last_history"] = _decode_events(v, "last_")
         return out
 
     def _decode_last_hand(
@@ -364,6 +480,26 @@ class PutObserver:
         }
 
 
-def decode_observation(vector: np.ndarray, config: PutConfig | None = None) -> dict:
-    """Decode an observation vector of a game with ``config`` (default: two players)."""
-    return PutObserver(config if config is not None else PutConfig()).decode(vector)
+def _decode_events(v: dict[str, np.ndarray], prefix: str) -> list[dict]:
+    """The perfect-recall rows, oldest first: relative seat and action name (None: a pass
+    whose card is private)."""
+    events = []
+    for seat_row, action_row, hidden in zip(
+        v[f"{prefix}recall_seat"],
+        v[f"{prefix}recall_action"],
+        v[f"{prefix}recall_hidden"],
+        strict=True,
+    ):
+        if not seat_row.any():
+            break
+        action = None if hidden else ACTION_NAMES[int(np.argmax(action_row))]
+        events.append({"seat": int(np.argmax(seat_row)), "action": action})
+    return events
+
+
+def decode_observation(
+    vector: np.ndarray, config: PutConfig | None = None, put_timing: bool = False
+) -> dict:
+    """Decode an observation vector of a game with ``config`` (default: two players);
+    ``put_timing``: a put_v2 vector."""
+    return PutObserver(config if config is not None else PutConfig(), put_timing).decode(vector)

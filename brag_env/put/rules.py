@@ -93,6 +93,9 @@ class PutConfig:
     # the original rules). "pass_none" is in the action list only with four players, optional.
     partner_exchange: PartnerExchange = "optional"
     deck_ranks: int = NUM_RANKS  # only the top k ranks of P1 are in the deck (4 suits each)
+    # Read by the observation only: append every event of this hand and the last, in order
+    # (``brag_env.put.observation``); no rule changes.
+    perfect_recall: bool = False
 
     def __post_init__(self) -> None:
         _check_int(self, "num_players", MIN_PLAYERS, MAX_PLAYERS)
@@ -112,6 +115,8 @@ class PutConfig:
                 f"but num_players is {self.num_players}"
             )
         _check_int(self, "deck_ranks", 1, NUM_RANKS)
+        if not isinstance(self.perfect_recall, bool):
+            raise ValueError(f"perfect_recall must be true or false, got {self.perfect_recall!r}")
         need = CARDS_PER_HAND * self.num_players
         if self.deck_ranks * NUM_SUITS < need:
             raise ValueError(
@@ -176,6 +181,20 @@ class PutConfig:
     def unit_of(self, seat: int) -> int:
         """The scoring unit of a seat: partners sit opposite, so side = seat % 2 (P8)."""
         return seat % 2 if self.num_players == 4 else seat
+
+
+def hand_rewards(config: PutConfig, unit: int, points: int) -> list[float]:
+    """Each seat's share of a scored hand, zero-sum: the scoring unit's seats get ``points``,
+    the others lose them (split in two with three players, P7; both partners, P8)."""
+    loss = -points / 2 if config.num_players == 3 else -float(points)
+    return [float(points) if config.unit_of(s) == unit else loss for s in range(config.num_players)]
+
+
+def match_rewards(config: PutConfig, winners: list[int]) -> list[float]:
+    """The match result per seat: +1 for each winning seat, -1 for each loser (-1/2 with
+    three players, so the sum stays zero)."""
+    loss = -0.5 if config.num_players == 3 else -1.0
+    return [1.0 if seat in winners else loss for seat in range(config.num_players)]
 
 
 def _is_int(value: object) -> bool:

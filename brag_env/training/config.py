@@ -299,6 +299,11 @@ class TrainConfig(Section):
             from brag_env.brag.rules import BragConfig
 
             check_batched_brag(BragConfig.from_dict(self.env))
+        if self.vec_env == "batched" and self.game == "put":
+            from brag_env.put.batched import check_batched_put
+            from brag_env.put.rules import PutConfig
+
+            check_batched_put(PutConfig.from_dict(self.env))
         if self.eval.exploitability and (self.game != "put" or self.env.get("num_players", 2) != 2):
             raise ValueError("eval.exploitability is exact for heads-up Put only (put, 2 seats)")
         return self
