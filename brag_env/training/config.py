@@ -39,6 +39,16 @@ from pydantic import (
 )
 from pydantic.fields import FieldInfo
 
+from brag_env.io import (
+    MAX_QUOTED_CHARS,
+    MAX_YAML_BYTES,
+    YAMLError,
+    clip,
+    parse_yaml,
+    quoted,
+    read_text_bounded,
+)
+
 BATCHED_GAMES = ("put", "brag")  # games with a batched engine (brag_env.training.batched)
 MAX_SEED = 2**31 - 1  # numpy seeds up to 2**32 - 1; a run adds its steps and env index
 
@@ -399,20 +409,10 @@ def read_yaml_mapping(path: Path) -> dict[str, Any]:
     if not path.is_file():
         raise ValueError(f"config file {str(path)!r} does not exist")
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise ValueError(f"config file {str(path)!r} cannot be read: {_reason(e)}") from None
-    try:
-        raw = yaml.safe_load(text)
-    except yaml.MarkedYAMLError as e:
-        mark = e.problem_mark or e.context_mark
-        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
-        problem = e.problem or e.context or "syntax error"
-        raise ValueError(f"{where}: not valid YAML: {problem}") from None
-    except yaml.YAMLError as e:
-        raise ValueError(f"{path}: not valid YAML: {' '.join(str(e).split())}") from None
-    except RecursionError:
-        raise ValueError(f"{path}: not valid YAML: nested too deeply") from None
+        raw = parse_yaml(read_text_bounded(path, MAX_YAML_BYTES, "config file"), str(path))
+    except YAMLError as e:
+        where = f"{path}:{e.line}:{e.column}" if e.line is not None else str(path)
+        raise ValueError(f"{where}: not valid YAML: {e.problem}") from None
     if raw is None:
         raise ValueError(f"config file {path} is empty; an empty file is not a config")
     if not isinstance(raw, dict):
@@ -422,21 +422,18 @@ def read_yaml_mapping(path: Path) -> dict[str, Any]:
     return raw
 
 
-def _reason(e: BaseException) -> str:
-    return getattr(e, "strerror", None) or str(e)
-
-
 def apply_override(raw: dict[str, Any], item: str) -> None:
     """Apply one ``key=value`` (``a.b=value`` for nested keys) to a raw config dict."""
     key, eq, text = item.partition("=")
     key = key.strip()
     if not eq or not key:
-        raise ValueError(f"--set expects key=value, got {item!r}")
+        raise ValueError(f"--set expects key=value, got {quoted(item)}")
     try:
-        value = yaml.safe_load(text) if text.strip() else ""
-    except yaml.YAMLError as e:
-        problem = getattr(e, "problem", None) or "syntax error"
-        raise ValueError(f"--set {key}: value {text!r} is not valid YAML ({problem})") from None
+        value = parse_yaml(text, f"--set {key}") if text.strip() else ""
+    except YAMLError as e:
+        raise ValueError(
+            f"--set {key}: value {quoted(text)} is not valid YAML ({e.problem})"
+        ) from None
     parts = key.split(".")
     node = raw
     for i, part in enumerate(parts[:-1]):
@@ -450,11 +447,11 @@ def apply_override(raw: dict[str, Any], item: str) -> None:
 def config_from_dict(raw: Any) -> TrainConfig:
     """Validate a raw config; ``ValueError`` with one line naming the first bad key."""
     if not isinstance(raw, dict):
-        raise ValueError(f"config must be a mapping of keys, got {raw!r}")
+        raise ValueError(f"config must be a mapping of keys, got {quoted(raw)}")
     try:
         return TrainConfig.model_validate(raw)
-    except ValidationError as e:
-        raise ValueError(explain(e)) from None
+    except ValidationError as e:  # clipped: a value error of an env option may quote a value
+        raise ValueError(clip(explain(e), 4 * MAX_QUOTED_CHARS)) from None
     except RecursionError:
         raise ValueError("config is nested too deeply") from None
 
@@ -489,22 +486,22 @@ def explain(error: ValidationError) -> str:
     e = errors[0]
     if e["loc"] and e["loc"][-1] == "[key]":  # a mapping key of the wrong type (env: {1: 2})
         key = _resolve(e["loc"][:-2])[0]
-        return f"{key} keys must be strings, got {e.get('input')!r}"
+        return f"{key} keys must be strings, got {quoted(e.get('input'))}"
     key, _, meta, field = _resolve(e["loc"])
     kind = e["type"]
     got = e.get("input")
     if kind == "value_error":
         message = str(e["ctx"]["error"]) if "ctx" in e else e["msg"]
-        return f"{key} {message}, got {got!r}" if key else message
+        return f"{key} {message}, got {quoted(got)}" if key else message
     if kind in _TYPE_ERRORS:
-        return f"{key or 'config'} must be {_describe(*field)}, got {got!r}"
+        return f"{key or 'config'} must be {_describe(*field)}, got {quoted(got)}"
     if kind in _BOUND_ERRORS:
         null = " or null" if _optional(field[0]) else ""
-        return f"{key} must be {_bounds(meta)}{null}, got {got!r}"
+        return f"{key} must be {_bounds(meta)}{null}, got {quoted(got)}"
     if kind == "too_short":
         n = e["ctx"]["min_length"]
         entries = "one entry" if n == 1 else f"{n} entries"
-        return f"{key} must name at least {entries}, got {got!r}"
+        return f"{key} must name at least {entries}, got {quoted(got)}"
     if kind == "missing":
         return f"{key} is required"
     return f"{key}: {e['msg']}"
