@@ -437,7 +437,7 @@ def parse_yaml(text: str, name: str) -> Any:
             if node is None:
                 return None
             if _expanded_nodes(node, {}) > MAX_YAML_NODES:
-                problem = f"expands to more than {MAX_YAML_NODES:,} nodes (aliases): refused"
+                problem = f"holds more than {MAX_YAML_NODES:,} nodes, aliases expanded: refused"
                 raise YAMLError(f"{name} {problem}", problem, None, None)
             return loader.construct_document(node)
         finally:
