@@ -250,14 +250,24 @@ def remove_stale_temps(path: str | os.PathLike[str]) -> list[Path]:
     lock another process still holds is being written and is kept; the kernel releases the
     lock of a process that died, however it died. Errors are ignored: this is tidying."""
     path = Path(path)
-    removed = []
+    return _remove_stale(path.parent, path.name)
+
+
+def remove_stale_temps_in(folder: str | os.PathLike[str]) -> list[Path]:
+    """:func:`remove_stale_temps` for every target of ``folder`` (a run directory that one
+    process owns, ``train.py`` under its lock)."""
+    return _remove_stale(Path(folder), None)
+
+
+def _remove_stale(folder: Path, name: str | None) -> list[Path]:
+    removed: list[Path] = []
     try:
-        entries = list(os.scandir(path.parent))
+        entries = list(os.scandir(folder))
     except OSError:
         return removed
     for entry in entries:
         match = _TEMP_NAME.fullmatch(entry.name)
-        if match is None or match["name"] != path.name:
+        if match is None or (name is not None and match["name"] != name):
             continue
         with contextlib.suppress(OSError):
             fd = os.open(entry.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)

@@ -70,6 +70,7 @@ from brag_env.training.files import (
     DISK_ERRORS,
     RunFileError,
     append_line,
+    run_dir_lock,
     write_file,
     writing,
 )
@@ -288,6 +289,26 @@ def save_checkpoint(
 def train(args: argparse.Namespace) -> None:
     # --- 1. config and run directory: everything is checked before anything is written ---------
     cfg, run_dir = resolve_config(args)
+    with run_dir_lock(run_dir):  # one train.py per run directory
+        cfg, run_dir = resolve_config(args)  # again, under the lock: a run may have ended since
+        run(args, cfg, run_dir)
+
+
+def prune_snapshots(run_dir: Path, kept: list[str]) -> None:
+    """``pool.max_snapshots`` on disk: delete the snapshot files the checkpoint just written no
+    longer names (the pool has dropped them). Done after a checkpoint, never before, so that
+    the checkpoint on disk can always be resumed."""
+    folder = run_dir / "snapshots"
+    if not folder.is_dir():
+        return
+    names = {Path(name).name for name in kept}
+    for path in folder.glob("step_*.zip"):
+        if path.name not in names:
+            path.unlink(missing_ok=True)
+
+
+def run(args: argparse.Namespace, cfg: TrainConfig, run_dir: Path) -> None:
+    """The run itself, holding the run directory's lock."""
     if cfg.backend == "rllib":  # Ray RLlib, on a cluster too: docs/rllib.md
         from brag_env.training.rllib_backend import train_rllib
 
@@ -416,6 +437,7 @@ def train(args: argparse.Namespace) -> None:
     def checkpoint(step: int) -> None:
         state.update(num_timesteps=step, n_updates=model._n_updates)
         save_checkpoint(model, cfg, checkpoint_path, state)
+        prune_snapshots(run_dir, state["snapshots"])
 
     # --- 4. the run: ONE learn() call, so progress_remaining (and every schedule) is right -------
     progress = {"auto": None, "on": True, "off": False}[args.progress]

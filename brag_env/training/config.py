@@ -51,6 +51,17 @@ from brag_env.io import (
 
 BATCHED_GAMES = ("put", "brag")  # games with a batched engine (brag_env.training.batched)
 MAX_SEED = 2**31 - 1  # numpy seeds up to 2**32 - 1; a run adds its steps and env index
+# Upper bounds on sizes, so that an absurd value (a typo, 10^12 episodes) is refused before the
+# run directory is written rather than failing hours later in an allocation. Each is far above
+# any run here (the largest config: 10^7 steps, 1024 batched tables, layers of 256).
+MAX_TIMESTEPS = 10**10
+MAX_ENVS = 16_384  # batched tables; subprocess envs are bounded by MAX_PROCESSES
+MAX_PROCESSES = 256
+MAX_ROLLOUT = 2**21  # ppo.n_steps * n_envs: the rollout buffer holds this many observations
+MAX_LAYER = 8192
+MAX_LAYERS = 16
+MAX_EPISODES = 10**7  # per opponent and evaluation: each hand or match is kept as a sample
+MAX_SPECS = 64  # agent specs in a list
 
 
 def _number_from_text(value: Any) -> Any:
@@ -111,10 +122,13 @@ class PPOConfig(Section):
 
     learning_rate: PositiveOrSchedule = Field(3e-4, description="Adam step size, or a schedule")
     n_steps: Int = Field(
-        256, ge=1, description="steps per env per rollout (rollout = n_steps * n_envs)"
+        256,
+        ge=1,
+        le=MAX_ROLLOUT,
+        description="steps per env per rollout (rollout = n_steps * n_envs)",
     )
     batch_size: Int = Field(512, ge=1, description="mini-batch size; must divide a rollout")
-    n_epochs: Int = Field(4, ge=1, description="passes over each rollout")
+    n_epochs: Int = Field(4, ge=1, le=1000, description="passes over each rollout")
     gamma: Num = Field(0.99, ge=0, le=1, description="discount factor")
     gae_lambda: Num = Field(0.95, ge=0, le=1, description="GAE bias/variance trade-off")
     clip_range: PositiveOrSchedule = Field(0.2, description="PPO ratio clip, or a schedule")
@@ -128,9 +142,10 @@ class PPOConfig(Section):
         None, gt=0, description="clip the value function's change; null = no clipping"
     )
     normalize_advantage: Bool = Field(True, description="normalize advantages per mini-batch")
-    net_arch: list[Annotated[Int, Field(ge=1)]] = Field(
+    net_arch: list[Annotated[Int, Field(ge=1, le=MAX_LAYER)]] = Field(
         [128, 128],
         min_length=1,
+        max_length=MAX_LAYERS,
         description="hidden layer sizes, actor and critic (separate networks)",
     )
     activation: Literal["tanh", "relu"] = Field("tanh", description="hidden layer activation")
@@ -144,16 +159,22 @@ class PoolConfig(Section):
 
     opponents: list[Str] = Field(
         ["random"],
+        max_length=MAX_SPECS,
         description="agent specs: baselines, probes (brag:never_look), model .zip files "
         "(exploiters); [] only with br.target",
     )
     snapshot_every: Int = Field(
-        0, ge=0, description="steps between frozen snapshots of the learner; 0 = none"
+        0,
+        ge=0,
+        le=MAX_TIMESTEPS,
+        description="steps between frozen snapshots of the learner; 0 = none",
     )
     snapshot_prob: Num = Field(
         0.3, ge=0, le=1, description="chance an opponent seat gets a snapshot (once there is one)"
     )
-    max_snapshots: Int = Field(5, ge=1, description="how many of the newest snapshots are kept")
+    max_snapshots: Int = Field(
+        5, ge=1, le=10_000, description="how many of the newest snapshots are kept (on disk too)"
+    )
     snapshot_sampling: Literal[SNAPSHOT_SAMPLING] = Field(
         "uniform",
         description="which kept snapshot a seat gets: uniform (with a large max_snapshots: "
@@ -180,15 +201,23 @@ class EvalConfig(Section):
     """Evaluation against baselines: the learner against num_players - 1 copies of each."""
 
     opponents: list[Str] = Field(
-        ["random"], description="agent specs evaluated against (br.target: besides the target)"
+        ["random"],
+        max_length=MAX_SPECS,
+        description="agent specs evaluated against (br.target: besides the target)",
     )
     every: Int = Field(
-        0, ge=0, description="steps between evaluations during training; 0 = only the final one"
+        0,
+        ge=0,
+        le=MAX_TIMESTEPS,
+        description="steps between evaluations during training; 0 = only the final one",
     )
     episodes: Int = Field(
-        1000, ge=1, description="hands (Brag) or matches (Put) per opponent, during training"
+        1000,
+        ge=1,
+        le=MAX_EPISODES,
+        description="hands (Brag) or matches (Put) per opponent, during training",
     )
-    final_episodes: Int = Field(2000, ge=1, description="per opponent, at the end")
+    final_episodes: Int = Field(2000, ge=1, le=MAX_EPISODES, description="per opponent, at the end")
     deterministic: Bool = Field(False, description="the learner plays its most likely action")
     exploitability: Bool = Field(
         False, description="heads-up Put: the exact exploitability too (docs/solver.md)"
@@ -212,7 +241,10 @@ class RLlibConfig(Section):
         None, description='a Ray cluster ("host:port"); null = $RAY_ADDRESS, else a local Ray'
     )
     num_env_runners: Int = Field(
-        2, ge=0, description="sampling actors, placed by Ray on any node with free CPUs"
+        2,
+        ge=0,
+        le=MAX_PROCESSES * 16,
+        description="sampling actors, placed by Ray on any node with free CPUs",
     )
     num_cpus_per_env_runner: Num = Field(
         1.0, gt=0, description="CPUs each runner takes (with `ray start --num-cpus`: per node)"
@@ -229,11 +261,16 @@ class TrainConfig(Section):
     game: Literal["brag", "put"] = Field("put", description="which game")
     seed: Int = Field(0, ge=0, le=MAX_SEED, description="seeds the envs, the network and PPO")
     total_timesteps: Int = Field(
-        100_000, ge=1, description="learner decisions, rounded up to whole rollouts"
+        100_000,
+        ge=1,
+        le=MAX_TIMESTEPS,
+        description="learner decisions, rounded up to whole rollouts",
     )
     env: dict[Str, Any] = Field({}, description="options of brag_v1 / put_v1 (docs/rules.md)")
     reward_scale: Num = Field(1.0, gt=0, description="learner reward = env reward * reward_scale")
-    n_envs: Int = Field(8, ge=1, description="parallel self-play envs")
+    n_envs: Int = Field(
+        8, ge=1, le=MAX_ENVS, description="parallel self-play envs (subproc: at most 256)"
+    )
     vec_env: Literal["dummy", "subproc", "batched"] = Field(
         "dummy",
         description=(
@@ -241,9 +278,9 @@ class TrainConfig(Section):
             "batched: one array engine (heads-up Put, Three-card Brag)"
         ),
     )
-    torch_threads: Int = Field(1, ge=1, description="torch CPU threads")
+    torch_threads: Int = Field(1, ge=1, le=1024, description="torch CPU threads")
     checkpoint_every: Int = Field(
-        50_000, ge=1, description="steps between checkpoints (for --resume)"
+        50_000, ge=1, le=MAX_TIMESTEPS, description="steps between checkpoints (for --resume)"
     )
     ppo: PPOConfig = Field(default_factory=PPOConfig)
     pool: PoolConfig = Field(default_factory=PoolConfig)
@@ -286,6 +323,16 @@ class TrainConfig(Section):
     def _consistent(self) -> TrainConfig:
         """Checks across keys: the mini-batches, the table options, the agent specs."""
         rollout = self.rollout_steps
+        if rollout > MAX_ROLLOUT:
+            raise ValueError(
+                f"a rollout (ppo.n_steps * n_envs = {rollout:,}) must be at most {MAX_ROLLOUT:,} "
+                "steps: the rollout buffer holds an observation of each"
+            )
+        if self.vec_env == "subproc" and self.n_envs > MAX_PROCESSES:
+            raise ValueError(
+                f"n_envs must be at most {MAX_PROCESSES} with vec_env: subproc (a process each), "
+                f"got {self.n_envs}; vec_env: batched runs more tables in one"
+            )
         if self.ppo.batch_size > rollout:
             raise ValueError(
                 f"ppo.batch_size ({self.ppo.batch_size}) exceeds a rollout "
@@ -502,6 +549,8 @@ def explain(error: ValidationError) -> str:
         n = e["ctx"]["min_length"]
         entries = "one entry" if n == 1 else f"{n} entries"
         return f"{key} must name at least {entries}, got {quoted(got)}"
+    if kind == "too_long":
+        return f"{key} must name at most {e['ctx']['max_length']} entries, got {quoted(got)}"
     if kind == "missing":
         return f"{key} is required"
     return f"{key}: {e['msg']}"
