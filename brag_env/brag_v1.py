@@ -239,19 +239,24 @@ class raw_env(CardTableEnv):
     config: BragConfig
     game: BragGame
 
+    _observer_attributes = ("observer", "_fast_observer", "_masks")
+
     def _make_game(self, config: BragConfig) -> TableSpec:
         self.game = BragGame(config)
+        self._make_observers(config)
+        layout = observation_layout(config)
+        return TableSpec(config.action_names, layout.size, layout.high)
+
+    def _make_observers(self, config: BragConfig) -> None:
         self.observer = BragObserver(config)
         # The same vectors as observer.fill(...).copy(), updated event by event (hot path).
         # B22 discards are private events outside ``betting``, which the incremental observer
-        # follows: those tables use the reference fill.
+        # follows: those tables use the reference fill. A new one syncs from the game.
         self._fast_observer = (
             IncrementalObserver(config) if config.cards_dealt == 3 else _FillObserver(self.observer)
         )
         # Masks are shared read-only arrays, one per legal set (the engine's bit set).
         self._masks: dict[int, np.ndarray] = {}
-        layout = observation_layout(config)
-        return TableSpec(config.action_names, layout.size, layout.high)
 
     def _new_game(
         self, rng: np.random.Generator, deck: str | Sequence[Any] | None, dealer: Any

@@ -208,10 +208,13 @@ class raw_env(CardTableEnv):
 
     def _make_game(self, config: PutConfig) -> TableSpec:
         self.game = PutGame(config)
-        self.observer = PutObserver(config)
+        self._make_observers(config)
         self._points_reward = config.reward == "points"
         names = list(ACTION_NAMES[: config.num_actions])
         return TableSpec(names, self.observer.size, observation_high(config))
+
+    def _make_observers(self, config: PutConfig) -> None:
+        self.observer = PutObserver(config)
 
     def _new_game(
         self, rng: np.random.Generator, deck: str | Sequence[Any] | None, dealer: Any

@@ -28,6 +28,7 @@ messages), and provides:
 
 from __future__ import annotations
 
+import copy
 import operator
 import warnings
 from abc import ABCMeta, abstractmethod
@@ -148,9 +149,40 @@ class CardTableEnv(AECEnv, EzPickle, metaclass=ABCMeta):
         self._skip_agent_selection: str | None = None
         self._to_act = operator.attrgetter(self.seat_attribute)  # game -> seat to act, or -1
 
+    # ------------------------------------------------------------------ copies
+    # gymnasium's EzPickle pickles an env as its constructor arguments, so a copy made mid-hand
+    # used to be a fresh env that had not been reset. A copy is the whole state instead (the
+    # engine, the RNG, the AEC bookkeeping), so it continues exactly as the original would.
+    # The observers are caches of the engine's state built on buffers and memoryviews, which
+    # neither pickle nor deepcopy keeps as views of one buffer: a copy builds new ones.
+    #: The attributes ``_make_observers`` builds (left out of a copy).
+    _observer_attributes: ClassVar[tuple[str, ...]] = ("observer",)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        for name in self._observer_attributes:
+            state.pop(name, None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        if set(state) == {"_ezpickle_args", "_ezpickle_kwargs"}:  # pickled before copies worked
+            EzPickle.__setstate__(self, state)
+            return
+        self.__dict__.update(state)
+        self._make_observers(self.config)
+        self._no_mask = frozen(np.zeros_like(self._no_mask))  # a copy is writeable again
+
+    def __copy__(self) -> CardTableEnv:
+        """A shallow copy would share the engine with the original: a copy is always whole."""
+        return copy.deepcopy(self)
+
     # ------------------------------------------------------------------ hooks
     @abstractmethod
     def _make_game(self, config: Any) -> TableSpec: ...
+
+    @abstractmethod
+    def _make_observers(self, config: Any) -> None:
+        """Build the observers of ``self.game`` (by ``_make_game``, and again for a copy)."""
 
     @abstractmethod
     def _new_game(
