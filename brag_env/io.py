@@ -365,6 +365,8 @@ def loads_bounded(text: str | bytes, what: str, max_bytes: int | None = None) ->
         return json.loads(text)
     except json.JSONDecodeError as error:
         raise FileError(f"{what} is not JSON ({error.msg})") from None
+    except ValueError as error:  # e.g. an integer of more than 4,300 digits
+        raise FileError(f"{what} is not usable JSON ({clip(one_line_of(error))})") from None
     except RecursionError:  # not reached under MAX_JSON_DEPTH; kept for a changed limit
         raise FileError(f"{what} nests too deeply: refused") from None
 
@@ -503,6 +505,31 @@ def clip(text: str, limit: int = MAX_QUOTED_CHARS) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}... ({len(text) - limit:,} more characters)"
+
+
+# ------------------------------------------------------------------ text for the terminal
+#: Every C0 control (tab and newline too), DEL and every C1 control: the introducers of all
+#: terminal sequences (ESC for CSI/OSC/DCS..., and their 8-bit forms such as CSI U+009B).
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every control character written as a visible escape (``\\x1b``), so
+    that text read from a file can reach a terminal: no escape sequence (colours, hidden text,
+    a window title, an OSC 52 clipboard write) is left, whatever follows the introducer."""
+    return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def terminal_safe_json(value: Any) -> Any:
+    """:func:`terminal_safe` on every string (keys too) of parsed JSON; the rest unchanged.
+    The nesting is bounded by :func:`loads_bounded` before this recursion meets it."""
+    if isinstance(value, str):
+        return terminal_safe(value) if _CONTROLS.search(value) else value
+    if isinstance(value, list):
+        return [terminal_safe_json(item) for item in value]
+    if isinstance(value, dict):
+        return {terminal_safe_json(k): terminal_safe_json(v) for k, v in value.items()}
+    return value
 
 
 def one_line_of(error: BaseException) -> str:
