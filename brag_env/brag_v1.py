@@ -271,7 +271,10 @@ class raw_env(CardTableEnv):
         if not self._has_reset:
             raise self._before_reset("observe")
         game = self.game
-        seat = self._seat[agent]
+        try:
+            seat = self._seat[agent]
+        except (KeyError, TypeError):  # TypeError: an unhashable agent
+            raise self._unknown_agent(agent) from None
         observation = self._fast_observer.observation(game, seat)
         # No legal action for a terminated agent: env() ends the game on an illegal move with
         # the engine still mid-hand.

@@ -30,9 +30,11 @@ from __future__ import annotations
 
 import copy
 import operator
+import sys
 import warnings
 from abc import ABCMeta, abstractmethod
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, ClassVar, NamedTuple
 
 import gymnasium
@@ -73,6 +75,29 @@ def action_id(action: Any) -> int:
         return operator.index(action)
     except TypeError:
         raise ValueError(f"action must be an integer action id, got {action!r}") from None
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of the first frame outside brag_env and PettingZoo (its wrappers):
+    a warning names the user's line, not a wrapper's, where a filter may hide it."""
+    import pettingzoo
+
+    library = tuple(
+        str(Path(m.__file__).resolve().parent) for m in (sys.modules[__name__], pettingzoo)
+    )
+    frame, level = sys._getframe(1), 1
+    while frame is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(library):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+class UnknownAgentError(KeyError, ValueError):
+    """An agent name that is not at the table: a ``KeyError`` as a dict lookup would raise
+    (callers catching that keep working), and a ``ValueError`` with a readable one-line
+    message (a bare ``KeyError`` prints only the quoted key)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
 
 
 def frozen(array: np.ndarray) -> np.ndarray:
@@ -198,6 +223,13 @@ class CardTableEnv(AECEnv, EzPickle, metaclass=ABCMeta):
     @abstractmethod
     def observe(self, agent: str) -> dict[str, np.ndarray]: ...
 
+    def _unknown_agent(self, agent: Any) -> UnknownAgentError:
+        """The error for an agent that does not sit at the table (``observe('player_99')``)."""
+        return UnknownAgentError(
+            f"{self._name}: unknown agent {agent!r}; the agents are "
+            f"{', '.join(self.possible_agents)}"
+        )
+
     def _before_reset(self, method: str) -> RuntimeError:
         """The error for calling ``method`` before ``reset()``."""
         return RuntimeError(f"{self._name}: call reset() before {method}()")
@@ -224,7 +256,7 @@ class CardTableEnv(AECEnv, EzPickle, metaclass=ABCMeta):
                 warnings.warn(
                     f"{self._name}.reset ignores unknown option(s) {', '.join(unknown)}; "
                     f"it knows {', '.join(RESET_OPTIONS)}",
-                    stacklevel=2,
+                    stacklevel=_caller_level(),
                 )
             deck, dealer = options.get("deck"), options.get("dealer")
             if deck is not None and not isinstance(deck, (str, Sequence, np.ndarray)):

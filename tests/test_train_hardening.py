@@ -134,3 +134,48 @@ def test_a_run_removes_killed_runs_temp_files_and_keeps_max_snapshots_on_disk(tm
     assert len(snapshots) == 2 == len(state["snapshots"])  # max_snapshots: 2, of 4 taken
     assert snapshots == [Path(name).name for name in state["snapshots"]]
     assert snapshots == ["step_000001024.zip", "step_000001536.zip"]  # the newest two
+
+
+# ------------------------------------------------------------------ item 12: size bounds
+@pytest.mark.parametrize(
+    "setting, message",
+    [
+        ("eval.final_episodes=1000000000000", "eval.final_episodes must be between 1 and"),
+        ("ppo.net_arch=[100000000]", "ppo.net_arch[0] must be between 1 and 8192"),
+        ("total_timesteps=" + "1" + "0" * 30, "total_timesteps must be between 1 and"),
+        ("n_envs=100000", "n_envs must be between 1 and 16384"),
+        ("ppo.n_steps=1000000", "a rollout (ppo.n_steps * n_envs = 4,000,000) must be at most"),
+    ],
+)
+def test_absurd_sizes_are_refused_before_the_run_directory_is_written(
+    tmp_path, capsys, setting, message
+):
+    out = tmp_path / "run"
+    assert train.main(smoke(out, "--set", setting)) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"train.py: error: {message}") and err.count("\n") == 1
+    assert not out.exists()
+
+
+# ------------------------------------------------------------------ item 14: writer threads
+def test_a_writer_thread_dying_of_a_full_disk_prints_no_traceback(monkeypatch):
+    import errno
+    import threading
+
+    from brag_env.training.files import quiet_disk_errors_in_threads
+
+    shown = []  # what the usual hook (a traceback on stderr) would print
+    monkeypatch.setattr(threading, "excepthook", lambda args: shown.append(args.exc_value))
+
+    def fail(error: Exception) -> None:
+        raise error
+
+    full = OSError(errno.ENOSPC, "No space left on device")
+    bug = RuntimeError("a bug")
+    with quiet_disk_errors_in_threads():
+        for error in (full, bug):
+            thread = threading.Thread(target=fail, args=(error,))
+            thread.start()
+            thread.join()
+    assert shown == [bug]  # the full disk: the main thread reports it, in one line
+    assert threading.excepthook is not None and threading.excepthook.__name__ == "<lambda>"

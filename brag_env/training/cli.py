@@ -70,6 +70,7 @@ from brag_env.training.files import (
     DISK_ERRORS,
     RunFileError,
     append_line,
+    quiet_disk_errors_in_threads,
     run_dir_lock,
     write_file,
     writing,
@@ -289,7 +290,7 @@ def save_checkpoint(
 def train(args: argparse.Namespace) -> None:
     # --- 1. config and run directory: everything is checked before anything is written ---------
     cfg, run_dir = resolve_config(args)
-    with run_dir_lock(run_dir):  # one train.py per run directory
+    with run_dir_lock(run_dir), quiet_disk_errors_in_threads():  # one train.py per directory
         cfg, run_dir = resolve_config(args)  # again, under the lock: a run may have ended since
         run(args, cfg, run_dir)
 

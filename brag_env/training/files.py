@@ -13,6 +13,7 @@ import contextlib
 import errno
 import fcntl
 import os
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -88,3 +89,24 @@ def run_dir_lock(run_dir: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # releases the lock
+
+
+@contextlib.contextmanager
+def quiet_disk_errors_in_threads() -> Iterator[None]:
+    """For the block: a writer thread (TensorBoard's event writer) that dies of a full or
+    refused disk prints no traceback. Its writer raises the same error in the main thread at
+    the next write, which ``writing()`` reports as train.py's one line; a traceback from the
+    thread would only interleave with it. Any other thread error is printed as usual."""
+    previous = threading.excepthook
+
+    def hook(args: threading.ExceptHookArgs) -> None:
+        error = args.exc_value
+        if isinstance(error, OSError) and error.errno in DISK_ERRORS:
+            return
+        previous(args)
+
+    threading.excepthook = hook
+    try:
+        yield
+    finally:
+        threading.excepthook = previous
