@@ -4,6 +4,7 @@ state of a checkpoint validated (item 9), leftovers of a killed run removed and
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -179,3 +180,46 @@ def test_a_writer_thread_dying_of_a_full_disk_prints_no_traceback(monkeypatch):
             thread.join()
     assert shown == [bug]  # the full disk: the main thread reports it, in one line
     assert threading.excepthook is not None and threading.excepthook.__name__ == "<lambda>"
+
+
+# ------------------------------------------------------------------ item 7: what a resume repeats
+@pytest.mark.slow  # three short runs: seconds
+def test_a_resume_is_reproducible_from_its_checkpoint(tmp_path, monkeypatch, capsys):
+    """docs/training.md, "What --resume reproduces": the same checkpoint resumed twice gives the
+    same run, bit for bit (weights, evaluations); the weights, optimizer, step count, update
+    count, pool and evaluation history come from the checkpoint. (The deals and draws after
+    the checkpoint are not the uninterrupted run's: see the docs.)"""
+    import shutil
+
+    import torch
+
+    first = tmp_path / "first"
+    args = smoke(first, "--set", "total_timesteps=1024", "--set", "eval.every=512")
+    real_save = train.save_checkpoint
+
+    def save_then_crash(*a, **kw):  # killed right after the first checkpoint is on disk
+        real_save(*a, **kw)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train, "save_checkpoint", save_then_crash)
+    assert train.main(args) == 130
+    monkeypatch.undo()
+    second = tmp_path / "second"
+    shutil.copytree(first, second)
+    saved = read_training_state(first / "checkpoint.zip")
+    assert saved["num_timesteps"] == 512 and saved["n_updates"] == 2  # 2 epochs, 1 rollout
+    finals = []
+    for out in (first, second):
+        assert train.main(["--out", str(out), "--resume"]) == 0
+        with zipfile.ZipFile(out / "model.zip") as archive:
+            weights = torch.load(io.BytesIO(archive.read("policy.pth")), weights_only=True)
+        evals = [json.loads(line) for line in (out / "evals.jsonl").read_text().splitlines()]
+        for entry in evals:
+            for result in entry["results"]:
+                result.pop("seconds")
+        finals.append((weights, evals, read_training_state(out / "checkpoint.zip")))
+    capsys.readouterr()
+    (w1, e1, s1), (w2, e2, s2) = finals
+    assert w1.keys() == w2.keys() and all(torch.equal(w1[k], w2[k]) for k in w1)
+    assert e1 == e2 and [e["step"] for e in e1] == [512, 1024]
+    assert s1["n_updates"] == s2["n_updates"] == 4 and s1["num_timesteps"] == 1024
