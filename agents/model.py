@@ -309,8 +309,12 @@ def _is_number(value: Any) -> bool:
 
 
 def _layer_sizes(value: Any) -> bool:
-    return isinstance(value, list) and len(value) <= MAX_LAYERS and all(
-        isinstance(v, int) and not isinstance(v, bool) and 0 < v <= MAX_LAYER for v in value
+    return (
+        isinstance(value, list)
+        and len(value) <= MAX_LAYERS
+        and all(
+            isinstance(v, int) and not isinstance(v, bool) and 0 < v <= MAX_LAYER for v in value
+        )
     )
 
 

@@ -18,7 +18,6 @@ nor Python's recursion limit is at the file's mercy. The limits are module const
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import io
 import json
 import math
@@ -29,6 +28,11 @@ import tempfile
 import zipfile
 from pathlib import Path
 from typing import IO, Any
+
+try:
+    import fcntl  # POSIX: the locks that tell a live writer's temporary file from a dead one's
+except ImportError:  # pragma: no cover - Windows: no locks, and no leftovers removed
+    fcntl = None  # type: ignore[assignment]
 
 # ------------------------------------------------------------------ limits
 #: Entries in a model or checkpoint zip (SB3 writes 6, train.py adds 2).
@@ -239,8 +243,9 @@ def _temp_beside(path: Path) -> tuple[int, str]:
     Leftovers of killed writers of the same target are removed first."""
     remove_stale_temps(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with contextlib.suppress(OSError):  # a file system without locks: ours, just unmarked
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    if fcntl is not None:
+        with contextlib.suppress(OSError):  # a file system without locks: ours, just unmarked
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     return fd, tmp
 
 
@@ -261,6 +266,8 @@ def remove_stale_temps_in(folder: str | os.PathLike[str]) -> list[Path]:
 
 def _remove_stale(folder: Path, name: str | None) -> list[Path]:
     removed: list[Path] = []
+    if fcntl is None:  # no way to tell a live writer's file: leave them all
+        return removed
     try:
         entries = list(os.scandir(folder))
     except OSError:

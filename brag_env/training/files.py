@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from brag_env.io import remove_stale_temps_in
+from brag_env.io import fcntl, remove_stale_temps_in
 from brag_env.training.checkpoint import atomic_write_bytes
 
 
@@ -73,7 +72,8 @@ def run_dir_lock(run_dir: Path) -> Iterator[None]:
         fd = os.open(run_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if fcntl is not None:  # POSIX; elsewhere runs are not guarded
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             holder = os.pread(fd, 32, 0).decode(errors="replace").strip()
             pid = f" (pid {holder})" if holder.isdigit() else ""
