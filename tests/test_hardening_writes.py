@@ -174,3 +174,13 @@ def test_a_failed_plot_leaves_no_png_of_its_own(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert code == 2 and "cannot write --plot" in err and len(calls) == 2
     assert list(plots.iterdir()) == []
+
+
+def test_solve_removes_a_killed_solves_temporary_checkpoint(tmp_path):
+    from brag_env.solve import main as solve_main
+
+    out = tmp_path / "s.npz"
+    left = _kill_mid_write(tmp_path / "s.ckpt.npz")
+    argv = ["put", "--deck-ranks", "2", "--iterations", "1", "--out", str(out)]
+    assert solve_main([*argv, "--checkpoint-every", "0"]) == 0  # writes no checkpoint at all
+    assert not left.exists() and out.is_file()
