@@ -290,9 +290,15 @@ def save_checkpoint(
 def train(args: argparse.Namespace) -> None:
     # --- 1. config and run directory: everything is checked before anything is written ---------
     cfg, run_dir = resolve_config(args)
-    with run_dir_lock(run_dir), quiet_disk_errors_in_threads():  # one train.py per directory
+    if cfg.backend == "rllib":  # Ray installed, no sb3-only settings
+        from brag_env.training.rllib_backend import check_rllib_config
+
+        check_rllib_config(cfg)
+    init_weights = None if args.resume else load_init_weights(cfg)  # resume: the checkpoint's
+    # Only now is the run directory created, for its lock: one train.py per directory.
+    with run_dir_lock(run_dir), quiet_disk_errors_in_threads():
         cfg, run_dir = resolve_config(args)  # again, under the lock: a run may have ended since
-        run(args, cfg, run_dir)
+        run(args, cfg, run_dir, init_weights)
 
 
 def prune_snapshots(run_dir: Path, kept: list[str]) -> None:
@@ -308,8 +314,13 @@ def prune_snapshots(run_dir: Path, kept: list[str]) -> None:
             path.unlink(missing_ok=True)
 
 
-def run(args: argparse.Namespace, cfg: TrainConfig, run_dir: Path) -> None:
-    """The run itself, holding the run directory's lock."""
+def run(
+    args: argparse.Namespace,
+    cfg: TrainConfig,
+    run_dir: Path,
+    init_weights: dict[str, Any] | None = None,
+) -> None:
+    """The run itself, holding the run directory's lock; ``init_weights``: br.init's, checked."""
     if cfg.backend == "rllib":  # Ray RLlib, on a cluster too: docs/rllib.md
         from brag_env.training.rllib_backend import train_rllib
 
@@ -319,7 +330,6 @@ def run(args: argparse.Namespace, cfg: TrainConfig, run_dir: Path) -> None:
         return train_rllib(cfg, run_dir, config_hash=config_hash(cfg), **opts, **hooks)
     checkpoint_path = run_dir / "checkpoint.zip"
     evals_path = run_dir / "evals.jsonl"
-    init_weights = None if args.resume else load_init_weights(cfg)  # resume: the checkpoint's
     state: dict[str, Any] = {
         "num_timesteps": 0,
         "n_updates": 0,
