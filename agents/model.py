@@ -25,6 +25,7 @@ import dataclasses
 import functools
 import io
 import math
+import pickle
 import warnings
 import zipfile
 from bisect import bisect_right
@@ -43,8 +44,16 @@ from brag_env.io import (
     check_zip,
     load_yaml,
     loads_bounded,
+    quoted,
     read_zip_entry,
 )
+
+# What a model file may declare, checked before a network is built from it (its first layer
+# is observation size x width floats). The tables here: observations of a few hundred floats,
+# at most a few dozen actions, layers of 64-256.
+MAX_OBSERVATION_SIZE = 2**16
+MAX_ACTIONS = 2**12
+MAX_LAYER, MAX_LAYERS = 8192, 16
 
 _POLICY_MODULE = "sb3_contrib.common.maskable.policies"
 _POLICY_CLASS = "MaskableActorCriticPolicy"
@@ -261,6 +270,15 @@ def _safe_objects(path: Path, data: dict[str, Any]) -> tuple[dict[str, Any], Sav
         num_actions = int(act_entry["n"])
     except (KeyError, TypeError, ValueError):  # FileError is a ValueError
         raise _fail(path, "its observation/action space records are unreadable") from None
+    # Checked before a network is built on them: a huge shape would allocate gigabytes.
+    if len(shape) != 1 or not 1 <= shape[0] <= MAX_OBSERVATION_SIZE:
+        raise _fail(
+            path,
+            f"its observation shape {quoted(shape)} is not one size between 1 and "
+            f"{MAX_OBSERVATION_SIZE:,}: refused",
+        )
+    if not 1 <= num_actions <= MAX_ACTIONS:
+        raise _fail(path, f"its {num_actions:,} actions are not between 1 and {MAX_ACTIONS:,}")
 
     policy_entry = _summary(data.get("policy_class"))
     init_text = str((policy_entry or {}).get("__init__", ""))
@@ -293,8 +311,12 @@ def _is_number(value: Any) -> bool:
 
 
 def _layer_sizes(value: Any) -> bool:
-    return isinstance(value, list) and all(
-        isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value
+    return (
+        isinstance(value, list)
+        and len(value) <= MAX_LAYERS
+        and all(
+            isinstance(v, int) and not isinstance(v, bool) and 0 < v <= MAX_LAYER for v in value
+        )
     )
 
 
@@ -394,10 +416,17 @@ def _build_policy(path: Path, custom: dict[str, Any]) -> Any:
         state = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
     except FileError as e:
         raise _fail(path, str(e)) from None
+    except pickle.UnpicklingError:  # torch's message would advise weights_only=False: never
+        why = "its policy.pth holds more than tensors (pickled Python objects): refused unread"
+        raise _fail(path, why) from None
     except Exception as e:  # torch raises many types for a damaged file; report one line
         raise _fail(path, f"its policy.pth: {_first_line(e)}") from None
     if not isinstance(state, dict):
         raise _fail(path, "its policy.pth is not a state dict")
+    for name, tensor in state.items():  # NaN weights would play, silently, a broken policy
+        floating = isinstance(tensor, torch.Tensor) and tensor.is_floating_point()
+        if floating and not bool(torch.isfinite(tensor).all()):
+            raise _fail(path, f"its weight {quoted(name)} holds NaN or infinite values")
     try:
         policy = MaskableActorCriticPolicy(
             custom["observation_space"],

@@ -19,6 +19,7 @@ code that calls them directly.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from gymnasium.spaces import Discrete
@@ -77,6 +78,10 @@ class _DirectAttributes:
     @property
     def unwrapped(self) -> AECEnv:
         return self._raw
+
+    def __copy__(self) -> Any:
+        """A whole, independent copy (as the env's own): a shallow one would share the game."""
+        return copy.deepcopy(self)
 
 
 class _InnerAttributes(_DirectAttributes):

@@ -255,21 +255,26 @@ class raw_env(CardTableEnv):
     config: BragConfig
     game: BragGame
 
+    _observer_attributes = ("observer", "_fast_observer", "_masks")
+
     def _make_game(self, config: BragConfig) -> TableSpec:
         self.game = BragGame(config)
+        self._make_observers(config)
+        layout = observation_layout(config)
+        return TableSpec(config.action_names, layout.size, layout.high)
+
+    def _make_observers(self, config: BragConfig) -> None:
         self.observer = BragObserver(config)
         # The same vectors as observer.fill(...).copy(), updated event by event (hot path).
         # B22 discards are private events outside ``betting``, which the incremental observer
-        # follows: those tables use the reference fill.
-        # So is the perfect-recall block, which the incremental observer does not keep.
+        # follows: those tables use the reference fill, as do perfect-recall tables (the
+        # incremental observer keeps no recall block). A new one syncs from the game.
         incremental = config.cards_dealt == 3 and not config.perfect_recall
         self._fast_observer = (
             IncrementalObserver(config) if incremental else _FillObserver(self.observer)
         )
         # Masks are shared read-only arrays, one per legal set (the engine's bit set).
         self._masks: dict[int, np.ndarray] = {}
-        layout = observation_layout(config)
-        return TableSpec(config.action_names, layout.size, layout.high)
 
     def _new_game(
         self, rng: np.random.Generator, deck: str | Sequence[Any] | None, dealer: Any
@@ -284,7 +289,10 @@ class raw_env(CardTableEnv):
         if not self._has_reset:
             raise self._before_reset("observe")
         game = self.game
-        seat = self._seat[agent]
+        try:
+            seat = self._seat[agent]
+        except (KeyError, TypeError):  # TypeError: an unhashable agent
+            raise self._unknown_agent(agent) from None
         observation = self._fast_observer.observation(game, seat)
         # No legal action for a terminated agent: env() ends the game on an illegal move with
         # the engine still mid-hand.

@@ -20,12 +20,19 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import math
 import os
 import re
+import stat
 import tempfile
 import zipfile
 from pathlib import Path
 from typing import IO, Any
+
+try:
+    import fcntl  # POSIX: the locks that tell a live writer's temporary file from a dead one's
+except ImportError:  # pragma: no cover - Windows: no locks, and no leftovers removed
+    fcntl = None  # type: ignore[assignment]
 
 # ------------------------------------------------------------------ limits
 #: Entries in a model or checkpoint zip (SB3 writes 6, train.py adds 2).
@@ -45,6 +52,10 @@ MAX_JSON_DEPTH = 64
 #: one may repeat a whole subtree, so a few nested ones expand to billions of nodes.
 MAX_YAML_BYTES = 2**20
 MAX_YAML_ALIASES = 100
+#: Nodes of a YAML document once its aliases are expanded (a config has about a hundred).
+MAX_YAML_NODES = 10_000
+#: Characters of a value quoted in a one-line error message (the rest is elided).
+MAX_QUOTED_CHARS = 200
 
 
 class FileError(ValueError):
@@ -102,10 +113,9 @@ class AtomicFile:
         self.written = 0
         if not force and (self.path.exists() or self.path.is_symlink()):
             raise _exists(self.path, what)
+        check_regular_target(self.path, what)
         try:
-            fd, tmp = tempfile.mkstemp(
-                dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp"
-            )
+            fd, tmp = _temp_beside(self.path)
         except OSError as error:
             raise write_error(self.path, error, what) from None
         self._tmp = Path(tmp)
@@ -147,11 +157,16 @@ class AtomicFile:
         try:
             self._file.flush()
             os.fsync(self._file.fileno())
-            self._file.close()
-            self._file = None
             if not self.force and self.path.exists():  # appeared while we were writing
                 raise FileExistsError(17, "created by someone else meanwhile")
-            os.replace(self._tmp, self.path)
+            check_regular_target(self.path, self.what)  # again: it may have changed meanwhile
+            os.replace(self._tmp, self.path)  # before closing: the lock marks it as live
+            with contextlib.suppress(OSError):  # written and renamed: nothing left to lose
+                self._file.close()
+            self._file = None
+        except FileError:
+            self.discard()
+            raise
         except OSError as error:
             self.discard()
             raise write_error(self.path, error, self.what) from None
@@ -189,6 +204,92 @@ def check_writable(path: str | os.PathLike[str], what: str = "", force: bool = T
         raise FileError(f"{_where(path, what)}: the directory {str(parent)!r} does not exist")
     if not force and (path.exists() or path.is_symlink()):
         raise _exists(path, what)
+    check_regular_target(path, what)
+
+
+#: What ``os.replace`` must never replace: a rename over ``/dev/null`` (as root) would swap the
+#: system's device for a regular file, and over a FIFO would cut off whoever reads it.
+_SPECIAL_KINDS = (
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a directory"),
+)
+
+
+def check_regular_target(path: str | os.PathLike[str], what: str = "") -> None:
+    """``FileError`` unless ``path`` is a new path or a regular file (a symlink is judged by what
+    it points to; a dangling one is a new path). The one rule of every writer here."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:  # missing (a new path), or unreachable: creating the file will say why
+        return
+    if stat.S_ISREG(mode):
+        return
+    kind = next((name for test, name in _SPECIAL_KINDS if test(mode)), "not a regular file")
+    raise FileError(
+        f"{_where(path, what)} is {kind}: refused, only a regular file or a new path is written"
+    )
+
+
+#: The temporary files of the writers here: ``.NAME.`` + mkstemp's 8 characters + ``.tmp``.
+_TEMP_NAME = re.compile(r"\.(?P<name>.+)\.[A-Za-z0-9_]{8}\.tmp")
+
+
+def _temp_beside(path: Path) -> tuple[int, str]:
+    """A new temporary file beside ``path``, locked (``flock``) while this process holds it
+    open, so that :func:`remove_stale_temps` tells a live writer's file from a dead one's.
+    Leftovers of killed writers of the same target are removed first."""
+    remove_stale_temps(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    if fcntl is not None:
+        with contextlib.suppress(OSError):  # a file system without locks: ours, just unmarked
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return fd, tmp
+
+
+def remove_stale_temps(path: str | os.PathLike[str]) -> list[Path]:
+    """Delete the temporary files that killed writers of ``path`` left in its folder (the
+    pattern of :func:`_temp_beside`, for this target name only) and return them. A file whose
+    lock another process still holds is being written and is kept; the kernel releases the
+    lock of a process that died, however it died. Errors are ignored: this is tidying."""
+    path = Path(path)
+    return _remove_stale(path.parent, path.name)
+
+
+def remove_stale_temps_in(folder: str | os.PathLike[str]) -> list[Path]:
+    """:func:`remove_stale_temps` for every target of ``folder`` (a run directory that one
+    process owns, ``train.py`` under its lock)."""
+    return _remove_stale(Path(folder), None)
+
+
+def _remove_stale(folder: Path, name: str | None) -> list[Path]:
+    removed: list[Path] = []
+    if fcntl is None:  # no way to tell a live writer's file: leave them all
+        return removed
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for entry in entries:
+        match = _TEMP_NAME.fullmatch(entry.name)
+        if match is None or (name is not None and match["name"] != name):
+            continue
+        with contextlib.suppress(OSError):
+            fd = os.open(entry.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            try:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    continue
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    continue  # a live writer's
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+            finally:
+                os.close(fd)
+    return removed
 
 
 def _exists(path: Path, what: str) -> FileError:
@@ -201,19 +302,22 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to a temporary file next to ``path``, fsync it, then ``os.replace`` it in
     (creating missing parent folders). On failure the old file is intact, the temporary file
     gone, and the ``OSError`` raised as is (``train.py`` reports it as a run failure); the
-    commands' result files use :func:`write_output`, which names the option."""
+    commands' result files use :func:`write_output`, which names the option. A target that is
+    not a regular file (a device, a FIFO) is a :class:`FileError`, never replaced."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"atomic_write_bytes takes bytes, got {type(data).__name__}")
     path = Path(path)
+    check_regular_target(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = _temp_beside(path)
     try:
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the file the usual mode
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, path)
+            check_regular_target(path)  # again, just before the rename
+            os.replace(tmp, path)  # still holding the lock: the file is never seen as stale
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -268,6 +372,8 @@ def loads_bounded(text: str | bytes, what: str, max_bytes: int | None = None) ->
         return json.loads(text)
     except json.JSONDecodeError as error:
         raise FileError(f"{what} is not JSON ({error.msg})") from None
+    except ValueError as error:  # e.g. an integer of more than 4,300 digits
+        raise FileError(f"{what} is not usable JSON ({clip(one_line_of(error))})") from None
     except RecursionError:  # not reached under MAX_JSON_DEPTH; kept for a changed limit
         raise FileError(f"{what} nests too deeply: refused") from None
 
@@ -296,36 +402,141 @@ def read_text_bounded(path: str | os.PathLike[str], max_bytes: int, what: str = 
         raise FileError(f"{name} is not UTF-8 text") from None
 
 
+class YAMLError(FileError):
+    """YAML that is refused or invalid; ``problem``, ``line`` and ``column`` (1-based, or
+    None) let a caller word the message its own way (``train.py``: ``file:line:col: ...``)."""
+
+    def __init__(self, message: str, problem: str, line: int | None, column: int | None):
+        super().__init__(message)
+        self.problem, self.line, self.column = problem, line, column
+
+
 def load_yaml(path: str | os.PathLike[str], what: str = "") -> Any:
-    """``yaml.safe_load`` of a file, bounded: at most ``MAX_YAML_BYTES``, ``MAX_YAML_ALIASES``
-    aliases and ``MAX_JSON_DEPTH`` levels of nesting (PyYAML's composer recurses: a file of
-    5,000 ``[`` is a ``RecursionError``). ``FileError`` naming the file, in one line, for a file
-    that is unreadable, too big or not YAML (with the line and column of the problem)."""
+    """:func:`parse_yaml` of a file read with :func:`read_text_bounded` (at most
+    ``MAX_YAML_BYTES``, a regular file, UTF-8)."""
+    text = read_text_bounded(path, MAX_YAML_BYTES, what)
+    return parse_yaml(text, _where(path, what))
+
+
+def parse_yaml(text: str, name: str) -> Any:
+    """``yaml.safe_load`` of ``text``, bounded; THE YAML reader of the project (configs, a
+    model's config.yaml, ``--set`` and ``--option`` values). Refused, as a one-line
+    :class:`YAMLError` naming ``name``: more than ``MAX_YAML_BYTES``, ``MAX_YAML_ALIASES``
+    aliases, ``MAX_JSON_DEPTH`` levels of nesting (PyYAML's composer recurses: 5,000 ``[`` are a
+    ``RecursionError``) or ``MAX_YAML_NODES`` nodes once the aliases are expanded (ten nested
+    aliases of ten make 10^10: PyYAML shares them, but whoever walks the result, a validator
+    or an error message quoting it, does not), and invalid YAML (with its line and column)."""
     import yaml
 
-    text = read_text_bounded(path, MAX_YAML_BYTES, what)
-    name = _where(path, what)
+    def refuse(problem: str, line: int | None = None, column: int | None = None) -> YAMLError:
+        where = f" (line {line}, column {column})" if line is not None else ""
+        return YAMLError(f"{name} is not valid YAML: {problem}{where}", problem, line, column)
+
+    if len(text) > MAX_YAML_BYTES:
+        problem = f"holds more than {MAX_YAML_BYTES:,} characters: refused"
+        raise YAMLError(f"{name} {problem}", problem, None, None)
     aliases = depth = 0
     try:
         for token in yaml.scan(text, Loader=yaml.SafeLoader):
             if isinstance(token, yaml.AliasToken):
                 aliases += 1
                 if aliases > MAX_YAML_ALIASES:
-                    raise FileError(f"{name} uses more than {MAX_YAML_ALIASES} aliases: refused")
+                    problem = f"uses more than {MAX_YAML_ALIASES} aliases: refused"
+                    raise YAMLError(f"{name} {problem}", problem, None, None)
             elif isinstance(token, _YAML_OPEN):
                 depth += 1
                 if depth > MAX_JSON_DEPTH:
-                    raise FileError(f"{name} nests more than {MAX_JSON_DEPTH} levels: refused")
+                    problem = f"nests more than {MAX_JSON_DEPTH} levels: refused"
+                    raise YAMLError(f"{name} {problem}", problem, None, None)
             elif isinstance(token, _YAML_CLOSE):
                 depth -= 1
-        return yaml.safe_load(text)
+        loader = yaml.SafeLoader(text)
+        try:
+            node = loader.get_single_node()
+            if node is None:
+                return None
+            if _expanded_nodes(node, {}) > MAX_YAML_NODES:
+                problem = f"holds more than {MAX_YAML_NODES:,} nodes, aliases expanded: refused"
+                raise YAMLError(f"{name} {problem}", problem, None, None)
+            return loader.construct_document(node)
+        finally:
+            loader.dispose()
     except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
-        problem = getattr(error, "problem", None) or one_line_of(error)
-        raise FileError(f"{name} is not valid YAML: {problem}{where}") from None
+        mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
+        problem = getattr(error, "problem", None) or getattr(error, "context", None)
+        problem = clip(problem or one_line_of(error))
+        if mark is None:
+            raise refuse(problem) from None
+        raise refuse(problem, mark.line + 1, mark.column + 1) from None
     except RecursionError:  # not reached under MAX_JSON_DEPTH; kept for a changed limit
-        raise FileError(f"{name} nests too deeply: refused") from None
+        raise refuse("nested too deeply") from None
+
+
+def _expanded_nodes(node: Any, sizes: dict[int, int]) -> int:
+    """How many nodes ``node`` stands for with every alias expanded: an alias is the same node
+    object met again, so each one is counted once and reused (linear in the document). The
+    recursion is bounded by the nesting limit checked before."""
+    known = sizes.get(id(node))
+    if known is not None:
+        return known
+    size = 1
+    value = node.value
+    if isinstance(value, list):
+        for item in value:
+            if isinstance(item, tuple):  # a mapping's (key, value)
+                size += _expanded_nodes(item[0], sizes) + _expanded_nodes(item[1], sizes)
+            else:
+                size += _expanded_nodes(item, sizes)
+            if size > MAX_YAML_NODES:  # no need to count the rest (and no huge integers)
+                break
+    sizes[id(node)] = size
+    return size
+
+
+def quoted(value: object, limit: int = MAX_QUOTED_CHARS) -> str:
+    """``repr(value)`` cut to about ``limit`` characters, for one-line error messages that quote
+    what they refuse: a message never prints megabytes. Containers are cut while they are
+    written (``reprlib``), never written whole first."""
+    import reprlib
+
+    short = reprlib.Repr()
+    short.maxlevel, short.maxstring, short.maxother, short.maxlong = 6, limit, limit, limit
+    short.maxlist = short.maxtuple = short.maxdict = short.maxset = short.maxfrozenset = 32
+    short.maxdeque = short.maxarray = 32
+    return clip(short.repr(value), limit)
+
+
+def clip(text: str, limit: int = MAX_QUOTED_CHARS) -> str:
+    """``text`` on one line, cut to ``limit`` characters with the number left out."""
+    text = " ".join(text.split()) if "\n" in text or "\r" in text else text
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text) - limit:,} more characters)"
+
+
+# ------------------------------------------------------------------ text for the terminal
+#: Every C0 control (tab and newline too), DEL and every C1 control: the introducers of all
+#: terminal sequences (ESC for CSI/OSC/DCS..., and their 8-bit forms such as CSI U+009B).
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every control character written as a visible escape (``\\x1b``), so
+    that text read from a file can reach a terminal: no escape sequence (colours, hidden text,
+    a window title, an OSC 52 clipboard write) is left, whatever follows the introducer."""
+    return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def terminal_safe_json(value: Any) -> Any:
+    """:func:`terminal_safe` on every string (keys too) of parsed JSON; the rest unchanged.
+    The nesting is bounded by :func:`loads_bounded` before this recursion meets it."""
+    if isinstance(value, str):
+        return terminal_safe(value) if _CONTROLS.search(value) else value
+    if isinstance(value, list):
+        return [terminal_safe_json(item) for item in value]
+    if isinstance(value, dict):
+        return {terminal_safe_json(k): terminal_safe_json(v) for k, v in value.items()}
+    return value
 
 
 def one_line_of(error: BaseException) -> str:
@@ -351,7 +562,12 @@ _YAML_OPEN, _YAML_CLOSE = _yaml_tokens()
 
 
 # ------------------------------------------------------------------ reading zips
-def check_zip(archive: zipfile.ZipFile, what: str) -> None:
+def check_zip(
+    archive: zipfile.ZipFile,
+    what: str,
+    entry_bytes: int = MAX_ZIP_ENTRY_BYTES,
+    total_bytes: int = MAX_ZIP_TOTAL_BYTES,
+) -> None:
     """Refuse a zip with too many entries or too much uncompressed data, from its directory
     alone (nothing is inflated). ``what`` names the file in the ``FileError``."""
     infos = archive.infolist()
@@ -359,16 +575,14 @@ def check_zip(archive: zipfile.ZipFile, what: str) -> None:
         raise FileError(f"{what} holds {len(infos)} entries, more than {MAX_ZIP_ENTRIES}: refused")
     total = 0
     for info in infos:
-        if info.file_size > MAX_ZIP_ENTRY_BYTES:
+        if info.file_size > entry_bytes:
             raise FileError(
                 f"{what}: entry {info.filename!r} inflates to {info.file_size:,} bytes, more "
-                f"than {MAX_ZIP_ENTRY_BYTES:,}: refused (a zip bomb?)"
+                f"than {entry_bytes:,}: refused (a zip bomb?)"
             )
         total += info.file_size
-    if total > MAX_ZIP_TOTAL_BYTES:
-        raise FileError(
-            f"{what} inflates to {total:,} bytes, more than {MAX_ZIP_TOTAL_BYTES:,}: refused"
-        )
+    if total > total_bytes:
+        raise FileError(f"{what} inflates to {total:,} bytes, more than {total_bytes:,}: refused")
 
 
 def read_zip_entry(
@@ -406,3 +620,56 @@ def check_model_zip(path: str | os.PathLike[str], what: str) -> None:
             if zipfile.is_zipfile(io.BytesIO(inner)):
                 with zipfile.ZipFile(io.BytesIO(inner)) as nested:
                     check_zip(nested, f"{what} entry {name!r}")
+
+
+# ------------------------------------------------------------------ reading npz
+def load_npz(path: str | os.PathLike[str], what: str, max_bytes: int) -> dict[str, Any]:
+    """The arrays of an ``.npz`` file (``numpy.savez``), bounded by what they inflate to: each
+    ``.npy`` entry's header (shape and dtype) is read first and the sizes it declares are added
+    up against ``max_bytes`` before any array is allocated, so a small file claiming 2^29
+    floats is refused rather than a 4 GiB allocation. Object arrays (pickles) are refused. Each
+    array is then read from the entry, which must hold exactly the data its header declares.
+    ``FileError`` naming ``what`` for anything wrong, in one line."""
+    from numpy.lib import format as npy
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            # The directory's sizes count the headers too: a little slack over the arrays.
+            check_zip(archive, what, max_bytes + 2**20, max_bytes + 2**20)
+            declared: dict[str, int] = {}
+            for info in archive.infolist():
+                if not info.filename.endswith(".npy"):
+                    raise FileError(f"{what}: entry {info.filename!r} is not an array (.npy)")
+                with archive.open(info) as entry:
+                    version = npy.read_magic(entry)
+                    if version not in ((1, 0), (2, 0)):
+                        raise FileError(f"{what}: entry {info.filename!r}: npy version {version}")
+                    read_header = (
+                        npy.read_array_header_1_0
+                        if version == (1, 0)
+                        else npy.read_array_header_2_0
+                    )
+                    shape, _, dtype = read_header(entry)
+                if dtype.hasobject:
+                    raise FileError(
+                        f"{what}: entry {info.filename!r} holds Python objects: refused"
+                    )
+                declared[info.filename] = math.prod(shape) * dtype.itemsize
+                total = sum(declared.values())
+                if total > max_bytes:
+                    raise FileError(
+                        f"{what}: its arrays declare {total:,} bytes (entry {info.filename!r}), "
+                        f"more than {max_bytes:,}: refused"
+                    )
+            arrays = {}
+            for info in archive.infolist():
+                with archive.open(info) as entry:
+                    array = npy.read_array(entry, allow_pickle=False)
+                arrays[info.filename.removesuffix(".npy")] = array
+            return arrays
+    except FileError:
+        raise
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
+        raise FileError(
+            f"{what} is not a valid .npz archive ({clip(one_line_of(error))})"
+        ) from None

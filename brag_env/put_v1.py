@@ -227,10 +227,13 @@ class raw_env(CardTableEnv):
 
     def _make_game(self, config: PutConfig) -> TableSpec:
         self.game = PutGame(config)
-        self.observer = PutObserver(config, self.put_timing)
+        self._make_observers(config)
         self._points_reward = config.reward == "points"
         names = list(ACTION_NAMES[: config.num_actions])
         return TableSpec(names, self.observer.size, observation_high(config))
+
+    def _make_observers(self, config: PutConfig) -> None:
+        self.observer = PutObserver(config, self.put_timing)
 
     def _new_game(
         self, rng: np.random.Generator, deck: str | Sequence[Any] | None, dealer: Any
@@ -255,7 +258,10 @@ class raw_env(CardTableEnv):
         if not self._has_reset:
             raise self._before_reset("observe")
         game = self.game
-        seat = self._seat[agent]
+        try:
+            seat = self._seat[agent]
+        except (KeyError, TypeError):  # TypeError: an unhashable agent
+            raise self._unknown_agent(agent) from None
         observation = self.observer.set_from(game, seat).copy()
         # No legal action for a terminated agent (as in brag_v0): env() ends the match on an
         # illegal move with the engine still mid-hand.

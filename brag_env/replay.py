@@ -38,6 +38,8 @@ from brag_env.io import (
     FileError,
     loads_bounded,
     read_text_bounded,
+    terminal_safe,
+    terminal_safe_json,
 )
 from brag_env.ui.cli import OneLineParser, one_line, parse_options
 from brag_env.ui.records import GAMES, check_record
@@ -131,7 +133,9 @@ def parse_histories(text: str, path: str | Path) -> list[dict[str, Any]]:
                 f"{path} line {number} is longer than {MAX_LINE_BYTES:,} characters: refused "
                 "(a hand history line is a few thousand)"
             )
-        record = loads_bounded(line, f"{path} line {number}", MAX_LINE_BYTES)
+        # Every string of the file is made safe for the terminal here, once (seat names,
+        # labels, cards): whatever the replay or an error message shows later is clean.
+        record = terminal_safe_json(loads_bounded(line, f"{path} line {number}", MAX_LINE_BYTES))
         if not isinstance(record, dict):
             raise ValueError(f"{path} line {number} is not a hand history (not a JSON object)")
         try:
@@ -457,7 +461,7 @@ def main(
     try:
         return run(args, stdin, stdout)
     except (ValueError, OSError) as error:
-        print(f"{PROG}: error: {one_line(error)}", file=sys.stderr)
+        print(f"{PROG}: error: {terminal_safe(one_line(error))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"\n{PROG}: interrupted", file=sys.stderr)

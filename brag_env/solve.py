@@ -22,6 +22,7 @@ DEFAULT_OUT = "models/put_equilibrium.npz"
 
 def solve(config, score, iterations, out, checkpoint, every, resume, force, progress=True):
     """Run DCFR; returns the final ``Exploitability`` of the strategy written to ``out``."""
+    from brag_env.io import check_regular_target, remove_stale_temps
     from brag_env.put.solver.cfr import Accumulators, iterate, normalise
     from brag_env.put.solver.game import HandGame, exploitability
     from brag_env.put.solver.io import (
@@ -32,6 +33,10 @@ def solve(config, score, iterations, out, checkpoint, every, resume, force, prog
     )
 
     out, checkpoint = Path(out), Path(checkpoint)
+    check_regular_target(out, "--out")  # before the run: never a device or a FIFO
+    check_regular_target(checkpoint, "--checkpoint")
+    for path in (out, checkpoint):  # a killed solve's temporary files (up to 230 MB each)
+        remove_stale_temps(path)
     if out.exists() and not force:
         raise ValueError(f"{out} exists: pass --force to overwrite it")
     if checkpoint.exists() and not (resume or force):
@@ -47,7 +52,7 @@ def solve(config, score, iterations, out, checkpoint, every, resume, force, prog
     done = 0
     started = time.perf_counter()
     if resume and checkpoint.exists():
-        arrays, saved = load_checkpoint(checkpoint)
+        arrays, saved = load_checkpoint(checkpoint, game.tree)
         # A key the checkpoint lacks is an option added since; heads-up play ignores the 3- and
         # 4-player ones (P7, P8), so only the keys both name must agree.
         stored = saved.get("config") or {}

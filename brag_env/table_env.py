@@ -28,10 +28,13 @@ messages), and provides:
 
 from __future__ import annotations
 
+import copy
 import operator
+import sys
 import warnings
 from abc import ABCMeta, abstractmethod
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, ClassVar, NamedTuple
 
 import gymnasium
@@ -72,6 +75,29 @@ def action_id(action: Any) -> int:
         return operator.index(action)
     except TypeError:
         raise ValueError(f"action must be an integer action id, got {action!r}") from None
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of the first frame outside brag_env and PettingZoo (its wrappers):
+    a warning names the user's line, not a wrapper's, where a filter may hide it."""
+    import pettingzoo
+
+    library = tuple(
+        str(Path(m.__file__).resolve().parent) for m in (sys.modules[__name__], pettingzoo)
+    )
+    frame, level = sys._getframe(1), 1
+    while frame is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(library):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+class UnknownAgentError(KeyError, ValueError):
+    """An agent name that is not at the table: a ``KeyError`` as a dict lookup would raise
+    (callers catching that keep working), and a ``ValueError`` with a readable one-line
+    message (a bare ``KeyError`` prints only the quoted key)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
 
 
 def frozen(array: np.ndarray) -> np.ndarray:
@@ -148,9 +174,40 @@ class CardTableEnv(AECEnv, EzPickle, metaclass=ABCMeta):
         self._skip_agent_selection: str | None = None
         self._to_act = operator.attrgetter(self.seat_attribute)  # game -> seat to act, or -1
 
+    # ------------------------------------------------------------------ copies
+    # gymnasium's EzPickle pickles an env as its constructor arguments, so a copy made mid-hand
+    # used to be a fresh env that had not been reset. A copy is the whole state instead (the
+    # engine, the RNG, the AEC bookkeeping), so it continues exactly as the original would.
+    # The observers are caches of the engine's state built on buffers and memoryviews, which
+    # neither pickle nor deepcopy keeps as views of one buffer: a copy builds new ones.
+    #: The attributes ``_make_observers`` builds (left out of a copy).
+    _observer_attributes: ClassVar[tuple[str, ...]] = ("observer",)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        for name in self._observer_attributes:
+            state.pop(name, None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        if set(state) == {"_ezpickle_args", "_ezpickle_kwargs"}:  # pickled before copies worked
+            EzPickle.__setstate__(self, state)
+            return
+        self.__dict__.update(state)
+        self._make_observers(self.config)
+        self._no_mask = frozen(np.zeros_like(self._no_mask))  # a copy is writeable again
+
+    def __copy__(self) -> CardTableEnv:
+        """A shallow copy would share the engine with the original: a copy is always whole."""
+        return copy.deepcopy(self)
+
     # ------------------------------------------------------------------ hooks
     @abstractmethod
     def _make_game(self, config: Any) -> TableSpec: ...
+
+    @abstractmethod
+    def _make_observers(self, config: Any) -> None:
+        """Build the observers of ``self.game`` (by ``_make_game``, and again for a copy)."""
 
     @abstractmethod
     def _new_game(
@@ -165,6 +222,13 @@ class CardTableEnv(AECEnv, EzPickle, metaclass=ABCMeta):
 
     @abstractmethod
     def observe(self, agent: str) -> dict[str, np.ndarray]: ...
+
+    def _unknown_agent(self, agent: Any) -> UnknownAgentError:
+        """The error for an agent that does not sit at the table (``observe('player_99')``)."""
+        return UnknownAgentError(
+            f"{self._name}: unknown agent {agent!r}; the agents are "
+            f"{', '.join(self.possible_agents)}"
+        )
 
     def _before_reset(self, method: str) -> RuntimeError:
         """The error for calling ``method`` before ``reset()``."""
@@ -192,7 +256,7 @@ class CardTableEnv(AECEnv, EzPickle, metaclass=ABCMeta):
                 warnings.warn(
                     f"{self._name}.reset ignores unknown option(s) {', '.join(unknown)}; "
                     f"it knows {', '.join(RESET_OPTIONS)}",
-                    stacklevel=2,
+                    stacklevel=_caller_level(),
                 )
             deck, dealer = options.get("deck"), options.get("dealer")
             if deck is not None and not isinstance(deck, (str, Sequence, np.ndarray)):

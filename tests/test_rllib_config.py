@@ -31,7 +31,7 @@ def test_rllib_smoke_configs_load_with_their_env_runner_settings():
     ("override", "message"),
     [
         ("backend=ray", "backend must be one of sb3, rllib, got 'ray'"),
-        ("rllib.num_env_runners=-1", "rllib.num_env_runners must be >= 0"),
+        ("rllib.num_env_runners=-1", "rllib.num_env_runners must be between 0 and 4096"),
         ("rllib.num_cpus_per_env_runner=0", "rllib.num_cpus_per_env_runner must be > 0"),
         ("rllib.workers=2", "unknown config key(s): rllib.workers"),
         ("rllib.resources_per_env_runner=4", "rllib.resources_per_env_runner must be a mapping"),

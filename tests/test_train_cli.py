@@ -124,7 +124,7 @@ def test_negative_seed_names_the_seed(tmp_path, capsys):
     [
         ("env.bogus=1", "env: unknown Put option(s): bogus"),
         ("env.num_players=7", "env.num_players must be between 2 and 4, got 7"),
-        ("ppo.n_steps=x", "ppo.n_steps must be an integer >= 1, got 'x'"),
+        ("ppo.n_steps=x", "ppo.n_steps must be an integer between 1 and 2097152, got 'x'"),
         ("ppo.learning_rate={schedule: cosine, start: 1, end: 2}", "ppo.learning_rate.schedule"),
     ],
 )

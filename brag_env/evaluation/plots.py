@@ -35,11 +35,27 @@ def _pyplot() -> Any:
     return plt
 
 
-def _save(fig: Any, path: Path) -> None:
-    """The figure as a PNG, rendered in memory and written atomically (``brag_env.io``)."""
+def _render(fig: Any) -> bytes:
+    """The figure as a PNG, rendered in memory."""
     buffer = io.BytesIO()
     fig.savefig(buffer, dpi=120, format="png")
-    write_output(path, buffer.getvalue(), "--plot")
+    return buffer.getvalue()
+
+
+def _write_all(pngs: dict[Path, bytes]) -> list[Path]:
+    """Write every rendered PNG atomically (``brag_env.io``), all or none: when one fails (a
+    full disk), those this call wrote already are removed again, so a failed ``--plot`` leaves
+    no image of its own behind."""
+    written: list[Path] = []
+    try:
+        for path, data in pngs.items():
+            write_output(path, data, "--plot")
+            written.append(path)
+    except BaseException:
+        for path in written:
+            path.unlink(missing_ok=True)
+        raise
+    return written
 
 
 #: Bars resting on fewer decisions than this are drawn faded: their shares are mostly noise.
@@ -242,22 +258,19 @@ def decile_chart(game: str, label: str, table: dict[str, Any]) -> Any:
     return fig
 
 
-def _write_decile_charts(
-    game: str, out: Path, agents: list[tuple[int, str, dict[str, Any]]]
-) -> list[Path]:
+def _render_decile_charts(
+    game: str, out: Path, agents: list[tuple[int, str, dict[str, Any]]], pngs: dict[Path, bytes]
+) -> None:
     """``decile_chart`` for every (index, label, behaviour) that has the game's table."""
     if game not in _DECILE_SERIES:
-        return []
+        return
     key = _DECILE_SERIES[game][0]
-    written = []
     for index, label, behaviour in agents:
         if key not in behaviour:
             continue
         fig = decile_chart(game, label, behaviour[key])
-        written.append(out / decile_file(index, label))
-        _save(fig, written[-1])
+        pngs[out / decile_file(index, label)] = _render(fig)
         _pyplot().close(fig)
-    return written
 
 
 def _merge_tables(tables: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -290,9 +303,9 @@ def plot_tournament(result: TournamentResult, directory: str | Path) -> list[Pat
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     labels = [f"{a.index}: {a.label}" for a in result.agents]
-    written = [out / "payoff_by_seat.png"]
+    pngs: dict[Path, bytes] = {}  # rendered first, then written all at once
     fig = seat_heatmap(result)
-    _save(fig, written[-1])
+    pngs[out / "payoff_by_seat.png"] = _render(fig)
     plt.close(fig)
     tables = [
         (label, a.behaviour["actions_by_decile"])
@@ -301,11 +314,11 @@ def plot_tournament(result: TournamentResult, directory: str | Path) -> list[Pat
     ]
     if tables:
         fig = _decile_chart(plt, result.game, tables)
-        written.append(out / "actions_by_decile.png")
-        _save(fig, written[-1])
+        pngs[out / "actions_by_decile.png"] = _render(fig)
         plt.close(fig)
     agents = [(a.index, a.label, a.behaviour) for a in result.agents]
-    return written + _write_decile_charts(result.game, out, agents)
+    _render_decile_charts(result.game, out, agents, pngs)
+    return _write_all(pngs)
 
 
 def round_robin_heatmap(result: RoundRobinResult) -> Any:
@@ -338,9 +351,9 @@ def plot_round_robin(result: RoundRobinResult, directory: str | Path) -> list[Pa
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     names = [f"#{i} {label}" for i, label in enumerate(result.labels)]
-    written = [out / "payoff_matrix.png"]
+    pngs: dict[Path, bytes] = {}  # rendered first, then written all at once
     fig = round_robin_heatmap(result)
-    _save(fig, written[-1])
+    pngs[out / "payoff_matrix.png"] = _render(fig)
     plt.close(fig)
     merged = []
     pooled: list[tuple[int, str, dict[str, Any]]] = []  # each agent over all its tables
@@ -358,7 +371,7 @@ def plot_round_robin(result: RoundRobinResult, directory: str | Path) -> list[Pa
         pooled.append((i, result.labels[i], {k: t for k, t in tables.items() if t is not None}))
     if merged:
         fig = _decile_chart(plt, result.game, merged)
-        written.append(out / "actions_by_decile.png")
-        _save(fig, written[-1])
+        pngs[out / "actions_by_decile.png"] = _render(fig)
         plt.close(fig)
-    return written + _write_decile_charts(result.game, out, pooled)
+    _render_decile_charts(result.game, out, pooled, pngs)
+    return _write_all(pngs)

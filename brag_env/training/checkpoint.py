@@ -20,6 +20,7 @@ import io
 import json
 import os
 import pickle
+import re
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from brag_env.io import (
     atomic_write_bytes,
     check_model_zip,
     loads_bounded,
+    quoted,
     read_zip_entry,
 )
 
@@ -107,6 +109,7 @@ def read_training_state(
         raise ValueError(f"checkpoint {str(path)!r} is corrupt ({e})") from None
     if not isinstance(state, dict) or "num_timesteps" not in state:
         raise ValueError(f"checkpoint {str(path)!r}: {TRAINING_ENTRY} lacks num_timesteps")
+    check_training_state(state, f"checkpoint {str(path)!r}: {TRAINING_ENTRY}")
     if not isinstance(record, dict):
         raise ValueError(f"checkpoint {str(path)!r}: {MODEL_ENTRY} is not a mapping")
     if game is not None and record.get("game") != game:
@@ -120,6 +123,43 @@ def read_training_state(
             f"{record.get('env_config')}, the config says {dict(env_config)}"
         )
     return state
+
+
+# What train.py writes as a snapshot's name: relative to the run directory, inside snapshots/.
+SNAPSHOT_NAME = re.compile(r"snapshots/step_[0-9]{9,11}\.zip")
+MAX_STATE_ENTRIES = 100_000  # snapshots or evaluations listed in one training state
+
+
+def check_training_state(state: dict[str, Any], where: str) -> None:
+    """The training state's contents, key by key (``ValueError``, one line): whole numbers of
+    steps and updates in range, snapshot names as train.py writes them (so a snapshot is always
+    loaded from the run's own ``snapshots/``, never ``../`` or an absolute path), evaluations
+    as lines of text."""
+    from brag_env.training.config import MAX_TIMESTEPS
+
+    for key in ("num_timesteps", "n_updates"):
+        value = state.get(key, 0 if key == "n_updates" else None)
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_TIMESTEPS:
+            raise ValueError(
+                f"{where}: {key} must be a whole number between 0 and {MAX_TIMESTEPS:,}, "
+                f"got {quoted(value)}"
+            )
+    for key, test, what in (
+        (
+            "snapshots",
+            lambda v: isinstance(v, str) and SNAPSHOT_NAME.fullmatch(v),
+            "names snapshots/step_NNNNNNNNN.zip",
+        ),
+        ("evals", lambda v: isinstance(v, str) and len(v) <= 10_000, "lines of text"),
+    ):
+        values = state.get(key, [])
+        if not isinstance(values, list) or len(values) > MAX_STATE_ENTRIES:
+            raise ValueError(f"{where}: {key} must be a list, got {quoted(values)}")
+        bad = [v for v in values if not test(v)]
+        if bad:
+            raise ValueError(f"{where}: {key} must hold {what}, got {quoted(bad[0])}")
+    if not isinstance(state.get("config_hash", ""), str):
+        raise ValueError(f"{where}: config_hash must be text, got {quoted(state['config_hash'])}")
 
 
 def _json_entry(archive: zipfile.ZipFile, name: str, where: str) -> Any:

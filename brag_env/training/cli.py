@@ -70,6 +70,8 @@ from brag_env.training.files import (
     DISK_ERRORS,
     RunFileError,
     append_line,
+    quiet_disk_errors_in_threads,
+    run_dir_lock,
     write_file,
     writing,
 )
@@ -288,6 +290,37 @@ def save_checkpoint(
 def train(args: argparse.Namespace) -> None:
     # --- 1. config and run directory: everything is checked before anything is written ---------
     cfg, run_dir = resolve_config(args)
+    if cfg.backend == "rllib":  # Ray installed, no sb3-only settings
+        from brag_env.training.rllib_backend import check_rllib_config
+
+        check_rllib_config(cfg)
+    init_weights = None if args.resume else load_init_weights(cfg)  # resume: the checkpoint's
+    # Only now is the run directory created, for its lock: one train.py per directory.
+    with run_dir_lock(run_dir), quiet_disk_errors_in_threads():
+        cfg, run_dir = resolve_config(args)  # again, under the lock: a run may have ended since
+        run(args, cfg, run_dir, init_weights)
+
+
+def prune_snapshots(run_dir: Path, kept: list[str]) -> None:
+    """``pool.max_snapshots`` on disk: delete the snapshot files the checkpoint just written no
+    longer names (the pool has dropped them). Done after a checkpoint, never before, so that
+    the checkpoint on disk can always be resumed."""
+    folder = run_dir / "snapshots"
+    if not folder.is_dir():
+        return
+    names = {Path(name).name for name in kept}
+    for path in folder.glob("step_*.zip"):
+        if path.name not in names:
+            path.unlink(missing_ok=True)
+
+
+def run(
+    args: argparse.Namespace,
+    cfg: TrainConfig,
+    run_dir: Path,
+    init_weights: dict[str, Any] | None = None,
+) -> None:
+    """The run itself, holding the run directory's lock; ``init_weights``: br.init's, checked."""
     if cfg.backend == "rllib":  # Ray RLlib, on a cluster too: docs/rllib.md
         from brag_env.training.rllib_backend import train_rllib
 
@@ -297,7 +330,6 @@ def train(args: argparse.Namespace) -> None:
         return train_rllib(cfg, run_dir, config_hash=config_hash(cfg), **opts, **hooks)
     checkpoint_path = run_dir / "checkpoint.zip"
     evals_path = run_dir / "evals.jsonl"
-    init_weights = None if args.resume else load_init_weights(cfg)  # resume: the checkpoint's
     state: dict[str, Any] = {
         "num_timesteps": 0,
         "n_updates": 0,
@@ -416,6 +448,7 @@ def train(args: argparse.Namespace) -> None:
     def checkpoint(step: int) -> None:
         state.update(num_timesteps=step, n_updates=model._n_updates)
         save_checkpoint(model, cfg, checkpoint_path, state)
+        prune_snapshots(run_dir, state["snapshots"])
 
     # --- 4. the run: ONE learn() call, so progress_remaining (and every schedule) is right -------
     progress = {"auto": None, "on": True, "off": False}[args.progress]

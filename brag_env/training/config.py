@@ -39,8 +39,29 @@ from pydantic import (
 )
 from pydantic.fields import FieldInfo
 
+from brag_env.io import (
+    MAX_QUOTED_CHARS,
+    MAX_YAML_BYTES,
+    YAMLError,
+    clip,
+    parse_yaml,
+    quoted,
+    read_text_bounded,
+)
+
 BATCHED_GAMES = ("put", "brag")  # games with a batched engine (brag_env.training.batched)
 MAX_SEED = 2**31 - 1  # numpy seeds up to 2**32 - 1; a run adds its steps and env index
+# Upper bounds on sizes, so that an absurd value (a typo, 10^12 episodes) is refused before the
+# run directory is written rather than failing hours later in an allocation. Each is far above
+# any run here (the largest config: 10^7 steps, 1024 batched tables, layers of 256).
+MAX_TIMESTEPS = 10**10
+MAX_ENVS = 16_384  # batched tables; subprocess envs are bounded by MAX_PROCESSES
+MAX_PROCESSES = 256
+MAX_ROLLOUT = 2**21  # ppo.n_steps * n_envs: the rollout buffer holds this many observations
+MAX_LAYER = 8192
+MAX_LAYERS = 16
+MAX_EPISODES = 10**7  # per opponent and evaluation: each hand or match is kept as a sample
+MAX_SPECS = 64  # agent specs in a list
 
 
 def _number_from_text(value: Any) -> Any:
@@ -101,10 +122,13 @@ class PPOConfig(Section):
 
     learning_rate: PositiveOrSchedule = Field(3e-4, description="Adam step size, or a schedule")
     n_steps: Int = Field(
-        256, ge=1, description="steps per env per rollout (rollout = n_steps * n_envs)"
+        256,
+        ge=1,
+        le=MAX_ROLLOUT,
+        description="steps per env per rollout (rollout = n_steps * n_envs)",
     )
     batch_size: Int = Field(512, ge=1, description="mini-batch size; must divide a rollout")
-    n_epochs: Int = Field(4, ge=1, description="passes over each rollout")
+    n_epochs: Int = Field(4, ge=1, le=1000, description="passes over each rollout")
     gamma: Num = Field(0.99, ge=0, le=1, description="discount factor")
     gae_lambda: Num = Field(0.95, ge=0, le=1, description="GAE bias/variance trade-off")
     clip_range: PositiveOrSchedule = Field(0.2, description="PPO ratio clip, or a schedule")
@@ -118,9 +142,10 @@ class PPOConfig(Section):
         None, gt=0, description="clip the value function's change; null = no clipping"
     )
     normalize_advantage: Bool = Field(True, description="normalize advantages per mini-batch")
-    net_arch: list[Annotated[Int, Field(ge=1)]] = Field(
+    net_arch: list[Annotated[Int, Field(ge=1, le=MAX_LAYER)]] = Field(
         [128, 128],
         min_length=1,
+        max_length=MAX_LAYERS,
         description="hidden layer sizes, actor and critic (separate networks)",
     )
     activation: Literal["tanh", "relu"] = Field("tanh", description="hidden layer activation")
@@ -134,16 +159,22 @@ class PoolConfig(Section):
 
     opponents: list[Str] = Field(
         ["random"],
+        max_length=MAX_SPECS,
         description="agent specs: baselines, probes (brag:never_look), model .zip files "
         "(exploiters); [] only with br.target",
     )
     snapshot_every: Int = Field(
-        0, ge=0, description="steps between frozen snapshots of the learner; 0 = none"
+        0,
+        ge=0,
+        le=MAX_TIMESTEPS,
+        description="steps between frozen snapshots of the learner; 0 = none",
     )
     snapshot_prob: Num = Field(
         0.3, ge=0, le=1, description="chance an opponent seat gets a snapshot (once there is one)"
     )
-    max_snapshots: Int = Field(5, ge=1, description="how many of the newest snapshots are kept")
+    max_snapshots: Int = Field(
+        5, ge=1, le=10_000, description="how many of the newest snapshots are kept (on disk too)"
+    )
     snapshot_sampling: Literal[SNAPSHOT_SAMPLING] = Field(
         "uniform",
         description="which kept snapshot a seat gets: uniform (with a large max_snapshots: "
@@ -170,15 +201,23 @@ class EvalConfig(Section):
     """Evaluation against baselines: the learner against num_players - 1 copies of each."""
 
     opponents: list[Str] = Field(
-        ["random"], description="agent specs evaluated against (br.target: besides the target)"
+        ["random"],
+        max_length=MAX_SPECS,
+        description="agent specs evaluated against (br.target: besides the target)",
     )
     every: Int = Field(
-        0, ge=0, description="steps between evaluations during training; 0 = only the final one"
+        0,
+        ge=0,
+        le=MAX_TIMESTEPS,
+        description="steps between evaluations during training; 0 = only the final one",
     )
     episodes: Int = Field(
-        1000, ge=1, description="hands (Brag) or matches (Put) per opponent, during training"
+        1000,
+        ge=1,
+        le=MAX_EPISODES,
+        description="hands (Brag) or matches (Put) per opponent, during training",
     )
-    final_episodes: Int = Field(2000, ge=1, description="per opponent, at the end")
+    final_episodes: Int = Field(2000, ge=1, le=MAX_EPISODES, description="per opponent, at the end")
     deterministic: Bool = Field(False, description="the learner plays its most likely action")
     exploitability: Bool = Field(
         False, description="heads-up Put: the exact exploitability too (docs/solver.md)"
@@ -202,7 +241,10 @@ class RLlibConfig(Section):
         None, description='a Ray cluster ("host:port"); null = $RAY_ADDRESS, else a local Ray'
     )
     num_env_runners: Int = Field(
-        2, ge=0, description="sampling actors, placed by Ray on any node with free CPUs"
+        2,
+        ge=0,
+        le=MAX_PROCESSES * 16,
+        description="sampling actors, placed by Ray on any node with free CPUs",
     )
     num_cpus_per_env_runner: Num = Field(
         1.0, gt=0, description="CPUs each runner takes (with `ray start --num-cpus`: per node)"
@@ -219,11 +261,16 @@ class TrainConfig(Section):
     game: Literal["brag", "put"] = Field("put", description="which game")
     seed: Int = Field(0, ge=0, le=MAX_SEED, description="seeds the envs, the network and PPO")
     total_timesteps: Int = Field(
-        100_000, ge=1, description="learner decisions, rounded up to whole rollouts"
+        100_000,
+        ge=1,
+        le=MAX_TIMESTEPS,
+        description="learner decisions, rounded up to whole rollouts",
     )
     env: dict[Str, Any] = Field({}, description="options of brag_v1 / put_v1 (docs/rules.md)")
     reward_scale: Num = Field(1.0, gt=0, description="learner reward = env reward * reward_scale")
-    n_envs: Int = Field(8, ge=1, description="parallel self-play envs")
+    n_envs: Int = Field(
+        8, ge=1, le=MAX_ENVS, description="parallel self-play envs (subproc: at most 256)"
+    )
     vec_env: Literal["dummy", "subproc", "batched"] = Field(
         "dummy",
         description=(
@@ -231,9 +278,9 @@ class TrainConfig(Section):
             "batched: one array engine (heads-up Put, Three-card Brag)"
         ),
     )
-    torch_threads: Int = Field(1, ge=1, description="torch CPU threads")
+    torch_threads: Int = Field(1, ge=1, le=1024, description="torch CPU threads")
     checkpoint_every: Int = Field(
-        50_000, ge=1, description="steps between checkpoints (for --resume)"
+        50_000, ge=1, le=MAX_TIMESTEPS, description="steps between checkpoints (for --resume)"
     )
     ppo: PPOConfig = Field(default_factory=PPOConfig)
     pool: PoolConfig = Field(default_factory=PoolConfig)
@@ -276,6 +323,16 @@ class TrainConfig(Section):
     def _consistent(self) -> TrainConfig:
         """Checks across keys: the mini-batches, the table options, the agent specs."""
         rollout = self.rollout_steps
+        if rollout > MAX_ROLLOUT:
+            raise ValueError(
+                f"a rollout (ppo.n_steps * n_envs = {rollout:,}) must be at most {MAX_ROLLOUT:,} "
+                "steps: the rollout buffer holds an observation of each"
+            )
+        if self.vec_env == "subproc" and self.n_envs > MAX_PROCESSES:
+            raise ValueError(
+                f"n_envs must be at most {MAX_PROCESSES} with vec_env: subproc (a process each), "
+                f"got {self.n_envs}; vec_env: batched runs more tables in one"
+            )
         if self.ppo.batch_size > rollout:
             raise ValueError(
                 f"ppo.batch_size ({self.ppo.batch_size}) exceeds a rollout "
@@ -404,20 +461,10 @@ def read_yaml_mapping(path: Path) -> dict[str, Any]:
     if not path.is_file():
         raise ValueError(f"config file {str(path)!r} does not exist")
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise ValueError(f"config file {str(path)!r} cannot be read: {_reason(e)}") from None
-    try:
-        raw = yaml.safe_load(text)
-    except yaml.MarkedYAMLError as e:
-        mark = e.problem_mark or e.context_mark
-        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
-        problem = e.problem or e.context or "syntax error"
-        raise ValueError(f"{where}: not valid YAML: {problem}") from None
-    except yaml.YAMLError as e:
-        raise ValueError(f"{path}: not valid YAML: {' '.join(str(e).split())}") from None
-    except RecursionError:
-        raise ValueError(f"{path}: not valid YAML: nested too deeply") from None
+        raw = parse_yaml(read_text_bounded(path, MAX_YAML_BYTES, "config file"), str(path))
+    except YAMLError as e:
+        where = f"{path}:{e.line}:{e.column}" if e.line is not None else str(path)
+        raise ValueError(f"{where}: not valid YAML: {e.problem}") from None
     if raw is None:
         raise ValueError(f"config file {path} is empty; an empty file is not a config")
     if not isinstance(raw, dict):
@@ -427,21 +474,18 @@ def read_yaml_mapping(path: Path) -> dict[str, Any]:
     return raw
 
 
-def _reason(e: BaseException) -> str:
-    return getattr(e, "strerror", None) or str(e)
-
-
 def apply_override(raw: dict[str, Any], item: str) -> None:
     """Apply one ``key=value`` (``a.b=value`` for nested keys) to a raw config dict."""
     key, eq, text = item.partition("=")
     key = key.strip()
     if not eq or not key:
-        raise ValueError(f"--set expects key=value, got {item!r}")
+        raise ValueError(f"--set expects key=value, got {quoted(item)}")
     try:
-        value = yaml.safe_load(text) if text.strip() else ""
-    except yaml.YAMLError as e:
-        problem = getattr(e, "problem", None) or "syntax error"
-        raise ValueError(f"--set {key}: value {text!r} is not valid YAML ({problem})") from None
+        value = parse_yaml(text, f"--set {key}") if text.strip() else ""
+    except YAMLError as e:
+        raise ValueError(
+            f"--set {key}: value {quoted(text)} is not valid YAML ({e.problem})"
+        ) from None
     parts = key.split(".")
     node = raw
     for i, part in enumerate(parts[:-1]):
@@ -455,11 +499,11 @@ def apply_override(raw: dict[str, Any], item: str) -> None:
 def config_from_dict(raw: Any) -> TrainConfig:
     """Validate a raw config; ``ValueError`` with one line naming the first bad key."""
     if not isinstance(raw, dict):
-        raise ValueError(f"config must be a mapping of keys, got {raw!r}")
+        raise ValueError(f"config must be a mapping of keys, got {quoted(raw)}")
     try:
         return TrainConfig.model_validate(raw)
-    except ValidationError as e:
-        raise ValueError(explain(e)) from None
+    except ValidationError as e:  # clipped: a value error of an env option may quote a value
+        raise ValueError(clip(explain(e), 4 * MAX_QUOTED_CHARS)) from None
     except RecursionError:
         raise ValueError("config is nested too deeply") from None
 
@@ -494,22 +538,24 @@ def explain(error: ValidationError) -> str:
     e = errors[0]
     if e["loc"] and e["loc"][-1] == "[key]":  # a mapping key of the wrong type (env: {1: 2})
         key = _resolve(e["loc"][:-2])[0]
-        return f"{key} keys must be strings, got {e.get('input')!r}"
+        return f"{key} keys must be strings, got {quoted(e.get('input'))}"
     key, _, meta, field = _resolve(e["loc"])
     kind = e["type"]
     got = e.get("input")
     if kind == "value_error":
         message = str(e["ctx"]["error"]) if "ctx" in e else e["msg"]
-        return f"{key} {message}, got {got!r}" if key else message
+        return f"{key} {message}, got {quoted(got)}" if key else message
     if kind in _TYPE_ERRORS:
-        return f"{key or 'config'} must be {_describe(*field)}, got {got!r}"
+        return f"{key or 'config'} must be {_describe(*field)}, got {quoted(got)}"
     if kind in _BOUND_ERRORS:
         null = " or null" if _optional(field[0]) else ""
-        return f"{key} must be {_bounds(meta)}{null}, got {got!r}"
+        return f"{key} must be {_bounds(meta)}{null}, got {quoted(got)}"
     if kind == "too_short":
         n = e["ctx"]["min_length"]
         entries = "one entry" if n == 1 else f"{n} entries"
-        return f"{key} must name at least {entries}, got {got!r}"
+        return f"{key} must name at least {entries}, got {quoted(got)}"
+    if kind == "too_long":
+        return f"{key} must name at most {e['ctx']['max_length']} entries, got {quoted(got)}"
     if kind == "missing":
         return f"{key} is required"
     return f"{key}: {e['msg']}"

@@ -18,9 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from brag_env.evaluation.plots import _pyplot
+from brag_env.io import FileError, load_yaml
 from brag_env.training.files import RunFileError, writing
 
 
@@ -41,8 +40,8 @@ def run_game(run_dir: Path) -> str:
     """The game of a run, from its ``config.yaml``."""
     path = run_dir / "config.yaml"
     try:
-        game = (yaml.safe_load(path.read_text()) or {}).get("game")
-    except (OSError, yaml.YAMLError, AttributeError, UnicodeDecodeError):
+        game = (load_yaml(path) or {}).get("game")
+    except (FileError, AttributeError):
         game = None
     if game not in ("brag", "put"):
         raise ValueError(f"{run_dir} is not a train.py run directory (no readable {path.name})")

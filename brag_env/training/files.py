@@ -12,9 +12,11 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+from brag_env.io import fcntl, remove_stale_temps_in
 from brag_env.training.checkpoint import atomic_write_bytes
 
 
@@ -52,3 +54,59 @@ def append_line(path: str | os.PathLike[str], line: str) -> None:
     with writing(path):
         old = path.read_bytes() if path.is_file() else b""
         atomic_write_bytes(path, old + line.rstrip("\n").encode() + b"\n")
+
+
+LOCK_FILE = ".train.lock"
+
+
+@contextlib.contextmanager
+def run_dir_lock(run_dir: Path) -> Iterator[None]:
+    """Hold the run directory for the block: an exclusive ``flock`` on ``run_dir/.train.lock``
+    (the directory is created if needed). A second ``train.py`` on the same directory is a
+    ``ValueError`` naming the holder's pid: two runs would interleave evals.jsonl, overwrite
+    each other's config.yaml and snapshots. The kernel drops the lock when its holder exits,
+    however it exits (kill -9 too), so a stale lock file never blocks the next run. Holding
+    the lock, the temporary files a killed run left in the run directory are removed."""
+    with writing(run_dir):
+        run_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(run_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            if fcntl is not None:  # POSIX; elsewhere runs are not guarded
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip()
+            pid = f" (pid {holder})" if holder.isdigit() else ""
+            raise ValueError(
+                f"{run_dir} is in use by another train.py{pid}: wait for it to finish, or use "
+                "another --out"
+            ) from None
+        with writing(run_dir / LOCK_FILE):
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        for folder in (run_dir, run_dir / "snapshots"):
+            remove_stale_temps_in(folder)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+@contextlib.contextmanager
+def quiet_disk_errors_in_threads() -> Iterator[None]:
+    """For the block: a writer thread (TensorBoard's event writer) that dies of a full or
+    refused disk prints no traceback. Its writer raises the same error in the main thread at
+    the next write, which ``writing()`` reports as train.py's one line; a traceback from the
+    thread would only interleave with it. Any other thread error is printed as usual."""
+    previous = threading.excepthook
+
+    def hook(args: threading.ExceptHookArgs) -> None:
+        error = args.exc_value
+        if isinstance(error, OSError) and error.errno in DISK_ERRORS:
+            return
+        previous(args)
+
+    threading.excepthook = hook
+    try:
+        yield
+    finally:
+        threading.excepthook = previous

@@ -29,6 +29,7 @@ from typing import Any
 from brag_env.training.checkpoint import atomic_write_bytes, save_model
 from brag_env.training.config import TrainConfig, dump_config
 from brag_env.training.evaluation import evaluate_model, format_short, print_final
+from brag_env.training.files import append_line, write_file
 
 CHECKPOINT_DIR = "rllib_checkpoint"
 STATE_FILE = "brag_env_training.json"
@@ -316,8 +317,8 @@ def train_rllib(
         if overwrite:
             clear_run_dir(run_dir)
         run_dir.mkdir(parents=True, exist_ok=True)
-        (run_dir / "config.yaml").write_text(dump_config(cfg))
-        (run_dir / "evals.jsonl").write_text("")
+        write_file(run_dir / "config.yaml", dump_config(cfg))
+        write_file(run_dir / "evals.jsonl", "")
     total = cfg.total_timesteps
     done = int(state["num_timesteps"])
     if resume:
@@ -379,8 +380,8 @@ def _run(
                 cfg.env,
                 cfg.eval.deterministic,
             )
-            with (run_dir / "evals.jsonl").open("a") as f:
-                f.write(json.dumps({"step": step, "label": label, "results": results}) + "\n")
+            entry = {"step": step, "label": label, "results": results}
+            append_line(run_dir / "evals.jsonl", json.dumps(entry))
             return results
 
         start = time.perf_counter()
@@ -426,7 +427,7 @@ def _run(
                     bar.write(f"checkpoint saved at step {done:,}: {run_dir / CHECKPOINT_DIR}")
         seconds = time.perf_counter() - start
         reports = runner_reports(algo)
-        (run_dir / "rllib_runners.json").write_text(json.dumps(reports, indent=1))
+        write_file(run_dir / "rllib_runners.json", json.dumps(reports, indent=1))
         export_model(learner_weights(algo), cfg, run_dir / "model.zip", done)
     finally:
         algo.stop()
@@ -441,7 +442,7 @@ def _run(
     )
     (run_dir / "eval_model.zip").unlink(missing_ok=True)
     results = evaluate(run_dir / "model.zip", cfg.eval.final_episodes, "final", done)
-    (run_dir / "final_eval.json").write_text(json.dumps(results, indent=1))
+    write_file(run_dir / "final_eval.json", json.dumps(results, indent=1))
     print_final(results, cfg.game, eval_seed)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, NoReturn
 
+from brag_env.io import YAMLError, parse_yaml, quoted
 from brag_env.io import one_line_of as one_line
 
 __all__ = ["OneLineParser", "one_line", "parse_options"]
@@ -23,8 +24,6 @@ def parse_options(items: list[str]) -> dict[str, Any]:
     Values are read as YAML scalars/lists (numbers, true/false, strings, ``[a, b]``), the same
     way ``evaluate.py --option`` reads them.
     """
-    import yaml
-
     options: dict[str, Any] = {}
     for item in items:
         key, eq, raw = item.partition("=")
@@ -34,9 +33,9 @@ def parse_options(items: list[str]) -> dict[str, Any]:
         if len(raw) > 10_000:
             raise ValueError(f"bad --option {key}=...: the value is {len(raw):,} characters long")
         try:
-            value = yaml.safe_load(raw)
-        except (yaml.YAMLError, RecursionError):  # RecursionError: thousands of nested [
-            raise ValueError(f"bad --option {item!r}: cannot read the value {raw!r}") from None
+            value = parse_yaml(raw, f"--option {key}")  # bounded: nesting, aliases
+        except YAMLError as e:
+            raise ValueError(f"bad --option {key}={quoted(raw)}: {e.problem}") from None
         if isinstance(value, list):
             value = tuple(value)
         options[key] = value

@@ -15,13 +15,25 @@ from typing import Any
 
 import numpy as np
 
+from brag_env.io import (
+    FileError,
+    atomic_write_bytes,
+    clip,
+    load_npz,
+    loads_bounded,
+    quoted,
+    write_error,
+)
 from brag_env.put.solver.strategy import Strategy
 from brag_env.put.solver.tree import DEPTH, PutTree, actor_size, num_states, other_size
-from brag_env.training.checkpoint import atomic_write_bytes
 
 FORMAT = "brag_env.put.solver/1"
 MAX_FILE_BYTES = 200 * 1024 * 1024  # a strategy file (the full deck's is far smaller)
 MAX_CHECKPOINT_BYTES = 4 * 1024**3  # regrets and averages of the full deck, uncompressed
+# What the arrays of a file may declare (their npy headers), checked before any is inflated:
+# the full deck's strategy holds 17 MB of float16, its checkpoint about 0.2 GB of float64.
+MAX_STRATEGY_ARRAY_BYTES = 256 * 2**20
+MAX_CHECKPOINT_ARRAY_BYTES = 2**30
 
 
 def _dump(path: Path, arrays: dict[str, np.ndarray], meta: dict[str, Any], compress: bool) -> None:
@@ -29,27 +41,38 @@ def _dump(path: Path, arrays: dict[str, np.ndarray], meta: dict[str, Any], compr
     arrays = dict(arrays)
     arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
     (np.savez_compressed if compress else np.savez)(buf, **arrays)
-    atomic_write_bytes(path, buf.getvalue())
+    try:
+        atomic_write_bytes(path, buf.getvalue())
+    except OSError as error:  # a full disk: name the file (the old one is intact)
+        raise write_error(path, error) from None
 
 
 def _load(
-    path: Path, max_bytes: int = MAX_FILE_BYTES
+    path: Path, max_bytes: int = MAX_FILE_BYTES, max_array_bytes: int = MAX_STRATEGY_ARRAY_BYTES
 ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     path = Path(path)
+    where = f"strategy file {str(path)!r}"
     if not path.is_file():
-        raise ValueError(f"strategy file {str(path)!r} does not exist")
+        raise ValueError(f"{where} does not exist")
     if path.stat().st_size > max_bytes:
-        raise ValueError(f"strategy file {str(path)!r} is larger than {max_bytes} bytes")
+        raise ValueError(f"{where} is larger than {max_bytes} bytes")
     if not zipfile.is_zipfile(path):  # np.load would read it as a pickle and say so
-        raise ValueError(f"strategy file {str(path)!r} is not a solver file (not an .npz archive)")
+        raise ValueError(f"{where} is not a solver file (not an .npz archive)")
     try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {name: data[name] for name in data.files}
-        meta = json.loads(arrays.pop("meta").tobytes().decode())
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile, json.JSONDecodeError) as e:
-        raise ValueError(f"strategy file {str(path)!r} is not a solver file ({e})") from None
-    if meta.get("format") != FORMAT:
-        raise ValueError(f"strategy file {str(path)!r} is not a {FORMAT} file")
+        arrays = load_npz(path, where, max_array_bytes)
+    except FileError as e:
+        raise ValueError(f"{e} (not a solver file)") from None
+    raw = arrays.pop("meta", None)
+    if raw is None or raw.dtype != np.uint8 or raw.ndim != 1:
+        raise ValueError(f"{where} is not a solver file (no meta entry)")
+    meta = loads_bounded(raw.tobytes(), f"{where} entry 'meta'")
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise ValueError(f"{where} is not a {FORMAT} file")
+    for name, array in arrays.items():
+        if array.dtype.kind != "f":
+            raise ValueError(f"{where}: array {name!r} holds {array.dtype}, not floats")
+        if not np.isfinite(array).all():
+            raise ValueError(f"{where}: array {name!r} holds NaN or infinite values: refused")
     return arrays, meta
 
 
@@ -109,8 +132,34 @@ def save_checkpoint(path: str | Path, arrays: dict[str, np.ndarray], meta: dict)
     _dump(Path(path), arrays, {**meta, "format": FORMAT, "kind": "checkpoint"}, compress=False)
 
 
-def load_checkpoint(path: str | Path) -> tuple[dict[str, np.ndarray], dict]:
-    arrays, meta = _load(Path(path), MAX_CHECKPOINT_BYTES)
+def load_checkpoint(
+    path: str | Path, tree: PutTree | None = None
+) -> tuple[dict[str, np.ndarray], dict]:
+    """Regrets (``r_``) and averages (``a_``) of a checkpoint, and its meta; with ``tree``,
+    exactly the arrays DCFR keeps for it (names, shapes, float64), all finite, and a whole
+    number of iterations done: a damaged file is refused here, not deep inside an update."""
+    arrays, meta = _load(Path(path), MAX_CHECKPOINT_BYTES, MAX_CHECKPOINT_ARRAY_BYTES)
+    where = f"checkpoint {str(path)!r}"
     if meta.get("kind") != "checkpoint":
-        raise ValueError(f"checkpoint {str(path)!r} is a strategy file, not a checkpoint")
+        raise ValueError(f"{where} is a strategy file, not a checkpoint")
+    done = meta.get("iterations")
+    if isinstance(done, bool) or not isinstance(done, int) or done < 0:
+        raise ValueError(f"{where}: iterations must be a whole number >= 0, got {quoted(done)}")
+    if tree is not None:
+        from brag_env.put.solver.cfr import Accumulators
+
+        zeros = Accumulators.zeros(tree).arrays()
+        expected = {f"{kind}_{name}": a for kind in "ra" for name, a in zeros.items()}
+        missing = sorted(set(expected) - set(arrays))
+        extra = sorted(set(arrays) - set(expected))
+        if missing or extra:
+            what = f"missing {', '.join(missing)}" if missing else f"unknown {', '.join(extra)}"
+            raise ValueError(f"{where} does not fit the tree ({clip(what)})")
+        for name, want in expected.items():
+            got = arrays[name]
+            if got.shape != want.shape or got.dtype != want.dtype:
+                raise ValueError(
+                    f"{where}: array {name!r} is {got.dtype}{list(got.shape)}, the tree needs "
+                    f"{want.dtype}{list(want.shape)}"
+                )
     return arrays, meta
