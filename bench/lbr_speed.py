@@ -5,9 +5,10 @@
 
 Each target plays heads-up against LBR through the project's tournament runner (seats
 alternate; ``--seed`` fixes the deals and both agents' draws). Prints LBR's gain in antes per
-hand with its 95% CI, hands per second and LBR's policy queries per decision. The BLAS library
-is held to one thread (set before numpy loads): on a shared machine its threads wait on each
-other, and a query is a small matrix product.
+hand with its 95% CI, hands per CPU second (process time: wall time depends on what else the
+machine runs) and LBR's policy queries per decision. The BLAS library is held to one thread
+(set before numpy loads): on a shared machine its threads wait on each other, and a query is
+a small matrix product.
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ def main(argv: list[str] | None = None) -> int:
         p = r.payoff
         print(
             f"{target:30s} LBR gain {p.mean:+7.2f} antes/hand [{p.low:+.2f}, {p.high:+.2f}]"
-            f"  {r.hands} hands  {r.hands_per_second:6.1f} hands/s"
+            f"  {r.hands} hands  {r.hands_per_cpu_second:6.1f} hands per CPU second"
+            f" ({r.seconds:.0f} s wall)"
             f"  {r.queries / max(r.decisions, 1):.1f} queries/decision",
             flush=True,
         )
