@@ -545,6 +545,44 @@ class ModelAgent(Agent):
             total = probs.sum()
         return probs / total
 
+    @property
+    def first_layer(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The actor's first linear layer in numpy, ``(weight, bias)`` with ``weight`` of shape
+        (observation size, hidden), or None without the numpy actor. A caller whose batch rows
+        share most of their observation (``brag_env.exploiters.lbr``) computes
+        ``observation @ weight + bias`` in parts and passes it as ``first_layer_output``."""
+        if self._layers is None or self._layers[0][0] != "linear":
+            return None
+        return self._layers[0][1], self._layers[0][2]
+
+    def action_probabilities_batch(
+        self,
+        observations: np.ndarray | None,
+        masks: np.ndarray,
+        first_layer_output: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """``action_probabilities`` for every row, in one forward pass: (k, A), zero on illegal
+        actions. ``first_layer_output`` (k, hidden), if given, stands for ``observations @
+        weight + bias`` of ``first_layer`` (``observations`` is then not read)."""
+        masks = np.asarray(masks, dtype=bool)
+        if first_layer_output is not None:
+            if self.first_layer is None:
+                raise ValueError("this model has no numpy first layer to start after")
+            logits = _forward(self._layers[1:], np.asarray(first_layer_output, np.float32))
+        elif self._layers is not None:
+            logits = _forward(self._layers, np.asarray(observations, dtype=np.float32))
+        else:
+            return np.array(
+                [self.action_probabilities(o, m) for o, m in zip(observations, masks, strict=True)]
+            )
+        logits = np.where(masks, logits.astype(np.float64), -np.inf)
+        probs = np.exp(logits - logits.max(axis=1, keepdims=True))
+        total = probs.sum(axis=1, keepdims=True)
+        under = ~(total[:, 0] > 0)  # every legal action underflowed: uniform legal play
+        probs[under] = masks[under]
+        total[under] = masks[under].sum(axis=1, keepdims=True)
+        return probs / total
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         if self._layers is None:
             return self._act_torch(observation, action_mask)
