@@ -328,6 +328,19 @@ def load_yaml(path: str | os.PathLike[str], what: str = "") -> Any:
         raise FileError(f"{name} nests too deeply: refused") from None
 
 
+#: Characters of a user's value that an error message repeats.
+ECHO_CHARS = 60
+
+
+def brief(value: Any, limit: int = ECHO_CHARS) -> str:
+    """``repr`` of a user's value for an error message, cut to ``limit`` characters: a
+    message repeats what was sent, not a megabyte of it."""
+    text = str(value)
+    if len(text) <= limit:
+        return repr(text)
+    return repr(text[:limit]) + f"... ({len(text):,} characters)"
+
+
 def one_line_of(error: BaseException) -> str:
     """The first line of an error's message (or its type when it has none)."""
     text = str(error).strip()

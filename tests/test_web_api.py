@@ -273,9 +273,14 @@ def test_a_model_that_fails_to_load_is_explained_on_the_page(client, tmp_path):
     ("fields", "message"),
     [
         ({"seat": "9"}, "your seat must be 0 to 1"),
-        ({"hands": "zero"}, "hands must be a whole number"),
+        ({"hands": "zero"}, "Hands must be a whole number"),
         ({"more": "ante"}, "expected KEY=VALUE"),
-        ({"more": "no_such_rule=1"}, "cannot set up the table"),
+        ({"more": "no_such_rule=1"}, "'no_such_rule' is not a rule option of brag"),
+        ({"more": "render_mode=human"}, "'render_mode' is not a rule option"),
+        ({"more": "num_players=3"}, "set by the opponents"),
+        ({"more": "hands_per_session=100000"}, "hands_per_session in Other rule options must be"),
+        ({"more": "ante=" + "9" * 900}, "(900 characters)"),  # the value echoed is cut short
+        ({"more": "ante"}, "bad rule option 'ante'"),  # the page's words, not --option
         ({"brag_opponent": ["put:caller"]}, "is a put agent"),
     ],
 )

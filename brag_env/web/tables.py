@@ -17,13 +17,14 @@ played). No engine field holding a hidden card is read here, except the human's 
 
 from __future__ import annotations
 
-import threading
+import asyncio
 from typing import Any
 
 from rich.console import Group
 from rich.text import Text
 
 from brag_env import brag_v1, put_v1
+from brag_env.io import brief
 from brag_env.ui import brag_view, put_view
 from brag_env.ui.put_play import match_seed
 from brag_env.ui.seating import Seating, open_table
@@ -73,7 +74,9 @@ class WebTable:
         self.log: list[tuple[int, str]] = []  # this hand's news, oldest first
         self.result: list[str] | None = None  # the last finished hand's public lines
         self.message: str | None = None  # why the table closed, or a match's end
-        self.lock = threading.Lock()  # one request at a time changes a table
+        # One request at a time reads or changes a table. The app holds it while the move runs
+        # in a worker thread; an asyncio.Lock, so a waiting request does not block the loop.
+        self.lock = asyncio.Lock()
 
     # ------------------------------------------------------------ moving the game
     def _seat_to_act(self) -> int | None:
@@ -120,7 +123,7 @@ class WebTable:
         legal = [name for name, _ in decision.options]
         if action not in legal:
             raise RequestError(
-                400, f"{action!r} is not a legal action now (legal: {', '.join(legal)})"
+                400, f"{brief(action)} is not a legal action now (legal: {', '.join(legal)})"
             )
         self._step(self.human, decision.action_ids[legal.index(action)])
         self.turn += 1
