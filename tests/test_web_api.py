@@ -340,3 +340,52 @@ def test_a_refused_form_keeps_the_other_game_s_defaults(client):
     assert response.status_code == 400
     assert re.search(r'name="allow_blind"\s+checked', response.text)
     assert re.search(r'name="simultaneous"\s+checked', response.text)
+
+
+def test_a_first_simultaneous_answer_waits_for_the_other(client, app):
+    """P7: after the human answers a Put first, the table says it waits for the other answer,
+    tells the human its own held answer, and nothing tells the other opponent's."""
+    game_id = open_game(client, **put_form(["put:bluffer", "put:bluffer"], seed="0", seat="0"))
+    table = app.state.games.get(game_id)
+    state = client.get(f"/api/games/{game_id}").json()
+    rng = random.Random(0)
+
+    def first_to_answer() -> bool:
+        names = [a["name"] for a in state["actions"]]
+        return "see" in names and table.engine._responders[0] == table.human
+
+    while not first_to_answer():
+        assert state["phase"] != "over", "no Put came up"
+        if state["phase"] == "your_turn":
+            names = [a["name"] for a in state["actions"] if a["name"] != "put"]
+            body = {"action": rng.choice(names), "turn": state["turn"]}
+            state = client.post(f"/api/games/{game_id}/act", json=body).json()
+        else:
+            body = {"turn": state["turn"]}
+            state = client.post(f"/api/games/{game_id}/advance", json=body).json()
+    second = table.engine._responders[1]  # answers after the human, unseen by each other
+    assert any("your answer: see or fold" in note for note in state["table"]["notes"])
+    state = client.post(
+        f"/api/games/{game_id}/act", json={"action": "see", "turn": state["turn"]}
+    ).json()
+    assert state["phase"] == "bot_turn"
+    other = table.names[second]
+    put_note = next(note for note in state["table"]["notes"] if note.startswith("Put!"))
+    assert put_note.endswith(f"you answered see, waiting for the other answer ({other})")
+    assert state["log"][-1]["text"].startswith("You answer see: held, unseen, until")
+    Witness(table).check_state(state)
+    html = client.get(f"/play/{game_id}/table").text
+    assert "waiting for the other answer" in html and "your answer: see or fold" not in html
+    state = client.post(f"/api/games/{game_id}/advance", json={"turn": state["turn"]}).json()
+    assert not any("waiting for" in note for note in (state["table"] or {}).get("notes", []))
+
+
+def test_a_put_you_called_waits_for_the_answer(client):
+    """P4: after the human calls Put, the table waits for the opponent's answer: not 'your'."""
+    game_id = open_game(client, **put_form(["put:caller"], seed="1"))
+    state = _your_turn(client, game_id, "put")
+    state = client.post(
+        f"/api/games/{game_id}/act", json={"action": "put", "turn": state["turn"]}
+    ).json()
+    put_note = next(note for note in state["table"]["notes"] if note.startswith("Put!"))
+    assert put_note.endswith("waiting for the answer of " + state["acting"].split(" (")[0])
