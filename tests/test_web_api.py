@@ -9,6 +9,7 @@ import re
 import pytest
 from starlette.testclient import TestClient
 
+from brag_env.cards import format_card, parse_card
 from brag_env.web.app import Settings, create_app
 from brag_env.web.cli import build_parser
 from brag_env.web.store import BoundedStore
@@ -102,11 +103,82 @@ def test_the_witness_catches_a_leak(client, app):
     game_id = open_game(client, **brag_form(["random"], seed="1"))
     table = app.state.games.get(game_id)
     state = client.get(f"/api/games/{game_id}").json()
-    from brag_env.cards import format_card
-
     state["log"].append({"seat": 1, "text": format_card(table.engine.hands[1][0])})
     with pytest.raises(AssertionError, match="hidden card"):
         Witness(table).check_state(state)
+
+
+def _play_until(client, game_id, witness, rng, found, pages=True):
+    """Play on (random legal actions), checking every state (and with ``pages`` its HTML)
+    with ``witness``, until ``found(state)`` holds; that state."""
+    state = client.get(f"/api/games/{game_id}").json()
+    for _ in range(3000):
+        witness.check_state(state)
+        if pages:
+            witness.check(client.get(f"/play/{game_id}/table").text)
+        if found(state):
+            return state
+        assert state["phase"] != "over", "the game ended first"
+        if state["phase"] == "your_turn":
+            body = {"action": rng.choice(state["actions"])["name"], "turn": state["turn"]}
+            state = client.post(f"/api/games/{game_id}/act", json=body).json()
+        else:
+            state = client.post(f"/api/games/{game_id}/advance", json={"turn": state["turn"]})
+            state = state.json()
+    raise AssertionError("not found")
+
+
+def _plant(witness, state, card):
+    planted = {**state, "log": [*state["log"], {"seat": 1, "text": f"{card} leaked"}]}
+    with pytest.raises(AssertionError, match="hidden card"):
+        witness.check_state(planted)
+
+
+def test_the_witness_catches_a_put_card_played_in_an_earlier_hand(client, app):
+    """P6: a new hand is dealt anew: an opponent's card that was played face up in an earlier
+    hand is private again, and a state that names it leaks it."""
+    game_id = open_game(client, **put_form(["random"], target_points="9", seed="3"))
+    table = app.state.games.get(game_id)
+    witness, played = Witness(table), set()
+
+    def found(state):
+        for record in table.engine.history:  # every card played face up so far (P6)
+            actions = record.to_dict()["actions"]
+            played.update(format_card(parse_card(a["card"])) for a in actions if "card" in a)
+        if state["phase"] == "hand_over" or not table.engine.history:
+            return False
+        return bool(_opponent_cards(table) & played)
+
+    state = _play_until(client, game_id, witness, random.Random(4), found)
+    _plant(witness, state, sorted(_opponent_cards(table) & played)[0])
+
+
+@pytest.mark.slow  # about 0.6 s: the deck must come round (B18)
+def test_the_witness_catches_a_brag_card_dealt_again_unshuffled(client, app):
+    """B18: a shown hand's cards go to the bottom of the deck and come round again unshuffled:
+    dealt again, such a card is private to its new holder (the list of cards shown since the
+    shuffle may still name it), and a state that names it elsewhere leaks it."""
+    fields = brag_form(["brag:tight"], hands="20", seed="2", starting_chips="2000")
+    del fields["allow_blind"]
+    game_id = open_game(client, **fields)
+    table = app.state.games.get(game_id)
+    witness = Witness(table)
+
+    def found(state):
+        return state["phase"] != "hand_over" and bool(
+            _opponent_cards(table) & witness.shown_since_shuffle
+        )
+
+    state = _play_until(client, game_id, witness, random.Random(5), found, pages=False)
+    witness.check(client.get(f"/play/{game_id}/table").text)  # the page lists it as shown
+    card = sorted(_opponent_cards(table) & witness.shown_since_shuffle)[0]
+    assert card in state["table"]["shown_cards"]  # named as shown before: allowed
+    _plant(witness, state, card)
+
+
+def _opponent_cards(table):
+    game = table.engine
+    return {format_card(c) for s, cards in enumerate(game.hands) if s != table.human for c in cards}
 
 
 def test_a_blind_hand_is_not_sent_until_looked_at(client, app):
