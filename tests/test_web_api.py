@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import io
+import itertools
 import json
 import random
 import re
+import socket
+import threading
 
 import pytest
 from starlette.testclient import TestClient
 
 from brag_env.cards import format_card, parse_card
+from brag_env.web import limits
 from brag_env.web.app import Settings, create_app
 from brag_env.web.cli import build_parser
+from brag_env.web.cli import main as web_main
 from brag_env.web.store import BoundedStore
 from tests.web_client import Witness, brag_form, open_game, put_form
 
@@ -461,3 +469,217 @@ def test_a_put_you_called_waits_for_the_answer(client):
     ).json()
     put_note = next(note for note in state["table"]["notes"] if note.startswith("Put!"))
     assert put_note.endswith("waiting for the answer of " + state["acting"].split(" (")[0])
+
+
+# ---------------------------------------------------------------- limits, origin, serving
+
+
+def _asgi(app, method, path, chunks, headers=()):
+    """Send a request straight to the ASGI app, its body as ``chunks`` (an iterator: the app
+    pulls them one at a time); the status and how many body bytes the app pulled."""
+    pulled = 0
+    sent = []
+    body = iter(chunks)
+
+    async def receive():
+        nonlocal pulled
+        chunk = next(body, None)
+        if chunk is None:
+            return {"type": "http.request", "body": b"", "more_body": False}
+        pulled += len(chunk)
+        return {"type": "http.request", "body": chunk, "more_body": True}
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"host", b"testserver"), *[(k.encode(), v.encode()) for k, v in headers]],
+        "server": ("testserver", 80),
+        "client": ("127.0.0.1", 5000),
+    }
+    asyncio.run(app(scope, receive, send))
+    return sent[0]["status"], pulled
+
+
+def _endless(chunk=b"x" * 65536, total=16 * 2**20):
+    """A body far over every limit (finite, so that a server reading it all still ends)."""
+    return itertools.repeat(chunk, total // len(chunk))
+
+
+def test_a_body_over_the_limit_is_refused_unread(client, app):
+    """A declared Content-Length over the limit: 413 before any of the body is read; a
+    chunked body with no length: read only up to the limit and one chunk."""
+    game_id = open_game(client, **brag_form(["random"], seed="1"))
+    path = f"/api/games/{game_id}/advance"
+    declared = [("content-length", str(10**9)), ("content-type", "application/json")]
+    assert _asgi(app, "POST", path, _endless(), declared) == (413, 0)
+    status, pulled = _asgi(app, "POST", path, _endless(b"x" * 1000))
+    assert status == 413 and pulled <= limits.MAX_BODY_BYTES + 1000
+
+
+@pytest.mark.parametrize("url", ["/replay", "/results", "/new"])
+def test_an_upload_over_the_limit_is_refused_while_streaming(app, monkeypatch, url):
+    """A history file or report (and the new-game form) is read only up to its limit."""
+    monkeypatch.setattr(limits, "MAX_REPLAY_BYTES", 10_000)
+    monkeypatch.setattr(limits, "MAX_REPORT_BYTES", 10_000)
+    part = b'name="more"' if url == "/new" else b'name="file"; filename="big.jsonl"'
+    head = b"--b\r\nContent-Disposition: form-data; " + part + b"\r\n\r\n"
+    chunks = itertools.chain([head], _endless())
+    headers = [("content-type", "multipart/form-data; boundary=b")]
+    status, pulled = _asgi(app, "POST", url, chunks, headers)
+    most = max(limits.MAX_FORM_BYTES, 10_000) + limits.FORM_OVERHEAD_BYTES + 65536 + len(head)
+    assert status == 413 and pulled <= most
+    declared = [*headers, ("content-length", str(10**9))]
+    assert _asgi(app, "POST", url, _endless(), declared) == (413, 0)
+
+
+def test_an_upload_over_the_limit_says_so(client, monkeypatch):
+    monkeypatch.setattr(limits, "MAX_REPLAY_BYTES", 100)
+    response = client.post("/replay", files={"file": ("big.jsonl", b"{}\n" * 50)})
+    assert response.status_code == 413 and "larger than 100 bytes" in response.text
+
+
+def test_kept_replays_are_bounded_by_size(tmp_path):
+    """The replays kept together hold at most max_replay_bytes of files: a new one pushes
+    out the one unused longest."""
+    history = tmp_path / "h.jsonl"
+    from brag_env.evaluation.cli import main as evaluate_main
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        agents = ["--agents", "random", "random", "--hands", "1", "--seed", "0"]
+        assert evaluate_main(["--game", "brag", *agents, "--history", str(history)]) == 0
+    raw = history.read_bytes()
+    app = create_app(Settings(bot_delay=0, max_replay_bytes=2 * len(raw) + 1))
+    with TestClient(app) as client:
+        where = []
+        for _ in range(3):
+            response = client.post(
+                "/replay", files={"file": ("h.jsonl", raw)}, follow_redirects=False
+            )
+            where.append(response.headers["location"])
+        assert client.get(where[0]).status_code == 404
+        assert all(client.get(w).status_code == 200 for w in where[1:])
+        assert app.state.replays.size == 2 * len(raw)
+    store = BoundedStore(capacity=10, idle_seconds=60, max_size=100)
+    first = store.add("a", 60)
+    store.add("b", 30)
+    store.add("c", 30)  # 120 > 100: "a" goes
+    assert len(store) == 2 and store.size == 60
+    with pytest.raises(KeyError):
+        store.get(first)
+    with pytest.raises(ValueError, match="more than the 100 kept"):
+        store.add("d", 101)
+
+
+def test_a_post_from_another_site_is_refused(client):
+    """A cross-site form post or fetch (its Origin is another site) is refused with 403;
+    this server's own pages and clients that send no Origin pass."""
+    form = brag_form(["random"], seed="1", boxes="1")
+    evil = {"origin": "http://evil.example"}
+    response = client.post("/new", data=form, headers=evil, follow_redirects=False)
+    assert response.status_code == 403 and "another site" in response.text
+    site = {"sec-fetch-site": "cross-site"}
+    assert client.post("/new", data=form, headers=site).status_code == 403
+    assert client.post("/new", data=form, headers={"origin": "null"}).status_code == 403
+    own = {"origin": "http://testserver"}
+    response = client.post("/new", data=form, headers=own, follow_redirects=False)
+    assert response.status_code == 303
+    game_id = response.headers["location"].rsplit("/", 1)[1]
+    before = client.get(f"/api/games/{game_id}").json()
+    refused = client.post(f"/api/games/{game_id}/advance", json={"turn": 0}, headers=evil)
+    assert refused.status_code == 403 and "another site" in refused.json()["error"]
+    assert client.get(f"/api/games/{game_id}").json() == before
+    for url in ("/replay", "/results"):
+        upload = client.post(url, files={"file": ("x", b"")}, headers=evil)
+        assert upload.status_code == 403
+
+
+def test_an_echoed_value_is_cut_short(client):
+    game_id = open_game(client, **brag_form(["brag:tight"], seed="3"))
+    state = _your_turn(client, game_id)
+    message = _refused(
+        client, game_id, "act", 400, json={"action": "x" * 3000, "turn": state["turn"]}
+    )
+    assert len(message) < 300 and "(3,000 characters)" in message
+
+
+def test_a_slow_move_does_not_block_other_tables(client, app):
+    """An agent thinking (in a worker thread, under its table's lock) does not stop the
+    server: another table answers, and a request to the same table waits its turn."""
+    slow_id = open_game(client, **put_form(["put:caller"], seed="1", seat="1"))
+    other_id = open_game(client, **brag_form(["random"], seed="2"))
+    table = app.state.games.get(slow_id)
+    state = client.get(f"/api/games/{slow_id}").json()
+    while state["phase"] != "bot_turn":
+        body = {"action": state["actions"][0]["name"], "turn": state["turn"]}
+        state = client.post(f"/api/games/{slow_id}/act", json=body).json()
+    thinking, go_on = threading.Event(), threading.Event()
+    agent = table.agents[table._seat_to_act()]
+    act = agent.act
+
+    def slow_act(*args):
+        thinking.set()
+        assert go_on.wait(30)
+        return act(*args)
+
+    agent.act = slow_act
+    answers = {}
+
+    def request(key, method, url, **kwargs):
+        answers[key] = getattr(client, method)(url, **kwargs)
+
+    move = threading.Thread(
+        target=request,
+        args=("move", "post", f"/api/games/{slow_id}/advance"),
+        kwargs={"json": {"turn": state["turn"]}},
+    )
+    move.start()
+    assert thinking.wait(30)
+    same = threading.Thread(target=request, args=("same", "get", f"/api/games/{slow_id}"))
+    same.start()
+    other = threading.Thread(target=request, args=("other", "get", f"/api/games/{other_id}"))
+    other.start()
+    other.join(30)
+    answered_while_thinking = "other" in answers and "same" not in answers
+    go_on.set()
+    move.join(30)
+    same.join(30)
+    assert answered_while_thinking
+    assert answers["other"].status_code == 200
+    assert answers["same"].json()["turn"] == answers["move"].json()["turn"] == state["turn"] + 1
+
+
+def test_a_busy_port_is_one_line_and_no_start_message(capsys):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert web_main(["--port", str(port)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("brag-web: error: cannot listen on 127.0.0.1:")
+    assert err.count("\n") == 1
+
+
+def test_the_start_message_names_the_bound_port(monkeypatch, capsys):
+    """The address is printed once the port is bound (port 0: the one the system gave)."""
+    import uvicorn
+
+    bound = []
+
+    def run(self, sockets=None):
+        bound.append(sockets[0].getsockname()[1])
+        sockets[0].close()
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
+    assert web_main(["--port", "0"]) == 0
+    out = capsys.readouterr().out
+    assert bound and bound[0] != 0 and f"http://127.0.0.1:{bound[0]}/" in out
