@@ -683,3 +683,47 @@ def test_the_start_message_names_the_bound_port(monkeypatch, capsys):
     assert web_main(["--port", "0"]) == 0
     out = capsys.readouterr().out
     assert bound and bound[0] != 0 and f"http://127.0.0.1:{bound[0]}/" in out
+
+
+def _form_fields(page, form_id):
+    """The fields a browser would post from the page's form ``form_id``."""
+    form = re.search(rf'<form[^>]*id="{form_id}".*?</form>', page, re.S).group(0)
+    fields = {}
+    for tag in re.findall(r"<input[^>]*>", form):
+        name = re.search(r'name="([^"]+)"', tag).group(1)
+        value = re.search(r'value="([^"]*)"', tag)
+        if 'type="checkbox"' in tag:
+            if re.search(r"\schecked", tag):
+                fields[name] = "on"
+        elif value is not None and value.group(1):
+            fields.setdefault(name, []).append(value.group(1).replace("&#39;", "'"))
+    return {
+        k: v[0] if isinstance(v, list) and not k.endswith("_opponent") else v
+        for k, v in fields.items()
+    }
+
+
+@pytest.mark.parametrize("name", ["brag_selfplay", "brag_headsup_selfplay", "put_selfplay"])
+def test_a_shipped_model_s_link_fills_a_form_that_deals(client, name):
+    """Each shipped model's link fills the form with the table it was trained for, and that
+    form, sent as it is, deals a table."""
+    index = client.get("/").text
+    assert f'href="/?model={name}"' in index
+    page = client.get(f"/?model={name}")
+    assert page.status_code == 200
+    game = name.split("_", 1)[0]
+    fields = _form_fields(page.text, f"new-{game}")
+    assert f"model:{name}" in fields[f"{game}_opponent"]
+    response = client.post("/new", data=fields, follow_redirects=False)
+    assert response.status_code == 303, re.findall(r'id="setup-error">(.*?)<', response.text)
+
+
+def test_a_model_on_another_table_is_refused_in_the_form_s_words(client):
+    """A model on the form's defaults: the refusal names the fields to set, in the page's
+    words, not the command line's."""
+    response = client.post("/new", data=brag_form(["model:brag_selfplay"], boxes="1"))
+    assert response.status_code == 400
+    error = re.search(r'id="setup-error">(.*?)<', response.text).group(1).replace("&#39;", "'")
+    assert "set 3 opponents (4 players), Hands 1, covering the pot (B16) ticked" in error
+    assert "--" not in error
+    assert client.get("/?model=no_such_model").status_code == 400

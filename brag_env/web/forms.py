@@ -17,8 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from agents.model import OBSERVATION_OPTIONS, load_policy, training_config
-from agents.registry import parse_spec, shipped_models, styles
+from agents.model import OBSERVATION_OPTIONS, load_policy, trained_env, training_config
+from agents.registry import MODELS_DIR, parse_spec, shipped_models, styles
 from brag_env.brag.rules import BragConfig
 from brag_env.io import brief, one_line_of
 from brag_env.put.rules import PutConfig
@@ -60,12 +60,23 @@ def choices() -> dict[str, list[str]]:
     }
 
 
+def shipped_game(name: str) -> str | None:
+    """The game the shipped model ``name`` was trained for (its zip's record; no torch)."""
+    try:
+        trained = trained_env(MODELS_DIR / f"{name}.zip")
+    except ValueError:
+        return None
+    return trained.game if trained is not None and trained.game in GAMES else None
+
+
 def model_tables() -> list[dict[str, str]]:
-    """The shipped models, each with its game and the link that fills the form for it."""
-    return [
-        {"spec": f"model:{name}", "game": name.split("_", 1)[0], "link": f"/?model={name}"}
-        for name in shipped_models()
-    ]
+    """The shipped models that record their game, each with the link that fills the form."""
+    tables = []
+    for name in shipped_models():
+        game = shipped_game(name)
+        if game is not None:
+            tables.append({"spec": f"model:{name}", "game": game, "link": f"/?model={name}"})
+    return tables
 
 
 def trained_table(spec_text: str, game: str) -> dict[str, Any] | None:
@@ -147,8 +158,8 @@ class NewGameForm:
         """The form filled for the shipped model ``name``: every other seat is that model, and
         the fields hold the table it was trained for. ``SetupError`` for an unknown name."""
         spec = f"model:{name}"
-        game = name.split("_", 1)[0]
-        if name not in shipped_models() or game not in GAMES:
+        game = shipped_game(name) if name in shipped_models() else None
+        if game is None:
             raise SetupError(f"no shipped model {brief(name)}: pick one of the links below")
         try:
             trained = trained_table(spec, game)
@@ -162,7 +173,7 @@ class NewGameForm:
         defaults = CONFIGS[game]().to_dict()
         more = []
         for key, value in trained.items():
-            if key == "num_players" or value == defaults[key]:
+            if key == "num_players":
                 continue
             if key == "hands_per_session":
                 form.hands = str(value)
@@ -172,7 +183,7 @@ class NewGameForm:
                 form.target_points = str(value)
             elif key == "cover_pot":
                 form.cover_pot = bool(value)
-            else:
+            elif value != defaults[key]:  # no field of its own: only when not the default
                 more.append(_option_word(key, value))
         form.more = " ".join(more)
         return form
