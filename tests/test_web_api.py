@@ -703,6 +703,7 @@ def _form_fields(page, form_id):
     }
 
 
+@pytest.mark.slow  # loads torch and the models: seconds
 @pytest.mark.parametrize("name", ["brag_selfplay", "brag_headsup_selfplay", "put_selfplay"])
 def test_a_shipped_model_s_link_fills_a_form_that_deals(client, name):
     """Each shipped model's link fills the form with the table it was trained for, and that
@@ -718,6 +719,7 @@ def test_a_shipped_model_s_link_fills_a_form_that_deals(client, name):
     assert response.status_code == 303, re.findall(r'id="setup-error">(.*?)<', response.text)
 
 
+@pytest.mark.slow  # loads torch and the model
 def test_a_model_on_another_table_is_refused_in_the_form_s_words(client):
     """A model on the form's defaults: the refusal names the fields to set, in the page's
     words, not the command line's."""
