@@ -144,10 +144,10 @@ def create_app(settings: Settings | None = None) -> Starlette:
     async def new_game(request: Request) -> Response:
         try:
             bounded = limits.bounded_request(request, limits.MAX_FORM_BYTES)
-            data = await bounded.form(max_files=0, max_fields=64)
+            async with bounded.form(max_files=0, max_fields=64) as data:
+                form = forms.NewGameForm.read(data)
         except limits.TooLarge as error:
             return form_page(forms.NewGameForm.defaults(), 413, str(error))
-        form = forms.NewGameForm.read(data)
         try:
             # A model that fails to load, a bad spec or rule: the form again, with why.
             table = await run_in_threadpool(form.build)
@@ -240,14 +240,14 @@ def create_app(settings: Settings | None = None) -> Starlette:
         """The uploaded file's bytes and name, the body read only up to ``limit`` and the
         form's overhead (``limits.TooLarge``); ``ValueError`` when no file was sent."""
         bounded = limits.bounded_request(request, limit + limits.FORM_OVERHEAD_BYTES)
-        data = await bounded.form(max_files=1, max_fields=8)
-        upload = data.get("file")
-        if upload is None or isinstance(upload, str):
-            raise ValueError(f"choose {what} to open")
-        raw = await upload.read(limit + 1)
-        if len(raw) > limit:
-            raise limits.TooLarge(limit)
-        return raw, upload.filename or "the file"
+        async with bounded.form(max_files=1, max_fields=8) as data:  # closes the spooled file
+            upload = data.get("file")
+            if upload is None or isinstance(upload, str):
+                raise ValueError(f"choose {what} to open")
+            raw = await upload.read(limit + 1)
+            if len(raw) > limit:
+                raise limits.TooLarge(limit)
+            return raw, upload.filename or "the file"
 
     async def replay_form(request: Request) -> HTMLResponse:
         return page("replay_form.html")
@@ -256,11 +256,12 @@ def create_app(settings: Settings | None = None) -> Starlette:
         try:
             raw, name = await upload_of(request, limits.MAX_REPLAY_BYTES, "a history file (.jsonl)")
             replay = await run_in_threadpool(load_replay, raw, name)
+            replay_id = replays.add(replay, len(raw))  # may push out others: memory by size
         except limits.TooLarge as error:
             return page("replay_form.html", 413, error=str(error))
         except ValueError as error:
             return page("replay_form.html", 400, error=one_line_of(error)[:MAX_ERROR_CHARS])
-        return RedirectResponse(f"/replay/{replays.add(replay, len(raw))}", status_code=303)
+        return RedirectResponse(f"/replay/{replay_id}", status_code=303)
 
     async def replay_view(request: Request) -> HTMLResponse:
         try:
