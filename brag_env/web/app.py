@@ -84,7 +84,7 @@ class Settings:
     max_games: int = 32
     idle_minutes: float = 60.0
     max_replays: int = 8
-    max_replay_bytes: int = 2 * limits.MAX_REPLAY_BYTES
+    max_replay_bytes: int = limits.MAX_REPLAY_BYTES  # parsed, about 7 times that in memory
 
 
 def _templates() -> Environment:
