@@ -121,10 +121,9 @@ def model_fit(spec_text: str, game: str, table: Mapping[str, Any]) -> str | None
     if not wrong:
         return None
     needs = ", ".join(_field_words(game, key, trained[key]) for key in wrong)
-    return (
-        f"{brief(spec_text)} plays only the table it was trained for: set {needs} "
-        "(or follow its link below the form)"
-    )
+    shipped = spec_text.strip().lower().startswith("model:")
+    link = " (or follow its link below the form)" if shipped else ""
+    return f"{brief(spec_text)} plays only the table it was trained for: set {needs}{link}"
 
 
 def _yes(value: str) -> bool:
