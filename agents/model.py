@@ -203,6 +203,25 @@ def trained_env(path: str | Path) -> TrainedEnv | None:
     return None
 
 
+def training_config(info: SavedModelInfo, config_type: Any) -> dict[str, Any]:
+    """Every table option (``config_type(...).to_dict()``) the model was trained with;
+    ``ValueError`` when its record holds bad ones (``info.trained_env`` must be set)."""
+    trained = info.trained_env
+    assert trained is not None
+    options = dict(trained.options)
+    try:
+        if trained.game == "brag" and "cover_pot" not in options:
+            # Records written before brag_v1 (and runs on its defaults) do not name cover_pot:
+            # the model's action count tells whether it had the B16 cover action.
+            with_cover = config_type.from_dict({**options, "cover_pot": True})
+            options["cover_pot"] = info.num_actions == with_cover.num_actions
+        return dict(config_type.from_dict(options).to_dict())
+    except (TypeError, ValueError) as e:
+        raise ValueError(
+            f"model {info.path!r}: bad table options in {trained.source}: {e}"
+        ) from None
+
+
 def check_table(info: SavedModelInfo, table: TableInfo) -> None:
     """Refuse a table whose observation or actions mean something else than in training.
 
@@ -224,16 +243,7 @@ def check_table(info: SavedModelInfo, table: TableInfo) -> None:
         )
     if table.config is None or not hasattr(table.config, "to_dict"):
         return
-    options = dict(trained.options)
-    try:
-        if table.game == "brag" and "cover_pot" not in options:
-            # Records written before brag_v1 (and runs on its defaults) do not name cover_pot:
-            # the model's action count tells whether it had the B16 cover action.
-            with_cover = type(table.config).from_dict({**options, "cover_pot": True})
-            options["cover_pot"] = info.num_actions == with_cover.num_actions
-        config = type(table.config).from_dict(options).to_dict()
-    except (TypeError, ValueError) as e:
-        raise ValueError(f"{where}: bad table options in {trained.source}: {e}") from None
+    config = training_config(info, type(table.config))
     now = table.config.to_dict()
     keys = OBSERVATION_OPTIONS[table.game]
     bad = [f"{k}={config[k]!r} in training, {now[k]!r} here" for k in keys if config[k] != now[k]]

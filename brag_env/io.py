@@ -539,6 +539,16 @@ def terminal_safe_json(value: Any) -> Any:
     return value
 
 
+#: Characters of a user's value that an error message repeats.
+ECHO_CHARS = 60
+
+
+def brief(value: Any, limit: int = ECHO_CHARS) -> str:
+    """A user's value quoted for an error message and cut to about ``limit`` characters (the
+    web's short echo of what was sent; ``clip`` does the cutting)."""
+    return clip(repr(str(value)), limit)
+
+
 def one_line_of(error: BaseException) -> str:
     """The first line of an error's message (or its type when it has none)."""
     text = str(error).strip()

@@ -88,7 +88,7 @@ def test_a_bad_replay_query_is_refused(client, files, query):
         ("/replay", b"{not json}\n", "line 1"),
         ("/replay", b'{"game": "chess"}\n', "unknown game"),
         ("/replay", b"", "holds no hand histories"),
-        ("/results", b"[1, 2]", "not an evaluate.py --json report"),
+        ("/results", b"[1, 2]", "not a report that evaluate.py wrote"),
         ("/results", b"{broken", "bad.file is not JSON"),
         ("/results", b'{"agents": [{"payoff": {"mean": "x", "n": 3}}]}', "must be a number"),
         ("/results", b'{"matrix": [[null]], "labels": ["a", "b"]}', "one row and one column"),

@@ -3,8 +3,12 @@
 ``hidden_cards`` is the test's own account of the cards the human may NOT see, read from the
 engine's state (not from the web's views): every other seat's hand, the human's own Brag hand
 until it looks (B10), and of a finished hand everything that was not shown (B14, B16) or
-played (Put). ``public`` collects what the table has seen; a card both hidden now and public
-before (B18, a deck not shuffled) is not counted as hidden.
+played (Put). ``public`` holds what the table has seen of the hand the state tells, and only
+of it: a new deal makes every card private to its new holder again, the cards of an earlier
+hand included (Put: each hand is dealt anew; Brag: B18 puts a hand's cards to the bottom of
+the deck and deals them again without a shuffle). The one exception is Brag's list of the
+cards shown since the last shuffle (B18), which names cards, not who holds them: it may hold
+exactly the cards shown at the hands since the deck was last shuffled, and nothing else.
 """
 
 from __future__ import annotations
@@ -23,6 +27,10 @@ CARD = re.compile(
     + SUIT_SYMBOLS
     + "])"
 )
+
+
+# The Brag table's list of the cards shown since the last shuffle (B18): public history.
+SHOWN_SINCE_SHUFFLE = re.compile(r'<p[^>]*id="shown-cards"[^>]*>.*?</p>', re.S)
 
 
 def card_tokens(text: str) -> set[str]:
@@ -50,9 +58,15 @@ class Witness:
 
     def __init__(self, table: Any) -> None:
         self.table = table
-        self.public: set[str] = set()
+        self.public: set[str] = set()  # seen by the table, of the hand the state tells
         self.held: set[str] = set()  # Put: every card the human held this hand (P8 passes)
+        self.shown_since_shuffle: set[str] = set()  # Brag: shown at sees and covers (B18)
         self.hand_key: Any = None
+
+    def _new_hand(self, key: Any) -> None:
+        """A new deal: every card is private to its holder again, the earlier hands' too."""
+        if key != self.hand_key:
+            self.hand_key, self.public, self.held = key, set(), set()
 
     def _brag_hidden(self, finished: bool) -> set[str]:
         table, game = self.table, self.table.engine
@@ -60,11 +74,17 @@ class Witness:
         hidden: set[str] = set()
         if finished:  # the state tells the hand just finished: what was not shown stays hidden
             record = game.history()[-1]
+            self._new_hand(("finished", len(game.history())))
+            if (
+                record["shuffled"] or record["hand_number"] == 0
+            ):  # B18: this hand's deck was shuffled
+                self.shown_since_shuffle = set()
             see = record.get("see") or {}
             for cards in (see.get("hands") or {}).values():
                 self.public.update(parse_to_text(cards))
             for cards in (record.get("shown") or {}).values():
                 self.public.update(parse_to_text(cards))
+            self.shown_since_shuffle |= self.public
             looked = not cfg.allow_blind or any(
                 a["seat"] == me and a["action"] == "look" for a in record["actions"]
             )
@@ -72,6 +92,9 @@ class Witness:
                 if cards is not None and (seat != me or not looked):
                     hidden.update(parse_to_text(cards))
             return hidden
+        self._new_hand(("playing", game.hand_number))
+        if game.hand_number == 0 or game._shuffled:  # B18: shuffled before this deal
+            self.shown_since_shuffle = set()
         look = cfg.action_names.index("look")
         status = game.status[me]
         looked_now = (
@@ -96,9 +119,7 @@ class Witness:
                 if seat != me:
                     hidden.update(format_card(parse_card(c)) for c in cards)
             return hidden - self.held
-        key = (table.match, game.hand_number)
-        if key != self.hand_key:
-            self.hand_key, self.held = key, set()
+        self._new_hand((table.match, game.hand_number))  # each Put hand is dealt anew
         self.held.update(format_card(c) for c in game.hands[me])
         for seat, cards in enumerate(game.hands):
             if seat != me:
@@ -119,17 +140,29 @@ class Witness:
             hidden = self._put_hidden(finished)
         return hidden - self.public
 
+    def _check_shown_list(self, cards: set[str]) -> None:
+        extra = cards - self.shown_since_shuffle
+        assert not extra, f"card(s) {sorted(extra)} listed as shown since the shuffle: never shown"
+
     def check(self, *texts: str) -> None:
-        """No card the human may not see is in any of ``texts`` (JSON or HTML)."""
+        """No card the human may not see is in any of ``texts`` (JSON or HTML); the Brag list
+        of cards shown since the last shuffle holds only such cards."""
         hidden = self.hidden()
         for text in texts:
-            leaked = card_tokens(text) & hidden
+            for shown in SHOWN_SINCE_SHUFFLE.findall(text):
+                self._check_shown_list(card_tokens(shown))
+            leaked = card_tokens(SHOWN_SINCE_SHUFFLE.sub("", text)) & hidden
             assert not leaked, f"hidden card(s) {sorted(leaked)} sent to the human"
 
     def check_state(self, state: dict[str, Any]) -> None:
         """The state's own fields hold only what the human may see, and hold it exactly."""
-        self.check(json.dumps(state, ensure_ascii=False))
         table = state["table"]
+        rest = state
+        if table is not None and "shown_cards" in table:
+            self.hidden()  # brings the account to the hand the state tells
+            self._check_shown_list(set(table["shown_cards"]))
+            rest = {**state, "table": {k: v for k, v in table.items() if k != "shown_cards"}}
+        self.check(json.dumps(rest, ensure_ascii=False))
         if table is None:
             return
         game, me = self.table.engine, self.table.human

@@ -215,11 +215,14 @@ def table_notes(
     config: PutConfig,
     hand_number: int | None = None,
     you: str = "Your",
+    waiting: str | None = None,
 ) -> dict[str, str]:
     """The plain lines of the table as seat ``me`` knows them, by what they tell: ``score``,
     ``dealer``, ``tricks_won``, ``put`` (the Put and its answers so far, P4, P7), ``passed``
     and ``exchanged`` (P8). A line that does not apply is left out. The terminal and the web
-    table both show these."""
+    table both show these. An unanswered Put reads as ``me``'s to answer (the terminal draws
+    the table at ``me``'s decision), unless ``waiting`` says whose answer the table awaits
+    (the web table, drawn while others act)."""
     n = config.num_players
     scores = [0] * n
     for rel, score in enumerate(view["scores"]):
@@ -239,6 +242,8 @@ def table_notes(
         caller = names[_absolute(me, put["caller"], n)]  # type: ignore[index]
         if put["seen"]:
             state = f"seen: the hand is worth {seen_put_text(config)}"
+        elif waiting is not None:
+            state = waiting
         else:
             state = "your answer: see or fold" if you == "Your" else "to answer: see or fold"
         folded = [names[_absolute(me, s, n)] for s in put["folded"]]  # type: ignore[index]

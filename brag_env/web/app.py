@@ -4,7 +4,8 @@ Pages are Jinja2 templates; the table page runs a small plain script (``static/t
 fetches the table's HTML fragment, posts the human's clicks to the API and, while an agent is
 to act, asks for its move after ``bot_delay`` seconds. Every API answer is the human's state
 (``tables.WebTable.state``) or ``{"error": one line}`` with a 4xx status; a refused request
-changes nothing.
+changes nothing. A body is read only up to its limit (``limits``); a POST sent from another
+site's page (its ``Origin`` is not this server) is refused with 403 before it is read.
 """
 
 from __future__ import annotations
@@ -13,35 +14,77 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from brag_env.io import MAX_HISTORY_BYTES, MAX_JSON_BYTES, one_line_of
-from brag_env.web import forms, render, results
+from brag_env.io import brief, one_line_of
+from brag_env.web import forms, limits, render, results
 from brag_env.web.replays import Replay, load_replay
 from brag_env.web.store import BoundedStore
 from brag_env.web.tables import RequestError, WebTable
 
 HERE = Path(__file__).resolve().parent
-MAX_BODY_BYTES = 4096  # an API body is a few dozen bytes: {"action": "stay", "turn": 12}
+MAX_ERROR_CHARS = 400  # an error shown on a page: one line, not a whole file's worth
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+class SameOriginPosts:
+    """Refuse (403) a state-changing request that a page of another site sent.
+
+    A browser names the page's origin in ``Origin`` on a cross-site POST (a form or a
+    ``fetch``); this server's own pages send their own origin, and a client that is not a
+    browser (curl, the test client) sends none and passes. ``Sec-Fetch-Site: cross-site``
+    is refused as well, for a browser that sends ``Origin: null``.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] not in SAFE_METHODS:
+            request = Request(scope)
+            if not self.same_origin(request):
+                message = "refused: this request came from another site's page"
+                if scope["path"].startswith("/api/"):
+                    response: Response = JSONResponse({"error": message}, status_code=403)
+                else:
+                    response = HTMLResponse(f"<p class='error'>{message}</p>", status_code=403)
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+    @staticmethod
+    def same_origin(request: Request) -> bool:
+        if request.headers.get("sec-fetch-site") == "cross-site":
+            return False
+        origin = request.headers.get("origin")
+        if origin is None:
+            return True
+        host = request.headers.get("host")
+        return origin != "null" and host is not None and urlsplit(origin).netloc == host
 
 
 @dataclass(frozen=True)
 class Settings:
     """``bot_delay``: seconds the page waits before each agent's move (0 in tests);
     ``max_games``/``idle_minutes``: how many tables stay open, and for how long unused
-    (likewise ``max_replays`` for loaded history files)."""
+    (likewise ``max_replays`` for loaded history files, which together keep at most
+    ``max_replay_bytes`` of files)."""
 
     bot_delay: float = 0.8
     max_games: int = 32
     idle_minutes: float = 60.0
     max_replays: int = 8
+    max_replay_bytes: int = limits.MAX_REPLAY_BYTES  # parsed, about 7 times that in memory
 
 
 def _templates() -> Environment:
@@ -61,14 +104,16 @@ def create_app(settings: Settings | None = None) -> Starlette:
     settings = settings or Settings()
     idle = settings.idle_minutes * 60
     games: BoundedStore[WebTable] = BoundedStore(settings.max_games, idle)
-    replays: BoundedStore[Replay] = BoundedStore(settings.max_replays, idle)
+    replays: BoundedStore[Replay] = BoundedStore(
+        settings.max_replays, idle, max_size=settings.max_replay_bytes
+    )
     templates = _templates()
 
     def page(name: str, status: int = 200, **context: Any) -> HTMLResponse:
         return HTMLResponse(templates.get_template(name).render(**context), status_code=status)
 
     def error_page(status: int, message: str) -> HTMLResponse:
-        return page("error.html", status, message=message)
+        return page("error.html", status, message=message[:MAX_ERROR_CHARS])
 
     def table_of(request: Request) -> WebTable:
         try:
@@ -77,17 +122,37 @@ def create_app(settings: Settings | None = None) -> Starlette:
             raise RequestError(404, "no such game (a wrong id, or it expired)") from None
 
     # ---------------------------------------------------------------- pages
+    def form_page(form: forms.NewGameForm, status: int = 200, error: str = "") -> HTMLResponse:
+        return page(
+            "index.html",
+            status,
+            form=form,
+            choices=forms.choices(),
+            models=forms.model_tables(),
+            error=error[:MAX_ERROR_CHARS],
+        )
+
     async def index(request: Request) -> HTMLResponse:
-        return page("index.html", form=forms.NewGameForm.defaults(), choices=forms.choices())
+        model = request.query_params.get("model")
+        if model is None:
+            return form_page(forms.NewGameForm.defaults())
+        try:  # a shipped model's link: the form filled with the table it was trained for
+            return form_page(forms.NewGameForm.for_model(model))
+        except forms.SetupError as error:
+            return form_page(forms.NewGameForm.defaults(), 400, str(error))
 
     async def new_game(request: Request) -> Response:
-        data = await request.form(max_files=0, max_fields=64)
-        form = forms.NewGameForm.read(data)
+        try:
+            bounded = limits.bounded_request(request, limits.MAX_FORM_BYTES)
+            async with bounded.form(max_files=0, max_fields=64) as data:
+                form = forms.NewGameForm.read(data)
+        except limits.TooLarge as error:
+            return form_page(forms.NewGameForm.defaults(), 413, str(error))
         try:
             # A model that fails to load, a bad spec or rule: the form again, with why.
             table = await run_in_threadpool(form.build)
         except forms.SetupError as error:
-            return page("index.html", 400, form=form, choices=forms.choices(), error=str(error))
+            return form_page(form, 400, str(error))
         return RedirectResponse(f"/play/{games.add(table)}", status_code=303)
 
     async def play(request: Request) -> HTMLResponse:
@@ -107,7 +172,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             table = table_of(request)
         except RequestError as error:
             return HTMLResponse(f"<p class='error'>{error.message}</p>", error.status)
-        with table.lock:
+        async with table.lock:
             state = table.state()
         return page(f"_{state['game']}_table.html", s=state)
 
@@ -116,9 +181,10 @@ def create_app(settings: Settings | None = None) -> Starlette:
         return JSONResponse({"error": error.message}, status_code=error.status)
 
     async def read_body(request: Request, keys: tuple[str, ...]) -> dict[str, Any]:
-        body = await request.body()
-        if len(body) > MAX_BODY_BYTES:
-            raise RequestError(413, f"the body is {len(body)} bytes: at most {MAX_BODY_BYTES}")
+        try:
+            body = await limits.read_body(request, limits.MAX_BODY_BYTES)
+        except limits.TooLarge as error:
+            raise RequestError(413, str(error)) from None
         try:
             data = json.loads(body)
         except (ValueError, RecursionError):
@@ -127,7 +193,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             raise RequestError(400, "the body must be a JSON object")
         extra = sorted(set(data) - set(keys))
         if extra:
-            raise RequestError(400, f"unknown key(s) {', '.join(extra)}: expected {keys}")
+            raise RequestError(400, f"unknown key(s) {brief(', '.join(extra))}: expected {keys}")
         turn = data.get("turn")
         if not isinstance(turn, int) or isinstance(turn, bool):
             raise RequestError(400, "'turn' must be the integer turn the request answers")
@@ -140,7 +206,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             table = table_of(request)
         except RequestError as error:
             return api_error(error)
-        with table.lock:
+        async with table.lock:
             return JSONResponse(table.state())
 
     async def act(request: Request) -> JSONResponse:
@@ -155,33 +221,47 @@ def create_app(settings: Settings | None = None) -> Starlette:
             data = await read_body(request, keys)
 
             def move() -> dict[str, Any]:
-                with table.lock:  # checks and change under one lock: a refused move changes nothing
-                    if "action" in data:
-                        table.act(data["action"], data["turn"])
-                    else:
-                        table.advance(data["turn"])
-                    return table.state()
+                if "action" in data:
+                    table.act(data["action"], data["turn"])
+                else:
+                    table.advance(data["turn"])
+                return table.state()
 
-            return JSONResponse(await run_in_threadpool(move))
+            # Checks and change under the table's lock (an asyncio.Lock: the event loop goes
+            # on serving other tables while an agent thinks in a worker thread), so a refused
+            # move changes nothing and two clicks cannot interleave.
+            async with table.lock:
+                return JSONResponse(await run_in_threadpool(move))
         except RequestError as error:
             return api_error(error)
 
     # ---------------------------------------------------------------- replay, results
+    async def upload_of(request: Request, limit: int, what: str) -> tuple[bytes, str]:
+        """The uploaded file's bytes and name, the body read only up to ``limit`` and the
+        form's overhead (``limits.TooLarge``); ``ValueError`` when no file was sent."""
+        bounded = limits.bounded_request(request, limit + limits.FORM_OVERHEAD_BYTES)
+        async with bounded.form(max_files=1, max_fields=8) as data:  # closes the spooled file
+            upload = data.get("file")
+            if upload is None or isinstance(upload, str):
+                raise ValueError(f"choose {what} to open")
+            raw = await upload.read(limit + 1)
+            if len(raw) > limit:
+                raise limits.TooLarge(limit)
+            return raw, upload.filename or "the file"
+
     async def replay_form(request: Request) -> HTMLResponse:
         return page("replay_form.html")
 
     async def replay_upload(request: Request) -> Response:
         try:
-            data = await request.form(max_files=1, max_fields=8, max_part_size=MAX_HISTORY_BYTES)
-            upload = data.get("file")
-            if upload is None or isinstance(upload, str):
-                raise ValueError("choose a history file (.jsonl) to open")
-            raw = await upload.read(MAX_HISTORY_BYTES + 1)
-            name = upload.filename or "the file"
+            raw, name = await upload_of(request, limits.MAX_REPLAY_BYTES, "a history file (.jsonl)")
             replay = await run_in_threadpool(load_replay, raw, name)
+            replay_id = replays.add(replay, len(raw))  # may push out others: memory by size
+        except limits.TooLarge as error:
+            return page("replay_form.html", 413, error=str(error))
         except ValueError as error:
-            return page("replay_form.html", 400, error=one_line_of(error))
-        return RedirectResponse(f"/replay/{replays.add(replay)}", status_code=303)
+            return page("replay_form.html", 400, error=one_line_of(error)[:MAX_ERROR_CHARS])
+        return RedirectResponse(f"/replay/{replay_id}", status_code=303)
 
     async def replay_view(request: Request) -> HTMLResponse:
         try:
@@ -201,14 +281,14 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
     async def results_upload(request: Request) -> HTMLResponse:
         try:
-            data = await request.form(max_files=1, max_fields=8, max_part_size=MAX_JSON_BYTES)
-            upload = data.get("file")
-            if upload is None or isinstance(upload, str):
-                raise ValueError("choose an evaluate.py --json report to open")
-            raw = await upload.read(MAX_JSON_BYTES + 1)
-            report = results.read_report(raw, upload.filename or "the file")
+            raw, name = await upload_of(
+                request, limits.MAX_REPORT_BYTES, "a report that evaluate.py wrote (its JSON file)"
+            )
+            report = await run_in_threadpool(results.read_report, raw, name)
+        except limits.TooLarge as error:
+            return page("results_form.html", 413, error=str(error))
         except ValueError as error:
-            return page("results_form.html", 400, error=one_line_of(error))
+            return page("results_form.html", 400, error=one_line_of(error)[:MAX_ERROR_CHARS])
         return page("results.html", report=report)
 
     routes = [
@@ -226,7 +306,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         Route("/results", results_upload, methods=["POST"]),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
-    app = Starlette(routes=routes)
+    app = Starlette(routes=routes, middleware=[Middleware(SameOriginPosts)])
     app.state.games = games
     app.state.replays = replays
     app.state.settings = settings

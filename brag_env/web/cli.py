@@ -10,9 +10,10 @@ Examples::
 from __future__ import annotations
 
 import argparse
+import socket
 import sys
 
-from brag_env.ui.cli import OneLineParser
+from brag_env.ui.cli import OneLineParser, one_line
 
 PROG = "brag-web"
 
@@ -48,6 +49,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def bind(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` (``OSError``: busy, or no such address), bound before
+    the start message is printed so that the message is true."""
+    family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    listening = socket.socket(family, kind, proto)
+    try:
+        listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a restart: TIME_WAIT
+        listening.bind(address)
+    except OSError:
+        listening.close()
+        raise
+    return listening
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if not 0 <= args.port <= 65535:
@@ -70,9 +85,17 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    try:
+        listening = bind(args.host, args.port)
+    except OSError as error:
+        reason = error.strerror or one_line(error)
+        print(f"{PROG}: error: cannot listen on {args.host}:{args.port}: {reason}", file=sys.stderr)
+        return 2
     app = create_app(Settings(args.bot_delay, args.max_games, args.idle_minutes))
-    print(f"{PROG}: open http://{args.host}:{args.port}/ in a browser (Ctrl-C stops)")
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    port = listening.getsockname()[1]  # the one bound, also for --port 0
+    print(f"{PROG}: open http://{args.host}:{port}/ in a browser (Ctrl-C stops)", flush=True)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    server.run(sockets=[listening])
     return 0
 
 

@@ -2,19 +2,25 @@
 
 Opponents are agent specs as ``evaluate.py`` and the terminal take them (``agents.registry``):
 a baseline, ``random``, a shipped model ``model:NAME`` or a model file's path. The rule options
-that matter most have their own fields; any other ``brag_v1``/``put_v1`` argument can be given as
-``KEY=VALUE`` words (``ui.cli.parse_options``, as ``--option`` reads them).
+that matter most have their own fields; any other rule option of ``brag_v1``/``put_v1`` can be
+given as ``KEY=VALUE`` words (``ui.cli.parse_options``), held to the same bounds as the fields.
+
+A model plays only the table it was trained for (``agents.model.check_table``). The form says
+which in its own words: a shipped model's link fills the form with that table
+(``NewGameForm.for_model``), and a model that does not fit the table is refused naming the
+fields to change (``model_fit``), never with the command line's ``--option`` wording.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from agents.registry import shipped_models, styles
+from agents.model import OBSERVATION_OPTIONS, load_policy, trained_env, training_config
+from agents.registry import MODELS_DIR, parse_spec, shipped_models, styles
 from brag_env.brag.rules import BragConfig
-from brag_env.io import one_line_of
+from brag_env.io import brief, one_line_of
 from brag_env.put.rules import PutConfig
 from brag_env.ui.cli import parse_options
 from brag_env.ui.seating import pick_seed, seat_players
@@ -25,6 +31,18 @@ MAX_OPPONENTS = {"brag": 7, "put": 3}  # B1: 2 to 8 players; P2/P8: 2 to 4
 DEFAULT_OPPONENTS = {"brag": ["brag:tight", "brag:bluffer", "random"], "put": ["put:caller"]}
 MAX_SESSIONS = 100  # hands per Brag session / Put matches: a page, not a tournament
 MAX_FIELD = 1000  # characters in one field
+CONFIGS: dict[str, Any] = {"brag": BragConfig, "put": PutConfig}
+#: The form's own fields of a rule option: (field name on the page, low, high).
+FIELD_OF: dict[str, dict[str, tuple[str, int, int]]] = {
+    "brag": {
+        "hands_per_session": ("Hands", 1, MAX_SESSIONS),
+        "ante": ("Ante", 0, 10**6),
+        "starting_chips": ("Starting chips", 1, 10**9),
+    },
+    "put": {"target_points": ("Points to win", 1, 100)},
+}
+#: Ticked boxes of the form: rule option -> the box's words on the page.
+BOX_OF = {"allow_blind": "blind play (B10)", "cover_pot": "covering the pot (B16)"}
 
 
 class SetupError(ValueError):
@@ -40,6 +58,72 @@ def choices() -> dict[str, list[str]]:
         + [m for m in models if m.startswith(f"model:{game}")]
         for game in GAMES
     }
+
+
+def shipped_game(name: str) -> str | None:
+    """The game the shipped model ``name`` was trained for (its zip's record; no torch)."""
+    try:
+        trained = trained_env(MODELS_DIR / f"{name}.zip")
+    except ValueError:
+        return None
+    return trained.game if trained is not None and trained.game in GAMES else None
+
+
+def model_tables() -> list[dict[str, str]]:
+    """The shipped models that record their game, each with the link that fills the form."""
+    tables = []
+    for name in shipped_models():
+        game = shipped_game(name)
+        if game is not None:
+            tables.append({"spec": f"model:{name}", "game": game, "link": f"/?model={name}"})
+    return tables
+
+
+def trained_table(spec_text: str, game: str) -> dict[str, Any] | None:
+    """The options that fix what a model opponent's observation means (``OBSERVATION_OPTIONS``)
+    as it was trained, or None for an agent that is not a model or a model that does not
+    record them (the table's own checks then speak)."""
+    spec = parse_spec(spec_text, game)
+    if spec.kind != "model" or spec.path is None:
+        return None
+    _, info = load_policy(spec.path)
+    if info.trained_env is None or info.trained_env.game != game:
+        return None
+    config = training_config(info, CONFIGS[game])
+    return {key: config[key] for key in OBSERVATION_OPTIONS[game]}
+
+
+def _field_words(game: str, key: str, value: Any) -> str:
+    """What to set on the form for ``key`` to be ``value``, in the page's words."""
+    if key == "num_players":
+        return f"{value - 1} opponent{'s' if value != 2 else ''} ({value} players)"
+    if key in FIELD_OF[game]:
+        return f"{FIELD_OF[game][key][0]} {value}"
+    if key in BOX_OF:
+        return f"{BOX_OF[key]} {'ticked' if value else 'not ticked'}"
+    return f"{_option_word(key, value)} in Other rule options"
+
+
+def _option_word(key: str, value: Any) -> str:
+    """``KEY=VALUE`` as Other rule options reads it back."""
+    if isinstance(value, list | tuple):
+        return f"{key}=[{','.join(map(str, value))}]"
+    return f"{key}={str(value).lower() if isinstance(value, bool) else value}"
+
+
+def model_fit(spec_text: str, game: str, table: Mapping[str, Any]) -> str | None:
+    """Why the model ``spec_text`` cannot play a table of ``table`` options (a config's
+    ``to_dict``), naming the form's fields to change; None if it can (or is no model)."""
+    trained = trained_table(spec_text, game)
+    if trained is None:
+        return None
+    wrong = [key for key, value in trained.items() if table[key] != value]
+    if not wrong:
+        return None
+    needs = ", ".join(_field_words(game, key, trained[key]) for key in wrong)
+    shipped = spec_text.strip().lower().startswith("model:")
+    link = " (or follow its link below the form)" if shipped else ""
+    return f"{brief(spec_text)} plays only the table it was trained for: set {needs}{link}"
 
 
 def _yes(value: str) -> bool:
@@ -67,6 +151,41 @@ class NewGameForm:
     @classmethod
     def defaults(cls) -> NewGameForm:
         return cls()
+
+    @classmethod
+    def for_model(cls, name: str) -> NewGameForm:
+        """The form filled for the shipped model ``name``: every other seat is that model, and
+        the fields hold the table it was trained for. ``SetupError`` for an unknown name."""
+        spec = f"model:{name}"
+        game = shipped_game(name) if name in shipped_models() else None
+        if game is None:
+            raise SetupError(f"no shipped model {brief(name)}: pick one of the links below")
+        try:
+            trained = trained_table(spec, game)
+        except ValueError as error:
+            raise SetupError(f"cannot read {spec}: {one_line_of(error)}") from None
+        form = cls(game=game)
+        if trained is None:
+            form.opponents = {**form.opponents, game: [spec]}
+            return form
+        form.opponents = {**form.opponents, game: [spec] * (trained["num_players"] - 1)}
+        defaults = CONFIGS[game]().to_dict()
+        more = []
+        for key, value in trained.items():
+            if key == "num_players":
+                continue
+            if key == "hands_per_session":
+                form.hands = str(value)
+            elif key == "starting_chips":
+                form.starting_chips = str(value)
+            elif key == "target_points":
+                form.target_points = str(value)
+            elif key == "cover_pot":
+                form.cover_pot = bool(value)
+            elif value != defaults[key]:  # no field of its own: only when not the default
+                more.append(_option_word(key, value))
+        form.more = " ".join(more)
+        return form
 
     @classmethod
     def read(cls, data: Mapping[str, Any]) -> NewGameForm:
@@ -103,47 +222,69 @@ class NewGameForm:
             more=text("more", form.more),
         )
 
-    def _number(self, label: str, value: str, low: int, high: int) -> int:
+    def _number(self, label: str, value: Any, low: int, high: int) -> int:
         try:
-            number = int(value.strip())
+            if isinstance(value, bool | float | list | tuple):  # int('3') only, not True or 2.5
+                raise ValueError
+            number = int(str(value).strip())
         except ValueError:
-            raise SetupError(f"{label} must be a whole number, got {value!r}") from None
+            raise SetupError(f"{label} must be a whole number, got {brief(value)}") from None
         if not low <= number <= high:
-            raise SetupError(f"{label} must be {low} to {high}, got {number}")
+            raise SetupError(f"{label} must be {low} to {high}, got {brief(number)}")
         return number
 
     def options(self) -> dict[str, Any]:
         """The rule options of the table (``brag_v1``/``put_v1`` arguments)."""
         try:
-            options = parse_options(self.more.split())
+            options = parse_options(self.more.split(), what="rule option")
         except ValueError as error:
             raise SetupError(one_line_of(error)) from None
+        rules = {f.name for f in fields(CONFIGS[self.game])} - {"num_players"}
+        unknown = sorted(set(options) - rules)
+        if unknown:
+            words = ", ".join(brief(key) for key in unknown[:5])
+            raise SetupError(
+                f"Other rule options: {words} is not a rule option of {self.game} "
+                "(the number of players is set by the opponents)"
+            )
+        typed = {
+            "hands_per_session": self.hands,
+            "ante": self.ante,
+            "starting_chips": self.starting_chips,
+            "target_points": self.target_points,
+        }
+        for key, (label, low, high) in FIELD_OF[self.game].items():
+            if key in options:  # given twice: Other rule options win, within the same bounds
+                options[key] = self._number(f"{key} in Other rule options", options[key], low, high)
+            else:
+                options[key] = self._number(label, typed[key], low, high)
         if self.game == "brag":
-            options.setdefault(
-                "hands_per_session", self._number("hands", self.hands, 1, MAX_SESSIONS)
-            )
-            options.setdefault("ante", self._number("ante", self.ante, 0, 10**6))
-            options.setdefault(
-                "starting_chips",
-                self._number("starting chips", self.starting_chips, 1, 10**9),
-            )
             options.setdefault("allow_blind", self.allow_blind)
             options.setdefault("cover_pot", self.cover_pot)
-        else:
-            options.setdefault(
-                "target_points", self._number("points to win", self.target_points, 1, 100)
-            )
-            if len(self.opponents["put"]) == 2:  # P7: how the two opponents answer a Put
-                options.setdefault(
-                    "put_answers", "simultaneous" if self.simultaneous else "in_turn"
-                )
+        elif len(self.opponents["put"]) == 2:  # P7: how the two opponents answer a Put
+            options.setdefault("put_answers", "simultaneous" if self.simultaneous else "in_turn")
         return options
+
+    def _model_misfit(self, opponents: list[str], options: dict[str, Any]) -> str | None:
+        """Why a model opponent cannot play this table, in the form's words (or None)."""
+        try:
+            table = CONFIGS[self.game].from_dict({**options, "num_players": len(opponents) + 1})
+        except (TypeError, ValueError):
+            return None  # a bad rule option: building the table names it
+        for spec in dict.fromkeys(opponents):
+            try:
+                why = model_fit(spec, self.game, table.to_dict())
+            except ValueError:
+                continue  # a bad spec or model file: building the table names it
+            if why:
+                return why
+        return None
 
     def build(self) -> WebTable:
         """The table; ``SetupError`` (one line) for anything that does not make one, an agent
         whose model file fails to load included."""
         if self.game not in GAMES:
-            raise SetupError(f"unknown game {self.game!r}: choose brag or put")
+            raise SetupError(f"unknown game {brief(self.game)}: choose brag or put")
         opponents = self.opponents[self.game]
         most = MAX_OPPONENTS[self.game]
         if not 1 <= len(opponents) <= most:
@@ -152,6 +293,9 @@ class NewGameForm:
         seed = self._number("seed", self.seed, 0, 2**31 - 2) if self.seed.strip() else None
         matches = self._number("matches", self.matches, 1, MAX_SESSIONS)
         options = self.options()
+        why = self._model_misfit(opponents, options)
+        if why:
+            raise SetupError(why)
         try:
             seating = seat_players(self.game, opponents, seat)
             return new_table(self.game, seating, options, pick_seed(seed), matches)

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from brag_env.io import MAX_HISTORY_BYTES
+from brag_env.io import MAX_HISTORY_BYTES, brief
 from brag_env.replay import group_sessions, hand_parts, parse_histories
 from brag_env.web.render import rich_html
 
@@ -40,7 +40,7 @@ class Replay:
     def _number(self, query: Mapping[str, str], key: str, default: int, high: int) -> int:
         raw = query.get(key, str(default))
         if not raw.isascii() or not raw.isdigit() or not 0 <= int(raw) <= high:
-            raise ValueError(f"{key} must be a number from 0 to {high}, got {raw!r}")
+            raise ValueError(f"{key} must be a number from 0 to {high}, got {brief(raw)}")
         return int(raw)
 
     def view(self, query: Mapping[str, str]) -> dict[str, Any]:

@@ -59,7 +59,7 @@ def heat(value: float | None, scale: float) -> str:
 def _list(report: Mapping[str, Any], key: str) -> list[Any]:
     value = report.get(key)
     if not isinstance(value, list):
-        raise ValueError(f"the report has no list {key!r}: is it an evaluate.py --json report?")
+        raise ValueError(f"the report has no list {key!r}: is it a report that evaluate.py wrote?")
     return value
 
 
@@ -180,10 +180,10 @@ def read_report(raw: bytes | str, name: str) -> dict[str, Any]:
     except FileError as error:
         raise ValueError(str(error)) from None
     if not isinstance(report, Mapping):
-        raise ValueError(f"{name} is not an evaluate.py --json report (not a JSON object)")
+        raise ValueError(f"{name} is not a report that evaluate.py wrote (not a JSON object)")
     try:
         if "matrix" in report:
             return round_robin(report)
         return tournament(report)
     except (TypeError, KeyError, AttributeError) as error:
-        raise ValueError(f"{name} is not an evaluate.py --json report ({error})") from None
+        raise ValueError(f"{name} is not a report that evaluate.py wrote ({error})") from None

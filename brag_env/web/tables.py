@@ -17,13 +17,15 @@ played). No engine field holding a hidden card is read here, except the human's 
 
 from __future__ import annotations
 
-import threading
+import asyncio
 from typing import Any
 
 from rich.console import Group
 from rich.text import Text
 
 from brag_env import brag_v1, put_v1
+from brag_env.io import brief
+from brag_env.put.rules import ACTION_NAMES
 from brag_env.ui import brag_view, put_view
 from brag_env.ui.put_play import match_seed
 from brag_env.ui.seating import Seating, open_table
@@ -73,7 +75,9 @@ class WebTable:
         self.log: list[tuple[int, str]] = []  # this hand's news, oldest first
         self.result: list[str] | None = None  # the last finished hand's public lines
         self.message: str | None = None  # why the table closed, or a match's end
-        self.lock = threading.Lock()  # one request at a time changes a table
+        # One request at a time reads or changes a table. The app holds it while the move runs
+        # in a worker thread; an asyncio.Lock, so a waiting request does not block the loop.
+        self.lock = asyncio.Lock()
 
     # ------------------------------------------------------------ moving the game
     def _seat_to_act(self) -> int | None:
@@ -120,7 +124,7 @@ class WebTable:
         legal = [name for name, _ in decision.options]
         if action not in legal:
             raise RequestError(
-                400, f"{action!r} is not a legal action now (legal: {', '.join(legal)})"
+                400, f"{brief(action)} is not a legal action now (legal: {', '.join(legal)})"
             )
         self._step(self.human, decision.action_ids[legal.index(action)])
         self.turn += 1
@@ -294,6 +298,9 @@ class PutWebTable(WebTable):
         self.match = 0
         self.wins = [0] * self.config.num_units
         self.news = PutNews(self.config, self.names, self.human)
+        # P7 simultaneous: the human's answer when it was the first of the two, held by the
+        # engine (and shown to this human only) until the other opponent has answered.
+        self.held_answer: str | None = None
         self._start_match()
 
     def _start_match(self) -> None:
@@ -302,6 +309,7 @@ class PutWebTable(WebTable):
             if agent is not None:
                 agent.reset()
         self.news.new_hand()
+        self.held_answer = None
         self._set_phase()
 
     def _cards(self) -> put_view.SeatCards:
@@ -314,11 +322,30 @@ class PutWebTable(WebTable):
     def _unit(self, unit: int) -> str:
         return put_view.unit_name(unit, self.names, self.config)
 
+    def _put_view(self) -> dict[str, Any]:
+        """The Put as the human's observation tells it (P4, P7): caller, seen, folded."""
+        obs = self.env.observe(self.env.possible_agents[self.human])
+        return put_v1.decode_observation(obs["observation"], self.config)["put"]
+
+    def _unanswered(self) -> bool:
+        put = self._put_view()
+        return put["caller"] is not None and not put["seen"] and not put["folded"]
+
     def _step(self, seat: int, action: int) -> None:
         hands_before = len(self.engine.history)
+        answering = seat == self.human and ACTION_NAMES[action] in ("see", "fold")
         self.env.step(action)
         news, record = self.news.after_step(self.engine, hands_before)
         self.log.extend(news)
+        if record is None and answering and not news and self._unanswered():
+            # P7: the first of two simultaneous answers: nobody else learns it yet.
+            self.held_answer = ACTION_NAMES[action]
+            second = self._seat_to_act()
+            other = self.names[second] if second is not None else "the other player"
+            text = f"You answer {self.held_answer}: held, unseen, until {other} has answered (P7)"
+            self.log.append((self.human, text))
+        elif news:
+            self.held_answer = None
         if record is None:
             self._set_phase()
             return
@@ -344,6 +371,17 @@ class PutWebTable(WebTable):
         self.news.new_hand()
         self._set_phase()
 
+    def _waiting(self) -> str | None:
+        """Whose answer an unanswered Put awaits, when it is not the human's (None: it is, or
+        no Put waits)."""
+        if self.phase != BOT_TURN:
+            return None
+        seat = self._seat_to_act()
+        other = self.names[seat] if seat is not None else "the other player"
+        if self.held_answer is not None:
+            return f"you answered {self.held_answer}, waiting for the other answer ({other})"
+        return f"waiting for the answer of {other}"
+
     def state(self) -> dict[str, Any]:
         cfg = self.config
         state = self._common()
@@ -364,7 +402,9 @@ class PutWebTable(WebTable):
             state["table"] = {
                 "heading": f"Match {self.match + 1} · hand {hand}",
                 "notes": list(
-                    put_view.table_notes(view, self.human, self.names, cfg, hand).values()
+                    put_view.table_notes(
+                        view, self.human, self.names, cfg, hand, waiting=self._waiting()
+                    ).values()
                 ),
                 "tricks": [
                     list(row)

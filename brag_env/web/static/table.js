@@ -5,7 +5,17 @@
   const errorBox = document.getElementById("error");
   const id = root.dataset.gameId;
   const delay = Math.max(0, parseFloat(root.dataset.delay) || 0) * 1000;
+  // A bot move that fails (the server down, the game expired) is asked again, each time
+  // twice as late, from 1 s up to a minute: a broken table does not flood the server.
+  const RETRY_FIRST = 1000;
+  const RETRY_MOST = 60000;
+  let failures = 0;
   let busy = false;
+
+  function botDelay() {
+    if (failures === 0) return delay;
+    return Math.min(RETRY_MOST, Math.max(delay, RETRY_FIRST * 2 ** (failures - 1)));
+  }
 
   function current() {
     return root.querySelector("[data-phase]");
@@ -17,11 +27,19 @@
   }
 
   async function refresh() {
-    const response = await fetch(`/play/${id}/table`, { cache: "no-store" });
+    let response;
+    try {
+      response = await fetch(`/play/${id}/table`, { cache: "no-store" });
+    } catch (error) {
+      failures += 1;
+      showError(`the server does not answer: trying again in ${botDelay() / 1000} s`);
+      setTimeout(refresh, botDelay());
+      return;
+    }
     root.innerHTML = await response.text();
     const state = current();
     if (state && state.dataset.phase === "bot_turn") {
-      setTimeout(() => post("advance", {}), delay);
+      setTimeout(() => post("advance", {}), botDelay());
     }
   }
 
@@ -38,10 +56,15 @@
       });
       if (!response.ok) {
         const answer = await response.json().catch(() => ({ error: response.statusText }));
+        if (what === "advance") failures += 1;
         showError(answer.error);
       } else {
+        failures = 0;
         showError("");
       }
+    } catch (error) {
+      failures += 1;
+      showError("the server does not answer: trying again later");
     } finally {
       busy = false;
     }
