@@ -58,6 +58,7 @@ except ModuleNotFoundError as missing:  # a core-only install: one line, not a t
         "pip install -c constraints.txt '.[train]'"
     ) from None
 
+from brag_env.resources import shipped_dir
 from brag_env.training.best_response import best_response_report, format_report, target_result
 from brag_env.training.callbacks import EverySteps
 from brag_env.training.checkpoint import load_parameters, read_training_state, save_model
@@ -75,9 +76,9 @@ from brag_env.training.files import (
 )
 from brag_env.training.progress import ProgressBar
 
-# The repository's default config. An installed package (brag-train) has no configs/ of its own:
-# it uses ./configs/put_ppo.yaml when run in a clone, and otherwise needs --config.
-DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "put_ppo.yaml"
+# The default config, shipped with the package (brag_env.resources): brag-train finds it from any
+# folder. ./configs/put_ppo.yaml is the fallback of a package installed without its data.
+DEFAULT_CONFIG = shipped_dir("configs") / "put_ppo.yaml"
 
 
 def default_config() -> Path:
