@@ -26,6 +26,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from brag_env.extras import require
 from brag_env.io import AtomicFile, FileError, check_writable, write_output
 from brag_env.ui.cli import OneLineParser, one_line, parse_options  # shared with play, replay
 
@@ -161,6 +162,7 @@ def check_outputs(args: argparse.Namespace) -> None:
         raise FileError(f"--json and --history name the same file {args.json!r}")
     if args.plot:
         _check_directory("--plot", args.plot)
+        require("plot", "--plot", "matplotlib")  # before the tournament, not after it
         from brag_env.evaluation.plots import plot_files  # the names only: no matplotlib
 
         names = plot_files(args.round_robin or args.agents, bool(args.round_robin))

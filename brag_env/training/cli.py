@@ -48,15 +48,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from brag_env.extras import missing_extra_message
+
 try:
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
 except ModuleNotFoundError as missing:  # a core-only install: one line, not a traceback
-    raise SystemExit(
-        f"train.py: error: {missing.name} is not installed; training needs the train extra: "
-        "pip install -c constraints.txt '.[train]'"
-    ) from None
+    message = missing_extra_message(missing.name or "torch", "train", "training")
+    print(f"{Path(sys.argv[0]).name}: error: {message}", file=sys.stderr)
+    raise SystemExit(2) from None
 
 from brag_env.resources import shipped_dir
 from brag_env.training.best_response import best_response_report, format_report, target_result
