@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from brag_env.extras import missing_extra_message
+from brag_env.ui.cli import prog_name
 
 try:
     import torch
@@ -56,7 +57,7 @@ try:
     from stable_baselines3.common.logger import configure
 except ModuleNotFoundError as missing:  # a core-only install: one line, not a traceback
     message = missing_extra_message(missing.name or "torch", "train", "training")
-    print(f"{Path(sys.argv[0]).name}: error: {message}", file=sys.stderr)
+    print(f"{prog_name('brag-train', 'train.py')}: error: {message}", file=sys.stderr)
     raise SystemExit(2) from None
 
 from brag_env.resources import shipped_dir
@@ -91,7 +92,7 @@ def default_config() -> Path:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
-        prog="train.py",
+        prog=prog_name("brag-train", "train.py", argv),
         description="Self-play MaskablePPO training for Brag and Put.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=__doc__.split("\n\n")[1],
@@ -121,22 +122,23 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
+    prog = prog_name("brag-train", "train.py", argv)
     args = parse_args(argv)
     try:
         train(args)
     except ValueError as e:  # a bad config, run directory or checkpoint: one line, no traceback
-        print(f"train.py: error: {e}", file=sys.stderr)
+        print(f"{prog}: error: {e}", file=sys.stderr)
         return 2
     except RunFileError as e:  # disk full, permission denied: the last checkpoint is intact
-        print(f"train.py: error: {e}", file=sys.stderr)
+        print(f"{prog}: error: {e}", file=sys.stderr)
         return 1
     except OSError as e:  # any other file the run could not use, still one line
         where = f"{e.filename}: " if e.filename else ""
-        print(f"train.py: error: {where}{e.strerror or e}", file=sys.stderr)
+        print(f"{prog}: error: {where}{e.strerror or e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(
-            "\ntrain.py: interrupted; continue with the same command plus --resume", file=sys.stderr
+            f"\n{prog}: interrupted; continue with the same command plus --resume", file=sys.stderr
         )
         return 130
     return 0
