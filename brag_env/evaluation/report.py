@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from typing import Any
 
 from rich import box
@@ -88,14 +90,31 @@ DECILE_TABLES: dict[str, list[tuple[str, str, str, tuple[str, ...]]]] = {
 }
 
 
-def _ci(e: Estimate, digits: int = 3, percent: bool = False) -> str:
-    """``+1.234 ± 0.567`` (payoffs carry a sign) or ``63.6% ± 2.1`` (rates)."""
+def _ci(e: Estimate, digits: int = 3, percent: bool = False, shown: float | None = None) -> str:
+    """``+1.234 ± 0.567`` (payoffs carry a sign) or ``63.6% ± 2.1`` (rates); ``shown``: the
+    mean already scaled and rounded (``shares_rounded``)."""
     if e.n == 0:
         return "-"
     scale, unit, sign = (100.0, "%", "") if percent else (1.0, "", "+")
+    mean = e.mean * scale if shown is None else shown
     if e.units < 2:
-        return f"{e.mean * scale:{sign}.{digits}f}{unit}"
-    return f"{e.mean * scale:{sign}.{digits}f}{unit} ± {e.half_width * scale:.{digits}f}"
+        return f"{mean:{sign}.{digits}f}{unit}"
+    return f"{mean:{sign}.{digits}f}{unit} ± {e.half_width * scale:.{digits}f}"
+
+
+def shares_rounded(values: Sequence[float], digits: int) -> list[float]:
+    """``values`` rounded to ``digits`` decimals so that they add up to their rounded sum
+    (largest remainders: 42.33 + 20.33 + 37.33 shows as 42.4, 20.3, 37.3, not a total of 99.9).
+
+    Each value moves by less than one unit of the last digit; the values whose dropped parts
+    are largest are the ones rounded up."""
+    step = 10.0**digits
+    scaled = [v * step for v in values]
+    floors = [math.floor(s + 1e-9) for s in scaled]  # 1e-9: 12.5 * 10 is 124.99999...
+    short = round(sum(scaled)) - sum(floors)
+    by_remainder = sorted(range(len(scaled)), key=lambda i: floors[i] - scaled[i])
+    up = set(by_remainder[: max(short, 0)])
+    return [(f + (i in up)) / step for i, f in enumerate(floors)]
 
 
 def significance_mark(e: Estimate) -> str:
@@ -138,11 +157,16 @@ def tournament_tables(result: TournamentResult) -> list[Table]:
         payoff.add_column(f"{result.payoff_unit} ± 95% CI", justify="right")
         payoff.add_column("95% CI", justify="right")
     payoff.add_column("n", justify="right")
+    win_pct: dict[int, float] = {}  # the match win rates, rounded to add up (shares_rounded)
+    if put:
+        played = [a for a in result.agents if a.metrics["match_win"].n]
+        shown = shares_rounded([100.0 * a.metrics["match_win"].mean for a in played], 1)
+        win_pct = {a.index: pct for a, pct in zip(played, shown, strict=True)}
     for a in result.agents:
         if put:
             wins = a.metrics["match_win"]
             row = [
-                _ci(wins, 1, percent=True),
+                _ci(wins, 1, percent=True, shown=win_pct.get(a.index)),
                 _interval(wins, 1, percent=True),
                 _ci(a.metrics["points_per_hand"], 2),
             ]

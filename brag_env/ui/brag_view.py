@@ -24,7 +24,14 @@ from rich.text import Text
 from brag_env.brag.hands import hand_category, hand_strength
 from brag_env.brag.rules import BragConfig
 from brag_env.cards import parse_cards
-from brag_env.ui.terminal import action_label, card_text, hand_text, hidden_cards, verb
+from brag_env.ui.terminal import (
+    action_label,
+    card_text,
+    hand_text,
+    hidden_cards,
+    share_text,
+    verb,
+)
 
 CATEGORY_TEXT = {
     "prial": "prial",
@@ -167,7 +174,7 @@ def own_cards_text(view: Mapping[str, Any], you: str = "Your") -> Text:
         return text
     category = CATEGORY_TEXT.get(view["own_category"] or "", view["own_category"] or "")
     strength = view["own_strength"] or 0.0
-    text.append(f"  {category}, beats {strength:.0%} of all hands")
+    text.append(f"  {category}, beats {share_text(strength)} of all hands")
     if view.get("own_discards"):
         text.append("  · discarded: ")
         text.append_text(card_text(view["own_discards"]))
