@@ -213,3 +213,17 @@ def test_three_player_put_match_wins_add_up_to_100_percent():
     Console(file=out, width=120).print(tournament_tables(result)[0])
     rates = [float(x) for x in re.findall(r"(\d+\.\d)% ±", out.getvalue())]
     assert len(rates) == 3 and round(sum(rates), 6) == 100.0, out.getvalue()
+
+
+def test_piped_reports_keep_long_agent_names_whole(capsys):
+    """Out of a terminal rich assumes 80 columns; the report widens to its widest table."""
+    from brag_env.evaluation import evaluate
+    from brag_env.evaluation.report import print_tournament
+
+    agents = ["put:bluffer:put_at=0.875,see_at=0.375,bluff=0.125", "put:caller:put_at=0.625"]
+    print_tournament(evaluate("put", agents, 2, seed=0))
+    out = capsys.readouterr().out
+    assert "…" not in out
+    for label in agents:
+        assert f"│ {label} " in out
+    assert max(len(line) for line in out.splitlines()) > 80

@@ -9,6 +9,7 @@ from typing import Any
 from rich import box
 from rich.console import Console
 from rich.markup import escape
+from rich.measure import Measurement
 from rich.table import Table
 
 from brag_env.evaluation.runner import RoundRobinResult, TournamentResult
@@ -282,9 +283,21 @@ def round_robin_intervals(result: RoundRobinResult) -> Table:
     return table
 
 
+def fitting_console(renderables: Sequence[Any]) -> Console:
+    """The console for a report: a terminal's own width; piped or redirected (where rich
+    assumes 80 columns), as wide as the widest table, so no agent name is cut to "…"."""
+    console = Console()
+    if console.is_terminal:
+        return console
+    unbounded = console.options.update_width(100_000)
+    widest = max((Measurement.get(console, unbounded, r).maximum for r in renderables), default=0)
+    return Console(width=max(console.width, widest))
+
+
 def print_tournament(result: TournamentResult, console: Console | None = None) -> None:
-    console = console or Console()
-    for table in tournament_tables(result):
+    tables = tournament_tables(result)
+    console = console or fitting_console(tables)
+    for table in tables:
         console.print(table)
     console.print(
         f"{result.decisions} decisions in {result.seconds:.1f} s "
@@ -293,8 +306,9 @@ def print_tournament(result: TournamentResult, console: Console | None = None) -
 
 
 def print_round_robin(result: RoundRobinResult, console: Console | None = None) -> None:
-    console = console or Console()
-    console.print(round_robin_table(result))
-    console.print(round_robin_intervals(result))
+    tables = [round_robin_table(result), round_robin_intervals(result)]
+    console = console or fitting_console(tables)
+    for table in tables:
+        console.print(table)
     engine = _ENGINES[result.matches[0].engine] if result.matches else ""
     console.print(f"{len(result.matches)} tables in {result.seconds:.1f} s, {engine}")

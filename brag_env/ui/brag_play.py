@@ -58,7 +58,7 @@ class BragSession(TableSession):
         self.history = HistoryWriter(seating, self.config.to_dict())
         from agents.tables import table_info_from_env
 
-        self.agents = build_agents(seating, table_info_from_env(self.env), seed)
+        self.agents = build_agents(seating, table_info_from_env(self.env), seed, self.console)
         self.hands_done = 0
 
     # ------------------------------------------------------------------ views

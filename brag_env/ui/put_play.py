@@ -77,7 +77,7 @@ class PutSession(TableSession):
         self.history = HistoryWriter(seating, self.config.to_dict())
         from agents.tables import table_info_from_env
 
-        self.agents = build_agents(seating, table_info_from_env(self.env), seed)
+        self.agents = build_agents(seating, table_info_from_env(self.env), seed, self.console)
         self.wins = [0] * self.config.num_units
         self.matches_done = 0
         self.hands_done = 0

@@ -7,6 +7,9 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
+from rich.console import Console
+from rich.text import Text
+
 from agents.base import Agent, TableInfo
 from agents.registry import AgentSpec, make_agent, parse_spec
 from brag_env.evaluation.schedule import agent_seeds
@@ -69,13 +72,29 @@ def seat_players(game: str, opponents: list[str], human: int) -> Seating:
     return Seating(game, human, tuple(specs))
 
 
-def build_agents(seating: Seating, table: TableInfo, seed: int) -> list[Agent | None]:
-    """One seeded agent per non-human seat (``None`` for the human)."""
+def reads_a_file(spec: AgentSpec) -> bool:
+    """Whether building the agent loads a file (a trained model, ``put:equilibrium``'s table):
+    seconds, not microseconds."""
+    return spec.kind == "model" or "path" in spec.params
+
+
+def build_agents(
+    seating: Seating, table: TableInfo, seed: int, console: Console | None = None
+) -> list[Agent | None]:
+    """One seeded agent per non-human seat (``None`` for the human). With ``console``, a line
+    before each agent that loads a file, so that a person does not face a blank screen."""
     rngs = agent_seeds(seed, seating.num_players)
-    return [
-        None if spec is None else make_agent(spec, table, rngs[seat])
-        for seat, spec in enumerate(seating.specs)
-    ]
+    agents: list[Agent | None] = []
+    announced: set[str] = set()
+    for seat, spec in enumerate(seating.specs):
+        if spec is None:
+            agents.append(None)
+            continue
+        if console is not None and reads_a_file(spec) and spec.label not in announced:
+            announced.add(spec.label)
+            console.print(Text(f"loading {spec.label}…", style="dim"))
+        agents.append(make_agent(spec, table, rngs[seat]))
+    return agents
 
 
 def pick_seed(seed: int | None) -> int:
