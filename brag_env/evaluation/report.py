@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -105,17 +104,21 @@ def _ci(e: Estimate, digits: int = 3, percent: bool = False, shown: float | None
 
 def shares_rounded(values: Sequence[float], digits: int) -> list[float]:
     """``values`` rounded to ``digits`` decimals so that they add up to their rounded sum
-    (largest remainders: 42.33 + 20.33 + 37.33 shows as 42.4, 20.3, 37.3, not a total of 99.9).
+    (42.33 + 20.33 + 37.33 shows as 42.4, 20.3, 37.3, not as a total of 99.9).
 
-    Each value moves by less than one unit of the last digit; the values whose dropped parts
-    are largest are the ones rounded up."""
+    Each value is rounded as usual; only when those add up to something else are the ones that
+    rounding moved furthest moved one unit of the last digit the other way (largest remainder),
+    so a table whose rounding already adds up prints as it always did."""
     step = 10.0**digits
-    scaled = [v * step for v in values]
-    floors = [math.floor(s + 1e-9) for s in scaled]  # 1e-9: 12.5 * 10 is 124.99999...
-    short = round(sum(scaled)) - sum(floors)
-    by_remainder = sorted(range(len(scaled)), key=lambda i: floors[i] - scaled[i])
-    up = set(by_remainder[: max(short, 0)])
-    return [(f + (i in up)) / step for i, f in enumerate(floors)]
+    units = [v * step for v in values]
+    rounded = [round(float(f"{v:.{digits}f}") * step) for v in values]  # as printing rounds
+    short = round(sum(units)) - sum(rounded)
+    if short:
+        sign = 1 if short > 0 else -1  # round up the ones rounded down most, or the reverse
+        order = sorted(range(len(units)), key=lambda i: sign * (rounded[i] - units[i]))
+        for i in order[: abs(short)]:
+            rounded[i] += sign
+    return [r / step for r in rounded]
 
 
 def significance_mark(e: Estimate) -> str:
