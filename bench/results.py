@@ -1,0 +1,226 @@
+"""docs/results.md's evaluation figures, from the commands printed on the page.
+
+    python bench/results.py                      # run every command, list the rows that differ
+    python bench/results.py --write              # ... and write today's figures into the page
+    python bench/results.py --only put_baselines --only put_duplicate
+
+Each ``Row`` names one table row of the page (by its first cell), the ``evaluate.py`` commands
+that make it, exactly as the page prints them, and how the row's cells are read from their
+``--json`` reports. The cells are formatted with the report's own formatters
+(``brag_env.evaluation.report``), so they carry the digits ``evaluate.py`` prints. Every row's
+anchor command must be on the page, above its table (the model table shows one command for
+its six opponents). Covered so far:
+the Put tables (baselines, round robin, duplicate deals, the shipped Put model). Exit status 0
+when every covered row is what its commands print today (or was written), 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run from a clone: the checkout's brag_env
+
+from brag_env.evaluation.report import _ci, _interval, _rate  # noqa: E402  (the printed formats)
+from brag_env.evaluation.stats import Estimate  # noqa: E402
+from brag_env.io import write_output  # noqa: E402
+
+PAGE = ROOT / "docs" / "results.md"
+Report = dict[str, Any]
+
+
+def estimate(entry: dict[str, Any]) -> Estimate:
+    """An ``Estimate`` back from its ``--json`` form."""
+    return Estimate(
+        entry["mean"], entry["half_width"], entry["n"], entry["std"], units=entry["units"]
+    )
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row of the page: the first line starting ``first_cell`` after the line that shows
+    ``anchor`` (the command printed above its table), made by ``commands``."""
+
+    group: str
+    anchor: str
+    first_cell: str
+    commands: tuple[str, ...]
+    cells: Callable[[Sequence[Report]], list[str]]
+
+
+def put_baseline(reports: Sequence[Report]) -> list[str]:
+    """Match wins ± CI, 95% CI, points/hand ± CI, Put rate, bluff Put, light see, fold to Put."""
+    agent = reports[0]["agents"][0]
+    wins, points = (estimate(agent["metrics"][k]) for k in ("match_win", "points_per_hand"))
+    rates = ("put_rate", "bluff_put_rate", "light_see_rate", "fold_to_put")
+    return [
+        _ci(wins, 1, percent=True),
+        _interval(wins, 1, percent=True),
+        _ci(points, 2),
+        *(_rate(agent["behaviour"].get(k), k) for k in rates),
+    ]
+
+
+def round_robin_row(index: int) -> Callable[[Sequence[Report]], list[str]]:
+    """Row ``index`` of the payoff matrix: ``+0.23 ± 0.06``, `` (ns)`` when the CI holds 0."""
+
+    def cells(reports: Sequence[Report]) -> list[str]:
+        out = []
+        for entry in reports[0]["matrix"][index]:
+            if entry is None:
+                out.append("-")
+                continue
+            e = estimate(entry)
+            out.append(_ci(e, 2) + ("" if e.excludes(0.0) else " (ns)"))
+        return out
+
+    return cells
+
+
+def match_wins(reports: Sequence[Report]) -> list[str]:
+    """The first agent's match win rate ± CI, one cell per report."""
+    return [_ci(estimate(r["agents"][0]["metrics"]["match_win"]), 1, percent=True) for r in reports]
+
+
+def model_vs(reports: Sequence[Report]) -> list[str]:
+    """``87.5% [86.5%, 88.5%]`` and ``+0.620 [+0.600, +0.640]`` of the first agent."""
+    agent = reports[0]["agents"][0]
+    wins, points = (estimate(agent["metrics"][k]) for k in ("match_win", "points_per_hand"))
+    return [
+        f"{100 * wins.mean:.1f}% [{100 * wins.low:.1f}%, {100 * wins.high:.1f}%]",
+        f"{points.mean:+.3f} [{points.low:+.3f}, {points.high:+.3f}]",
+    ]
+
+
+def _put_rows() -> list[Row]:
+    rows = []
+    for style in ("greedy", "caller", "bluffer"):
+        command = (
+            f"python evaluate.py --game put --agents put:{style} random --matches 2000 --seed 0 "
+            "--no-batched"
+        )
+        rows.append(Row("put_baselines", command, f"`{style}`", (command,), put_baseline))
+    pool = "random put:greedy put:caller put:bluffer"
+    command = (
+        f"python evaluate.py --game put --round-robin {pool} --matches 1000 --seed 0 --no-batched"
+    )
+    for i, name in enumerate(pool.split()):
+        label = f"#{i} {name.partition(':')[2] or name}"
+        rows.append(Row("put_round_robin", command, label, (command,), round_robin_row(i)))
+    plain = (
+        "python evaluate.py --game put --agents put:caller put:greedy --matches 2000 --seed 0 "
+        "--no-batched"
+    )
+    rows.append(
+        Row(
+            "put_duplicate",
+            plain,
+            "`put:caller` vs `put:greedy`, match win rate",
+            (plain, plain.replace(" --no-batched", " --duplicate")),
+            match_wins,
+        )
+    )
+    shown = (
+        "python evaluate.py --game put --agents model:put_selfplay put:bluffer --matches 4000 "
+        "--seed 0"
+    )
+    for opponent in (
+        "random",
+        "put:greedy",
+        "put:caller",
+        "put:bluffer",
+        "put:tips",
+        "put:equilibrium",
+    ):
+        cell = opponent if opponent == "random" else f"`{opponent}`"
+        command = shown.replace("put:bluffer", opponent)
+        rows.append(Row("put_model", shown, cell, (command,), model_vs))
+    return rows
+
+
+ROWS = _put_rows()
+
+
+def run_command(command: str, cache: dict[str, Report]) -> Report:
+    """The ``--json`` report of one page command, run in a new process from the repository."""
+    if command in cache:
+        return cache[command]
+    words = shlex.split(command)
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "report.json"
+        result = subprocess.run(
+            [sys.executable, *words[1:], "--json", str(out), "--no-progress"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
+        if result.returncode != 0:
+            raise SystemExit(f"bench/results.py: {command!r} failed: {result.stderr.strip()}")
+        cache[command] = json.loads(out.read_text(encoding="utf-8"))
+    return cache[command]
+
+
+def find_line(lines: list[str], row: Row) -> int:
+    """The index of the row's line: the first whose first cell is ``row.first_cell`` after the
+    line showing ``row.anchor``."""
+    shown = [i for i, line in enumerate(lines) if line.strip() == row.anchor]
+    if not shown:
+        raise SystemExit(f"bench/results.py: {PAGE.name} does not show {row.anchor!r}")
+    pattern = re.compile(r"^\|\s*" + re.escape(row.first_cell) + r"\s*\|")
+    for i in range(shown[0], len(lines)):
+        if pattern.match(lines[i]):
+            return i
+    raise SystemExit(f"bench/results.py: no row {row.first_cell!r} after {row.anchor!r}")
+
+
+def page_row(line: str) -> list[str]:
+    return [cell.strip() for cell in line.strip().strip("|").split("|")][1:]
+
+
+def check(rows: Sequence[Row], write: bool) -> int:
+    lines = PAGE.read_text(encoding="utf-8").splitlines()
+    cache: dict[str, Report] = {}
+    differ = 0
+    for row in rows:
+        at = find_line(lines, row)  # the anchor first: a command the page does not show stops
+        today = row.cells([run_command(c, cache) for c in row.commands])
+        printed = page_row(lines[at])
+        if printed == today:
+            print(f"same  {row.group}: {row.first_cell}")
+            continue
+        differ += 1
+        print(f"DIFF  {row.group}: {row.first_cell}\n  page:  {printed}\n  today: {today}")
+        head = lines[at].split("|")[1]
+        lines[at] = "|" + head + "| " + " | ".join(today) + " |"
+    if write and differ:
+        write_output(PAGE, "\n".join(lines) + "\n", "the results page")  # atomically
+        print(f"wrote {differ} row(s) of {PAGE}")
+    return 0 if write or not differ else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python bench/results.py", description=__doc__.split("\n")[0]
+    )
+    groups = sorted({row.group for row in ROWS})
+    parser.add_argument(
+        "--only", action="append", choices=groups, help="a group of rows (repeatable)"
+    )
+    parser.add_argument("--write", action="store_true", help="write today's figures into the page")
+    args = parser.parse_args(argv)
+    rows = [row for row in ROWS if not args.only or row.group in args.only]
+    return check(rows, args.write)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
