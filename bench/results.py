@@ -10,7 +10,8 @@ that make it, exactly as the page prints them, and how the row's cells are read 
 (``brag_env.evaluation.report``), so they carry the digits ``evaluate.py`` prints. Every row's
 anchor command must be on the page, above its table (the model table shows one command for
 its six opponents). Covered so far:
-the Put tables (baselines, round robin, duplicate deals, the shipped Put model). Exit status 0
+the baselines against random play, the heads-up round robins without `never_look`, the
+duplicate deals (Brag and Put) and the shipped Put model against each baseline. Exit status 0
 when every covered row is what its commands print today (or was written), 1 otherwise.
 """
 
@@ -62,13 +63,34 @@ def put_baseline(reports: Sequence[Report]) -> list[str]:
     """Match wins ± CI, 95% CI, points/hand ± CI, Put rate, bluff Put, light see, fold to Put."""
     agent = reports[0]["agents"][0]
     wins, points = (estimate(agent["metrics"][k]) for k in ("match_win", "points_per_hand"))
-    rates = ("put_rate", "bluff_put_rate", "light_see_rate", "fold_to_put")
     return [
         _ci(wins, 1, percent=True),
         _interval(wins, 1, percent=True),
         _ci(points, 2),
-        *(_rate(agent["behaviour"].get(k), k) for k in rates),
+        *rates(agent, "put_rate", "bluff_put_rate", "light_see_rate", "fold_to_put"),
     ]
+
+
+def brag_baseline(reports: Sequence[Report]) -> list[str]:
+    """Payoff ± CI, 95% CI, then blind play, bluff raise, light see, fold to raise, see freq,
+    showdown win."""
+    agent = reports[0]["agents"][0]
+    payoff = estimate(agent["payoff"])
+    keys = ("blind_play_rate", "bluff_raise_rate", "light_see_rate", "fold_to_raise")
+    return [
+        _ci(payoff),
+        _interval(payoff),
+        *rates(agent, *keys, "see_frequency", "showdown_win_rate"),
+    ]
+
+
+def rates(agent: dict[str, Any], *keys: str) -> list[str]:
+    return [_rate(agent["behaviour"].get(k), k) for k in keys]
+
+
+def payoffs(reports: Sequence[Report]) -> list[str]:
+    """The first agent's payoff ± CI, one cell per report."""
+    return [_ci(estimate(r["agents"][0]["payoff"])) for r in reports]
 
 
 def round_robin_row(index: int) -> Callable[[Sequence[Report]], list[str]]:
@@ -148,7 +170,33 @@ def _put_rows() -> list[Row]:
     return rows
 
 
-ROWS = _put_rows()
+def _brag_rows() -> list[Row]:
+    rows = []
+    for style in ("tight", "caller", "bluffer", "blind", "tips"):
+        command = (
+            f"python evaluate.py --game brag --agents brag:{style} random random random "
+            "--hands 20000 --seed 0 --no-batched"
+        )
+        rows.append(Row("brag_baselines", command, f"`{style}`", (command,), brag_baseline))
+    pool = "random brag:caller brag:tight brag:bluffer brag:blind brag:tips"
+    command = (
+        f"python evaluate.py --game brag --round-robin {pool} --option num_players=2 "
+        "--hands 4000 --seed 0 --no-batched"
+    )
+    for i, name in enumerate(pool.split()):
+        label = f"#{i} {name.partition(':')[2] or name}"
+        rows.append(Row("brag_round_robin", command, label, (command,), round_robin_row(i)))
+    plain = (
+        "python evaluate.py --game brag --agents brag:tight brag:tips --hands 20000 --seed 0 "
+        "--no-batched"
+    )
+    duplicate = plain.replace(" --no-batched", " --duplicate")
+    first = "`brag:tight` vs `brag:tips`, heads-up, antes/hand"
+    rows.append(Row("brag_duplicate", plain, first, (plain, duplicate), payoffs))
+    return rows
+
+
+ROWS = _brag_rows() + _put_rows()
 
 
 def run_command(command: str, cache: dict[str, Report]) -> Report:
