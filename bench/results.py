@@ -38,6 +38,7 @@ from brag_env.io import write_output  # noqa: E402
 
 PAGE = ROOT / "docs" / "results.md"
 Report = dict[str, Any]
+Cells = Callable[[Sequence[Report]], list[str]]
 
 
 def estimate(entry: dict[str, Any]) -> Estimate:
@@ -124,79 +125,96 @@ def model_vs(reports: Sequence[Report]) -> list[str]:
     ]
 
 
-def _put_rows() -> list[Row]:
+def baseline_rows(game: str, others: str, budget: str, cells: Cells, *styles: str) -> list[Row]:
+    """One row per style: ``evaluate.py --agents GAME:STYLE OTHERS BUDGET --no-batched``."""
     rows = []
-    for style in ("greedy", "caller", "bluffer"):
+    for style in styles:
         command = (
-            f"python evaluate.py --game put --agents put:{style} random --matches 2000 --seed 0 "
-            "--no-batched"
+            f"python evaluate.py --game {game} --agents {game}:{style} {others} {budget} "
+            "--seed 0 --no-batched"
         )
-        rows.append(Row("put_baselines", command, f"`{style}`", (command,), put_baseline))
-    pool = "random put:greedy put:caller put:bluffer"
+        rows.append(Row(f"{game}_baselines", command, f"`{style}`", (command,), cells))
+    return rows
+
+
+def round_robin_rows(game: str, pool: str, budget: str) -> list[Row]:
+    """The payoff matrix of ``evaluate.py --round-robin POOL BUDGET --no-batched``, row by row."""
     command = (
-        f"python evaluate.py --game put --round-robin {pool} --matches 1000 --seed 0 --no-batched"
+        f"python evaluate.py --game {game} --round-robin {pool} {budget} --seed 0 --no-batched"
     )
-    for i, name in enumerate(pool.split()):
-        label = f"#{i} {name.partition(':')[2] or name}"
-        rows.append(Row("put_round_robin", command, label, (command,), round_robin_row(i)))
-    plain = (
-        "python evaluate.py --game put --agents put:caller put:greedy --matches 2000 --seed 0 "
-        "--no-batched"
-    )
-    rows.append(
+    return [
         Row(
-            "put_duplicate",
-            plain,
-            "`put:caller` vs `put:greedy`, match win rate",
-            (plain, plain.replace(" --no-batched", " --duplicate")),
-            match_wins,
+            f"{game}_round_robin",
+            command,
+            f"#{i} {name.partition(':')[2] or name}",
+            (command,),
+            round_robin_row(i),
         )
-    )
+        for i, name in enumerate(pool.split())
+    ]
+
+
+def duplicate_row(game: str, pair: str, budget: str, first_cell: str, cells: Cells) -> Row:
+    """A plain (scalar) run and a duplicate-deal run of the same pair, one cell each."""
+    plain = f"python evaluate.py --game {game} --agents {pair} {budget} --seed 0 --no-batched"
+    duplicate = plain.replace(" --no-batched", " --duplicate")
+    return Row(f"{game}_duplicate", plain, first_cell, (plain, duplicate), cells)
+
+
+def model_rows() -> list[Row]:
+    """The shipped Put model against each baseline; the page shows the command once."""
     shown = (
         "python evaluate.py --game put --agents model:put_selfplay put:bluffer --matches 4000 "
         "--seed 0"
     )
-    for opponent in (
-        "random",
-        "put:greedy",
-        "put:caller",
-        "put:bluffer",
-        "put:tips",
-        "put:equilibrium",
-    ):
-        cell = opponent if opponent == "random" else f"`{opponent}`"
-        command = shown.replace("put:bluffer", opponent)
-        rows.append(Row("put_model", shown, cell, (command,), model_vs))
-    return rows
-
-
-def _brag_rows() -> list[Row]:
-    rows = []
-    for style in ("tight", "caller", "bluffer", "blind", "tips"):
-        command = (
-            f"python evaluate.py --game brag --agents brag:{style} random random random "
-            "--hands 20000 --seed 0 --no-batched"
+    opponents = ("random", "put:greedy", "put:caller", "put:bluffer", "put:tips", "put:equilibrium")
+    return [
+        Row(
+            "put_model",
+            shown,
+            opponent if opponent == "random" else f"`{opponent}`",
+            (shown.replace("put:bluffer", opponent),),
+            model_vs,
         )
-        rows.append(Row("brag_baselines", command, f"`{style}`", (command,), brag_baseline))
-    pool = "random brag:caller brag:tight brag:bluffer brag:blind brag:tips"
-    command = (
-        f"python evaluate.py --game brag --round-robin {pool} --option num_players=2 "
-        "--hands 4000 --seed 0 --no-batched"
-    )
-    for i, name in enumerate(pool.split()):
-        label = f"#{i} {name.partition(':')[2] or name}"
-        rows.append(Row("brag_round_robin", command, label, (command,), round_robin_row(i)))
-    plain = (
-        "python evaluate.py --game brag --agents brag:tight brag:tips --hands 20000 --seed 0 "
-        "--no-batched"
-    )
-    duplicate = plain.replace(" --no-batched", " --duplicate")
-    first = "`brag:tight` vs `brag:tips`, heads-up, antes/hand"
-    rows.append(Row("brag_duplicate", plain, first, (plain, duplicate), payoffs))
-    return rows
+        for opponent in opponents
+    ]
 
 
-ROWS = _brag_rows() + _put_rows()
+ROWS = [
+    *baseline_rows(
+        "brag",
+        "random random random",
+        "--hands 20000",
+        brag_baseline,
+        "tight",
+        "caller",
+        "bluffer",
+        "blind",
+        "tips",
+    ),
+    *round_robin_rows(
+        "brag",
+        "random brag:caller brag:tight brag:bluffer brag:blind brag:tips",
+        "--option num_players=2 --hands 4000",
+    ),
+    duplicate_row(
+        "brag",
+        "brag:tight brag:tips",
+        "--hands 20000",
+        "`brag:tight` vs `brag:tips`, heads-up, antes/hand",
+        payoffs,
+    ),
+    *baseline_rows("put", "random", "--matches 2000", put_baseline, "greedy", "caller", "bluffer"),
+    *round_robin_rows("put", "random put:greedy put:caller put:bluffer", "--matches 1000"),
+    duplicate_row(
+        "put",
+        "put:caller put:greedy",
+        "--matches 2000",
+        "`put:caller` vs `put:greedy`, match win rate",
+        match_wins,
+    ),
+    *model_rows(),
+]
 
 
 def run_command(command: str, cache: dict[str, Report]) -> Report:
