@@ -3,6 +3,7 @@
     python bench/results.py                      # run every command, list the rows that differ
     python bench/results.py --write              # ... and write today's figures into the page
     python bench/results.py --only put_baselines --only put_duplicate
+    python bench/results.py --only brag_model_headsup     # the Brag models: on demand only
 
 Each ``Row`` names one table row of the page (by its first cell), the ``evaluate.py`` commands
 that make it, exactly as the page prints them, and how the row's cells are read from their
@@ -161,6 +162,29 @@ def duplicate_row(game: str, pair: str, budget: str, first_cell: str, cells: Cel
     return Row(f"{game}_duplicate", plain, first_cell, (plain, duplicate), cells)
 
 
+def brag_model(reports: Sequence[Report]) -> list[str]:
+    """``+2.008 [+1.746, +2.270]``, then look, blind to the end, fold, bluff raise, light see,
+    cover rate and bluff success of the model (the first agent)."""
+    agent = reports[0]["agents"][0]
+    e = estimate(agent["payoff"])
+    keys = ("look_rate", "blind_to_end_rate", "fold_rate", "bluff_raise_rate", "light_see_rate")
+    return [
+        f"{e.mean:+.3f} [{e.low:+.3f}, {e.high:+.3f}]",
+        *rates(agent, *keys, "cover_rate", "bluff_success"),
+    ]
+
+
+def brag_model_rows(group: str, shown: str, seats: int) -> list[Row]:
+    """A Brag model against each baseline (``seats - 1`` copies); the page shows one command."""
+    styles = ("caller", "tight", "bluffer", "blind", "tips", "never_look")
+    rows = []
+    for opponent in ("random", *(f"brag:{style}" for style in styles)):
+        command = shown.replace(" brag:tight" * (seats - 1), f" {opponent}" * (seats - 1))
+        cell = opponent if opponent == "random" else f"`{opponent}`"
+        rows.append(Row(group, shown, cell, (command,), brag_model))
+    return rows
+
+
 def model_rows() -> list[Row]:
     """The shipped Put model against each baseline; the page shows the command once."""
     shown = (
@@ -214,6 +238,21 @@ ROWS = [
         match_wins,
     ),
     *model_rows(),
+]
+#: The Brag models' tables: checked on demand (--only), ten minutes and more of CPU.
+ON_DEMAND = [
+    *brag_model_rows(
+        "brag_model_headsup",
+        "python evaluate.py --game brag --agents model:brag_headsup_selfplay brag:tight "
+        "--option num_players=2 --hands 10000 --seed 0 --no-batched",
+        2,
+    ),
+    *brag_model_rows(
+        "brag_model_4p",
+        "python evaluate.py --game brag --agents model:brag_selfplay brag:tight brag:tight "
+        "brag:tight --hands 10000 --seed 0 --no-batched",
+        4,
+    ),
 ]
 
 
@@ -278,13 +317,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python bench/results.py", description=__doc__.split("\n")[0]
     )
-    groups = sorted({row.group for row in ROWS})
+    groups = sorted({row.group for row in ROWS + ON_DEMAND})
     parser.add_argument(
         "--only", action="append", choices=groups, help="a group of rows (repeatable)"
     )
     parser.add_argument("--write", action="store_true", help="write today's figures into the page")
     args = parser.parse_args(argv)
-    rows = [row for row in ROWS if not args.only or row.group in args.only]
+    chosen = ROWS + ON_DEMAND if args.only else ROWS
+    rows = [row for row in chosen if not args.only or row.group in args.only]
     return check(rows, args.write)
 
 
