@@ -3,11 +3,11 @@ of the repository, installed into a fresh virtual environment, and its commands 
 empty folder far from any clone (``brag_env/resources.py``, ``pyproject.toml``'s package-data).
 
 Offline: the wheel is built without build isolation (the running environment's setuptools, at
-least 77 for the license string: the test extra asks for it) and
-installed with ``--no-deps --no-index``; the new environment sees the running one's
-site-packages through a ``.pth`` line (torch and the rest are not installed again). A plain path
-line adds that folder without running its ``.pth`` files, so an editable install of brag-env
-there cannot shadow the wheel: the test checks which copy was imported.
+least 77 for the license string: the test extra asks for it) and installed with ``--no-deps
+--no-index``; the new environment sees the running one's site-packages through a ``.pth`` line
+(torch and the rest are not installed again). A plain path line adds that folder without running
+its ``.pth`` files, so an editable install of brag-env there cannot shadow the wheel: the test
+checks which copy was imported.
 """
 
 from __future__ import annotations
