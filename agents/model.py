@@ -37,6 +37,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from agents.base import Agent, TableInfo
+from brag_env.extras import require
 from brag_env.io import (
     MAX_JSON_BYTES,
     FileError,
@@ -392,6 +393,7 @@ def load_policy(path: str | Path) -> tuple[Any, SavedModelInfo]:
         stat = path.stat()
     except OSError:
         raise _fail(path, "no such file") from None
+    require("train", "a trained model", "torch", "sb3_contrib")  # one line if they are missing
     policy, info = _load_cached(str(path.resolve()), stat.st_size, stat.st_mtime_ns)
     # Read every time: the run's config.yaml is not part of the cache key.
     return policy, dataclasses.replace(info, path=str(path), trained_env=trained_env(path))

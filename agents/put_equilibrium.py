@@ -26,8 +26,9 @@ from brag_env.put.solver.io import load_strategy
 from brag_env.put.solver.observe import locate
 from brag_env.put.solver.strategy import action_probabilities
 from brag_env.put.solver.tree import PutTree
+from brag_env.resources import shipped_dir
 
-DEFAULT_PATH = Path(__file__).resolve().parent.parent / "models" / "put_equilibrium.npz"
+DEFAULT_PATH = shipped_dir("models") / "put_equilibrium.npz"
 _RULES = ("deck_ranks", "seen_put_points", "put_draw_to_opponent")
 
 

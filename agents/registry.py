@@ -9,8 +9,9 @@ Grammar (one string names one agent)::
     model:<name>[:k=v,...]        a shipped model: ``models/<name>.zip`` of the repository
 
 For example ``brag:bluffer:bluff=0.5``, ``runs/put_ppo/model.zip:deterministic=true`` or
-``model:brag_headsup``. ``model:`` resolves like ``put:equilibrium`` does: in the repository's
-``models/`` folder (a clone or an editable install; ``models/`` is not package data).
+``model:brag_headsup``. ``model:`` resolves like ``put:equilibrium`` does: in the shipped
+``models/`` folder, which travels with the package (``brag_env.resources``), so it works from any
+folder after a clone, an editable install or a wheel.
 Every error is a ``ValueError`` with a one-line message naming the bad part.
 """
 
@@ -24,10 +25,11 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, RandomAgent, TableInfo
+from brag_env.resources import shipped_dir
 
 GAMES = ("brag", "put")
-#: Where ``model:<name>`` looks: the repository's models/ (put:equilibrium's folder too).
-MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+#: Where ``model:<name>`` looks: the shipped models/ (put:equilibrium's folder too).
+MODELS_DIR = shipped_dir("models")
 _MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 # style name -> agent class, per game; filled by agents.brag / agents.put through ``register``.

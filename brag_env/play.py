@@ -25,7 +25,7 @@ import sys
 from typing import TYPE_CHECKING, TextIO
 
 from brag_env.io import FileError
-from brag_env.ui.cli import OneLineParser, one_line, parse_options
+from brag_env.ui.cli import OneLineParser, one_line, parse_options, prog_name
 
 if TYPE_CHECKING:
     from brag_env.ui.session import TableSession
@@ -37,9 +37,9 @@ DEFAULT_OPPONENTS = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     parser = OneLineParser(
-        prog=PROG,
+        prog=prog,
         description="Play Three-Card Brag or Put in the terminal against agents.",
     )
     games = parser.add_subparsers(
@@ -123,20 +123,21 @@ def main(
     A bad setup, and a history file that cannot be written, are reported as one-line errors
     (exit 2); any other error during the game is a bug and keeps its traceback.
     """
-    args = build_parser().parse_args(argv)
+    prog = prog_name("brag-play", PROG, argv)
+    args = build_parser(prog).parse_args(argv)
     try:
         session = build_session(args, stdin, stdout)
     except ValueError as error:
-        print(f"{PROG}: error: {one_line(error)}", file=sys.stderr)
+        print(f"{prog}: error: {one_line(error)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # e.g. while a trained model loads
-        print(f"\n{PROG}: interrupted", file=sys.stderr)
+        print(f"\n{prog}: interrupted", file=sys.stderr)
         return 130
     try:
         with session.history:
             return session.play()
     except FileError as error:  # the history could not be written (a full disk, ...)
-        print(f"{PROG}: error: {one_line(error)}", file=sys.stderr)
+        print(f"{prog}: error: {one_line(error)}", file=sys.stderr)
         return 2
 
 

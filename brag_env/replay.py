@@ -41,7 +41,7 @@ from brag_env.io import (
     terminal_safe,
     terminal_safe_json,
 )
-from brag_env.ui.cli import OneLineParser, one_line, parse_options
+from brag_env.ui.cli import OneLineParser, one_line, parse_options, prog_name
 from brag_env.ui.records import GAMES, check_record
 
 if TYPE_CHECKING:
@@ -61,9 +61,9 @@ class _Quit(Exception):
     """The viewer asked to stop."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     parser = OneLineParser(
-        prog=PROG,
+        prog=prog,
         description="Step through Brag/Put hand histories (JSON Lines), showing what each "
         "player knew at each decision.",
     )
@@ -457,14 +457,15 @@ def main(
     argv: list[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None
 ) -> int:
     """Run the command line; ``stdin``/``stdout`` replace the terminal (tests use them)."""
-    args = build_parser().parse_args(argv)
+    prog = prog_name("brag-replay", PROG, argv)
+    args = build_parser(prog).parse_args(argv)
     try:
         return run(args, stdin, stdout)
     except (ValueError, OSError) as error:
-        print(f"{PROG}: error: {terminal_safe(one_line(error))}", file=sys.stderr)
+        print(f"{prog}: error: {terminal_safe(one_line(error))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"\n{PROG}: interrupted", file=sys.stderr)
+        print(f"\n{prog}: interrupted", file=sys.stderr)
         return 130
 
 

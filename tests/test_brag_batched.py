@@ -195,6 +195,7 @@ def test_B15_B19_batched_sessions_equal_brag_v1_move_for_move(config):
 
 
 @pytest.mark.slow
+@pytest.mark.long  # left out of the default run: .ci/run runs -m long as its own step
 @pytest.mark.parametrize("config", SESSIONS, ids=SESSION_IDS)
 def test_B15_B19_batched_sessions_equal_brag_v1_over_10000_hands(config):
     cfg = BragConfig.from_dict(config)
@@ -216,6 +217,7 @@ def test_B1_B16_batched_brag_equals_brag_v1_move_for_move(players):
 
 
 @pytest.mark.slow
+@pytest.mark.long  # left out of the default run: .ci/run runs -m long as its own step
 @pytest.mark.parametrize("players", [2, 3, 4, 8])
 @pytest.mark.parametrize("base", [TRAINING, SHORT], ids=["training", "short_stacks"])
 def test_batched_brag_equals_brag_v1_over_10000_hands(players, base):

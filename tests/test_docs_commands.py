@@ -113,7 +113,7 @@ def test_readme_install_and_test_commands_are_the_ones_ci_runs():
     for heading in ("Install", "Test"):
         section = (ROOT / "README.md").read_text(encoding="utf-8").split(f"\n## {heading}\n")[1]
         ci[heading] = re.search(r"```\S*\n(.*?)\n", section).group(1)
-    assert ci["Install"] == 'pip install -c constraints.txt -e ".[train,test,bench,web]"'
+    assert ci["Install"] == 'pip install -c constraints.txt -e ".[train,test,bench,web,docs]"'
     assert ci["Test"] == "python -m pytest -n auto --dist worksteal"
 
 
@@ -230,6 +230,8 @@ def run_command(copy: Path, words: list[str], slow: bool) -> str:
         return "checked"  # CI runs the README's install command
     if words[:3] == ["python", "-m", "pytest"] or words[:2] == ["ruff", "check"]:
         return "checked"  # the suite itself (CI), and tests/test_lint.py
+    if words[:3] == ["python", "-m", "mkdocs"]:
+        return "checked"  # tests/test_docs_site.py builds the site (serve would not return)
     if words[:2] == ["python", "-m"] and words[2] in ("brag_env.play", "brag_env.replay"):
         _play_or_replay(words[2], words[3:])
         return "ran"

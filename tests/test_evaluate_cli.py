@@ -177,3 +177,53 @@ def test_decile_charts_show_how_many_decisions_each_bar_holds():
         first_layer = ax.containers[0].patches
         assert [bar.get_alpha() == 0.3 for bar in first_layer] == [n < SPARSE for n in totals]
         plt.close(fig)
+
+
+@pytest.mark.parametrize(
+    ("values", "shown"),
+    [
+        ([127 / 3, 61 / 3, 112 / 3], [42.4, 20.3, 37.3]),  # 3-player Put, seed 0: not 99.9
+        ([62.0, 38.0], [62.0, 38.0]),
+        ([63.65, 36.35], [63.6, 36.4]),  # as formatting rounds them: 63.65 is 63.6499...
+        ([12.5, 87.5], [12.5, 87.5]),  # exact values stay as they are
+        ([50.04, 49.96], [50.0, 50.0]),
+    ],
+)
+def test_shares_rounded_add_up_to_the_rounded_total(values, shown):
+    from brag_env.evaluation.report import shares_rounded
+
+    assert shares_rounded(values, 1) == pytest.approx(shown)
+    assert round(sum(shares_rounded(values, 1)), 6) == round(sum(values), 1)
+
+
+@pytest.mark.slow  # 60 three-player matches on the scalar engine: about 2 s
+def test_three_player_put_match_wins_add_up_to_100_percent():
+    """One winner per match: the rounded win rates of the table sum to 100.0%, not 99.9%."""
+    import io
+    import re
+
+    from rich.console import Console
+
+    from brag_env.evaluation import evaluate
+    from brag_env.evaluation.report import tournament_tables
+
+    agents = ["put:greedy", "random", "put:caller"]
+    result = evaluate("put", agents, 60, seed=3, options={"num_players": 3})  # 38.3 8.3 53.3
+    out = io.StringIO()
+    Console(file=out, width=120).print(tournament_tables(result)[0])
+    rates = [float(x) for x in re.findall(r"(\d+\.\d)% ±", out.getvalue())]
+    assert len(rates) == 3 and round(sum(rates), 6) == 100.0, out.getvalue()
+
+
+def test_piped_reports_keep_long_agent_names_whole(capsys):
+    """Out of a terminal rich assumes 80 columns; the report widens to its widest table."""
+    from brag_env.evaluation import evaluate
+    from brag_env.evaluation.report import print_tournament
+
+    agents = ["put:bluffer:put_at=0.875,see_at=0.375,bluff=0.125", "put:caller:put_at=0.625"]
+    print_tournament(evaluate("put", agents, 2, seed=0))
+    out = capsys.readouterr().out
+    assert "…" not in out
+    for label in agents:
+        assert f"│ {label} " in out
+    assert max(len(line) for line in out.splitlines()) > 80

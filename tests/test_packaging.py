@@ -112,3 +112,24 @@ def test_play_and_replay_have_console_scripts():
     assert PROJECT["scripts"]["brag-play"] == "brag_env.play:main"
     assert PROJECT["scripts"]["brag-replay"] == "brag_env.replay:main"
     assert PROJECT["scripts"]["brag-web"] == "brag_env.web.cli:main"
+
+
+FALLBACK_PROG = {
+    "brag-train": "train.py",
+    "brag-evaluate": "evaluate.py",
+    "brag-play": "python -m brag_env.play",
+    "brag-replay": "python -m brag_env.replay",
+    "brag-web": "python -m brag_env.web",
+}
+
+
+@pytest.mark.parametrize("script", sorted(PROJECT["scripts"]))
+def test_help_names_the_command_the_user_ran(script, monkeypatch, capsys):
+    """``brag-play --help`` says ``usage: brag-play``; run another way, the way it was run."""
+    module, _, function = PROJECT["scripts"][script].partition(":")
+    main = getattr(importlib.import_module(module), function)
+    for argv0, prog in ((f"/venv/bin/{script}", script), ("/x/cli.py", FALLBACK_PROG[script])):
+        monkeypatch.setattr(sys, "argv", [argv0, "--help"])
+        with pytest.raises(SystemExit):
+            main()
+        assert capsys.readouterr().out.startswith(f"usage: {prog} "), argv0

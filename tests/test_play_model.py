@@ -67,6 +67,8 @@ def test_play_against_a_model(model_path, tmp_path):
     )
     assert code == 0
     text = out.getvalue()
+    # A line before the model loads, once, then the table: no blank wait at the start.
+    assert text.startswith(f"loading {label}…\n") and text.count("loading ") == 1
     assert "[v2]" in label
     assert f"seat 1: {label}" in text  # in the seating line
     assert f"seat 1  {label}" in text  # in the table's player column
@@ -79,3 +81,10 @@ def test_play_against_a_model(model_path, tmp_path):
     assert replay_main([history], stdin=io.StringIO(""), stdout=out) == 0
     assert f"seat 0: human · seat 1: {label}" in out.getvalue()
     assert f"seat 1 ({label}) to act" in out.getvalue()
+
+
+def test_baselines_load_without_a_loading_line():
+    out = io.StringIO()
+    args = ["put", "--opponents", "put:caller", "--seed", "0"]
+    assert play_main(args, stdin=io.StringIO("q\n"), stdout=out) == 0
+    assert "loading" not in out.getvalue()

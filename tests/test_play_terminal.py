@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from brag_env.ui.terminal import Prompter, QuitRequested, make_console, match_option
+from brag_env.ui.terminal import Prompter, QuitRequested, make_console, match_option, share_text
 
 OPTIONS = [
     ("fold", "fold: give up this hand"),
@@ -79,3 +79,36 @@ def test_line_editing_at_a_terminal(monkeypatch):
     assert "readline" in sys.modules
     monkeypatch.setitem(sys.modules, "readline", None)  # import readline -> ImportError
     Prompter(make_console(io.StringIO()), tty)
+
+
+@pytest.mark.parametrize(
+    ("fraction", "text"),
+    [
+        (0.0, "0%"),
+        (1.0, "100%"),
+        (0.5, "50%"),
+        (0.12345, "12%"),
+        (1 - 60 / 22_100, "99.7%"),  # A K Q of one suit: only 60 hands beat or tie it
+        (22_096 / 22_100, "99.98%"),  # 3-3-3, the best hand: three others tie it
+        (0.004, "0.4%"),
+        (1 - 1e-9, "over 99.99%"),
+        (1e-9, "under 0.01%"),
+    ],
+)
+def test_share_text_says_0_or_100_percent_only_when_exact(fraction, text):
+    assert share_text(fraction) == text
+
+
+def test_a_strong_hand_is_not_said_to_beat_every_hand():
+    from brag_env.brag.hands import hand_strength, strength_percentile
+    from brag_env.cards import parse_cards
+    from brag_env.ui.brag_view import own_cards_text
+
+    cards = parse_cards("Ah Kh Qh")
+    view = {
+        "seats": [{"status": "looked"}],
+        "own_cards": cards,
+        "own_category": "running_flush",
+        "own_strength": strength_percentile(hand_strength(cards)),
+    }
+    assert own_cards_text(view).plain.endswith("running flush, beats 99.7% of all hands")

@@ -88,6 +88,7 @@ def test_batched_put_equals_put_v0_move_for_move_P1_P6(config):
 
 
 @pytest.mark.slow
+@pytest.mark.long  # left out of the default run: .ci/run runs -m long as its own step
 @pytest.mark.parametrize("config", CONFIGS)
 def test_batched_put_equals_put_v0_over_10000_hands(config):
     assert _play_both(config, tables=256, hands=10_000, seed=2) >= 10_000

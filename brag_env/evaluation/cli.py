@@ -26,8 +26,9 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from brag_env.extras import require
 from brag_env.io import AtomicFile, FileError, check_writable, write_output
-from brag_env.ui.cli import OneLineParser, one_line, parse_options  # shared with play, replay
+from brag_env.ui.cli import OneLineParser, one_line, parse_options, prog_name
 
 DEFAULT_COUNT = {"brag": 10_000, "put": 1_000}
 _PROG = "evaluate.py"
@@ -161,6 +162,7 @@ def check_outputs(args: argparse.Namespace) -> None:
         raise FileError(f"--json and --history name the same file {args.json!r}")
     if args.plot:
         _check_directory("--plot", args.plot)
+        require("plot", "--plot", "matplotlib")  # before the tournament, not after it
         from brag_env.evaluation.plots import plot_files  # the names only: no matplotlib
 
         names = plot_files(args.round_robin or args.agents, bool(args.round_robin))
@@ -263,16 +265,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _prog(argv: list[str] | None) -> str:
-    """``brag-evaluate`` when run as the installed command, else ``evaluate.py``."""
-    name = Path(sys.argv[0]).name if argv is None and sys.argv and sys.argv[0] else ""
-    return name if name.startswith("brag-evaluate") else _PROG
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; the exit status is 0, 2 for any error (one line on stderr) and
     130 on Ctrl-C."""
-    prog = _prog(argv)
+    prog = prog_name("brag-evaluate", _PROG, argv)
     args = build_parser(prog).parse_args(argv)
 
     def show_warning(message: Any, category: Any, *_: Any, **__: Any) -> None:

@@ -23,10 +23,12 @@ import numpy as np
 from brag_env.evaluation.report import significance_mark
 from brag_env.evaluation.runner import RoundRobinResult, TournamentResult
 from brag_env.evaluation.stats import Estimate
+from brag_env.extras import require
 from brag_env.io import write_output
 
 
 def _pyplot() -> Any:
+    require("plot", "--plot", "matplotlib")
     import matplotlib
 
     matplotlib.use("Agg", force=True)

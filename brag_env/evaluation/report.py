@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from rich import box
 from rich.console import Console
 from rich.markup import escape
+from rich.measure import Measurement
 from rich.table import Table
 
 from brag_env.evaluation.runner import RoundRobinResult, TournamentResult
@@ -88,14 +90,35 @@ DECILE_TABLES: dict[str, list[tuple[str, str, str, tuple[str, ...]]]] = {
 }
 
 
-def ci_text(e: Estimate, digits: int = 3, percent: bool = False) -> str:
-    """``+1.234 ± 0.567`` (payoffs carry a sign) or ``63.6% ± 2.1`` (rates)."""
+def ci_text(e: Estimate, digits: int = 3, percent: bool = False, shown: float | None = None) -> str:
+    """``+1.234 ± 0.567`` (payoffs carry a sign) or ``63.6% ± 2.1`` (rates); ``shown``: the
+    mean already scaled and rounded (``shares_rounded``)."""
     if e.n == 0:
         return "-"
     scale, unit, sign = (100.0, "%", "") if percent else (1.0, "", "+")
+    mean = e.mean * scale if shown is None else shown
     if e.units < 2:
-        return f"{e.mean * scale:{sign}.{digits}f}{unit}"
-    return f"{e.mean * scale:{sign}.{digits}f}{unit} ± {e.half_width * scale:.{digits}f}"
+        return f"{mean:{sign}.{digits}f}{unit}"
+    return f"{mean:{sign}.{digits}f}{unit} ± {e.half_width * scale:.{digits}f}"
+
+
+def shares_rounded(values: Sequence[float], digits: int) -> list[float]:
+    """``values`` rounded to ``digits`` decimals so that they add up to their rounded sum
+    (42.33 + 20.33 + 37.33 shows as 42.4, 20.3, 37.3, not as a total of 99.9).
+
+    Each value is rounded as usual; only when those add up to something else are the ones that
+    rounding moved furthest moved one unit of the last digit the other way (largest remainder),
+    so a table whose rounding already adds up prints as it always did."""
+    step = 10.0**digits
+    units = [v * step for v in values]
+    rounded = [round(float(f"{v:.{digits}f}") * step) for v in values]  # as printing rounds
+    short = round(sum(units)) - sum(rounded)
+    if short:
+        sign = 1 if short > 0 else -1  # round up the ones rounded down most, or the reverse
+        order = sorted(range(len(units)), key=lambda i: sign * (rounded[i] - units[i]))
+        for i in order[: abs(short)]:
+            rounded[i] += sign
+    return [r / step for r in rounded]
 
 
 def significance_mark(e: Estimate) -> str:
@@ -138,11 +161,16 @@ def tournament_tables(result: TournamentResult) -> list[Table]:
         payoff.add_column(f"{result.payoff_unit} ± 95% CI", justify="right")
         payoff.add_column("95% CI", justify="right")
     payoff.add_column("n", justify="right")
+    win_pct: dict[int, float] = {}  # the match win rates, rounded to add up (shares_rounded)
+    if put:
+        played = [a for a in result.agents if a.metrics["match_win"].n]
+        shown = shares_rounded([100.0 * a.metrics["match_win"].mean for a in played], 1)
+        win_pct = {a.index: pct for a, pct in zip(played, shown, strict=True)}
     for a in result.agents:
         if put:
             wins = a.metrics["match_win"]
             row = [
-                ci_text(wins, 1, percent=True),
+                ci_text(wins, 1, percent=True, shown=win_pct.get(a.index)),
                 interval_text(wins, 1, percent=True),
                 ci_text(a.metrics["points_per_hand"], 2),
             ]
@@ -258,9 +286,21 @@ def round_robin_intervals(result: RoundRobinResult) -> Table:
     return table
 
 
+def fitting_console(renderables: Sequence[Any]) -> Console:
+    """The console for a report: a terminal's own width; piped or redirected (where rich
+    assumes 80 columns), as wide as the widest table, so no agent name is cut to "…"."""
+    console = Console()
+    if console.is_terminal:
+        return console
+    unbounded = console.options.update_width(100_000)
+    widest = max((Measurement.get(console, unbounded, r).maximum for r in renderables), default=0)
+    return Console(width=max(console.width, widest))
+
+
 def print_tournament(result: TournamentResult, console: Console | None = None) -> None:
-    console = console or Console()
-    for table in tournament_tables(result):
+    tables = tournament_tables(result)
+    console = console or fitting_console(tables)
+    for table in tables:
         console.print(table)
     console.print(
         f"{result.decisions} decisions in {result.seconds:.1f} s "
@@ -269,8 +309,9 @@ def print_tournament(result: TournamentResult, console: Console | None = None) -
 
 
 def print_round_robin(result: RoundRobinResult, console: Console | None = None) -> None:
-    console = console or Console()
-    console.print(round_robin_table(result))
-    console.print(round_robin_intervals(result))
+    tables = [round_robin_table(result), round_robin_intervals(result)]
+    console = console or fitting_console(tables)
+    for table in tables:
+        console.print(table)
     engine = _ENGINES[result.matches[0].engine] if result.matches else ""
     console.print(f"{len(result.matches)} tables in {result.seconds:.1f} s, {engine}")

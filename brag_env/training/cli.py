@@ -48,16 +48,19 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from brag_env.extras import missing_extra_message
+from brag_env.ui.cli import prog_name
+
 try:
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
 except ModuleNotFoundError as missing:  # a core-only install: one line, not a traceback
-    raise SystemExit(
-        f"train.py: error: {missing.name} is not installed; training needs the train extra: "
-        "pip install -c constraints.txt '.[train]'"
-    ) from None
+    message = missing_extra_message(missing.name or "torch", "train", "training")
+    print(f"{prog_name('brag-train', 'train.py')}: error: {message}", file=sys.stderr)
+    raise SystemExit(2) from None
 
+from brag_env.resources import shipped_dir
 from brag_env.training.best_response import best_response_report, format_report, target_result
 from brag_env.training.callbacks import EverySteps
 from brag_env.training.checkpoint import load_parameters, read_training_state, save_model
@@ -77,9 +80,9 @@ from brag_env.training.files import (
 )
 from brag_env.training.progress import ProgressBar
 
-# The repository's default config. An installed package (brag-train) has no configs/ of its own:
-# it uses ./configs/put_ppo.yaml when run in a clone, and otherwise needs --config.
-DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "put_ppo.yaml"
+# The default config, shipped with the package (brag_env.resources): brag-train finds it from any
+# folder. ./configs/put_ppo.yaml is the fallback of a package installed without its data.
+DEFAULT_CONFIG = shipped_dir("configs") / "put_ppo.yaml"
 
 
 def default_config() -> Path:
@@ -91,7 +94,7 @@ def default_config() -> Path:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
-        prog="train.py",
+        prog=prog_name("brag-train", "train.py", argv),
         description="Self-play MaskablePPO training for Brag and Put.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=__doc__.split("\n\n")[1],
@@ -121,22 +124,23 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
+    prog = prog_name("brag-train", "train.py", argv)
     args = parse_args(argv)
     try:
         train(args)
     except ValueError as e:  # a bad config, run directory or checkpoint: one line, no traceback
-        print(f"train.py: error: {e}", file=sys.stderr)
+        print(f"{prog}: error: {e}", file=sys.stderr)
         return 2
     except RunFileError as e:  # disk full, permission denied: the last checkpoint is intact
-        print(f"train.py: error: {e}", file=sys.stderr)
+        print(f"{prog}: error: {e}", file=sys.stderr)
         return 1
     except OSError as e:  # any other file the run could not use, still one line
         where = f"{e.filename}: " if e.filename else ""
-        print(f"train.py: error: {where}{e.strerror or e}", file=sys.stderr)
+        print(f"{prog}: error: {where}{e.strerror or e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(
-            "\ntrain.py: interrupted; continue with the same command plus --resume", file=sys.stderr
+            f"\n{prog}: interrupted; continue with the same command plus --resume", file=sys.stderr
         )
         return 130
     return 0

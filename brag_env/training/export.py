@@ -47,6 +47,7 @@ from brag_env.io import (
     read_zip_entry,
     write_output,
 )
+from brag_env.resources import shipped_dir
 
 #: The largest exported file accepted: a shipped model should be a few MB at most.
 MAX_EXPORT_BYTES = 5 * 2**20
@@ -135,7 +136,7 @@ def _reproduce_command(cfg: Any) -> str | None:
     from brag_env.training.config import load_config
 
     wanted = {**cfg.to_dict(), "name": None}
-    for path in sorted((REPO / "configs").glob("*.yaml")):
+    for path in sorted(shipped_dir("configs").glob("*.yaml")):
         try:
             candidate = load_config(path, [f"seed={cfg.seed}"])
         except ValueError:

@@ -31,7 +31,7 @@ class BragSession(TableSession):
     def __init__(
         self, seating: Seating, options: dict[str, Any], seed: int, prompter: Prompter
     ) -> None:
-        self.env, self.agents = open_table(seating, brag_v1, options, seed)
+        self.env, self.agents = open_table(seating, brag_v1, options, seed, prompter.console)
         self.game = self.env.game
         self.config = self.env.config
         self.seating = seating

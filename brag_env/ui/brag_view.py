@@ -24,7 +24,14 @@ from rich.text import Text
 from brag_env.brag.hands import hand_category, hand_strength
 from brag_env.brag.rules import BragConfig
 from brag_env.cards import parse_cards
-from brag_env.ui.terminal import action_label, card_text, hand_text, hidden_cards, verb
+from brag_env.ui.terminal import (
+    action_label,
+    card_text,
+    hand_text,
+    hidden_cards,
+    share_text,
+    verb,
+)
 
 CATEGORY_TEXT = {
     "prial": "prial",
@@ -163,7 +170,7 @@ def own_cards_note(view: Mapping[str, Any]) -> str:
     if view["own_category"] is None:  # B22: the whole deal, before the discard
         return "dealt: keep three, discard the rest face down"
     category = CATEGORY_TEXT.get(view["own_category"] or "", view["own_category"] or "")
-    return f"{category}, beats {(view['own_strength'] or 0.0):.0%} of all hands"
+    return f"{category}, beats {share_text(view['own_strength'] or 0.0)} of all hands"
 
 
 def own_cards_text(view: Mapping[str, Any], you: str = "Your") -> Text:

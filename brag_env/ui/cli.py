@@ -1,14 +1,16 @@
-"""Command-line helpers shared by ``brag_env.play`` and ``brag_env.replay``."""
+"""Command-line helpers shared by the commands (play, replay, evaluate, train, exploit)."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 from typing import Any, NoReturn
 
 from brag_env.io import YAMLError, brief, parse_yaml
 from brag_env.io import one_line_of as one_line
 
-__all__ = ["OneLineParser", "one_line", "parse_options"]
+__all__ = ["OneLineParser", "one_line", "parse_options", "prog_name"]
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -16,6 +18,14 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def prog_name(command: str, fallback: str, argv: list[str] | None = None) -> str:
+    """The name the user ran, for usage lines and errors: ``command`` (an installed console
+    script such as ``brag-play``) when it is the running program, else ``fallback`` (``python -m
+    brag_env.play``). ``argv`` given means a call from Python: the fallback."""
+    running = Path(sys.argv[0]).name if argv is None and sys.argv and sys.argv[0] else ""
+    return command if running.startswith(command) else fallback  # brag-play, brag-play.exe
 
 
 def parse_options(items: list[str], what: str = "--option") -> dict[str, Any]:

@@ -46,7 +46,7 @@ class PutSession(TableSession):
     ) -> None:
         if matches < 1:
             raise ValueError(f"--matches must be at least 1, got {matches}")
-        self.env, self.agents = open_table(seating, put_v1, options, seed)
+        self.env, self.agents = open_table(seating, put_v1, options, seed, prompter.console)
         self.game = self.env.game
         self.config = self.env.config
         self.seating = seating

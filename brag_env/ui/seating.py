@@ -7,6 +7,9 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
+from rich.console import Console
+from rich.text import Text
+
 from agents.base import Agent, TableInfo
 from agents.registry import AgentSpec, make_agent, parse_spec
 from brag_env.evaluation.schedule import agent_seeds
@@ -69,20 +72,41 @@ def seat_players(game: str, opponents: list[str], human: int) -> Seating:
     return Seating(game, human, tuple(specs))
 
 
-def build_agents(seating: Seating, table: TableInfo, seed: int) -> list[Agent | None]:
-    """One seeded agent per non-human seat (``None`` for the human)."""
+def reads_a_file(spec: AgentSpec) -> bool:
+    """Whether building the agent loads a file (a trained model, ``put:equilibrium``'s table):
+    seconds, not microseconds."""
+    return spec.kind == "model" or "path" in spec.params
+
+
+def build_agents(
+    seating: Seating, table: TableInfo, seed: int, console: Console | None = None
+) -> list[Agent | None]:
+    """One seeded agent per non-human seat (``None`` for the human). With ``console``, a line
+    before each agent that loads a file, so that a person does not face a blank screen."""
     rngs = agent_seeds(seed, seating.num_players)
-    return [
-        None if spec is None else make_agent(spec, table, rngs[seat])
-        for seat, spec in enumerate(seating.specs)
-    ]
+    agents: list[Agent | None] = []
+    announced: set[str] = set()
+    for seat, spec in enumerate(seating.specs):
+        if spec is None:
+            agents.append(None)
+            continue
+        if console is not None and reads_a_file(spec) and spec.label not in announced:
+            announced.add(spec.label)
+            console.print(Text(f"loading {spec.label}…", style="dim"))
+        agents.append(make_agent(spec, table, rngs[seat]))
+    return agents
 
 
 def open_table(
-    seating: Seating, env_module: Any, options: dict[str, Any], seed: int
+    seating: Seating,
+    env_module: Any,
+    options: dict[str, Any],
+    seed: int,
+    console: Console | None = None,
 ) -> tuple[Any, list[Agent | None]]:
     """The raw env of ``env_module`` (``brag_v1``/``put_v1``) with the rule ``options`` at
-    ``seating``'s number of seats, and the seeded agents of the other seats."""
+    ``seating``'s number of seats, and the seeded agents of the other seats (``console``: where
+    to say that an agent is loading a file)."""
     from agents.tables import table_info_from_env
 
     n = seating.num_players
@@ -92,7 +116,7 @@ def open_table(
             f"--option num_players={wanted} but the table has {n} seats (you and {n - 1} opponents)"
         )
     env = env_module.raw_env(**{**options, "num_players": n})
-    return env, build_agents(seating, table_info_from_env(env), seed)
+    return env, build_agents(seating, table_info_from_env(env), seed, console)
 
 
 def pick_seed(seed: int | None) -> int:

@@ -89,8 +89,30 @@ def verb(subject: str, base: str) -> str:
     return base + ("es" if base.endswith(("s", "sh", "ch")) else "s")
 
 
+def share_text(fraction: float) -> str:
+    """``fraction`` as a percentage that says 0% or 100% only when it is exactly that: a hand
+    that 72 hands beat is at 99.7%, not 100%. Whole percents, more digits only near the ends."""
+    for digits in range(4):
+        text = f"{fraction:.{digits}%}"
+        shown = float(text[:-1])
+        if (shown == 100.0) == (fraction >= 1.0) and (shown == 0.0) == (fraction <= 0.0):
+            return text
+    return "over 99.99%" if fraction > 0.5 else "under 0.01%"
+
+
 def hidden_cards(count: int = 3) -> str:
     return " ".join(HIDDEN_CARD for _ in range(count))
+
+
+_ESCAPE = re.compile(r"(\x1b\[[0-9;?]*[A-Za-z])")
+
+
+def readline_prompt(console: Console, prompt: str) -> str:
+    """``prompt`` (rich markup) as the console would print it, its escape sequences between
+    readline's \\001 and \\002 markers so that readline counts only the visible characters."""
+    with console.capture() as captured:
+        console.print(prompt, end="", markup=True, highlight=False)
+    return _ESCAPE.sub("\x01\\1\x02", captured.get())
 
 
 class Prompter:
@@ -113,13 +135,16 @@ class Prompter:
 
     def ask(self, prompt: str) -> str:
         """One answer, stripped; ``EndOfInput`` when the stream is exhausted."""
-        self.console.print(prompt, end="", markup=True, highlight=False)
         if self._tty and self.stream is sys.stdin:
             try:
-                line = input()  # with readline: line editing and history at a terminal
+                # with readline: line editing and history at a terminal. The prompt goes to
+                # input() itself: printed before it, readline would not know the line holds it
+                # and would not end an empty answer's line, so the next box began on it.
+                line = input(readline_prompt(self.console, prompt))
             except EOFError:
                 raise EndOfInput from None
             return line.strip()
+        self.console.print(prompt, end="", markup=True, highlight=False)
         line = self.stream.readline()
         if not line:
             self.console.print()

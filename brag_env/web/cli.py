@@ -13,14 +13,15 @@ import argparse
 import socket
 import sys
 
-from brag_env.ui.cli import OneLineParser, one_line
+from brag_env.extras import MissingExtra, require
+from brag_env.ui.cli import OneLineParser, one_line, prog_name
 
-PROG = "brag-web"
+PROG = "python -m brag_env.web"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     parser = OneLineParser(
-        prog=PROG,
+        prog=prog,
         description="Play Brag and Put against the bots in a browser, replay saved hands and "
         "read tournament results.",
     )
@@ -64,36 +65,35 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    prog = prog_name("brag-web", PROG, argv)
+    args = build_parser(prog).parse_args(argv)
     if not 0 <= args.port <= 65535:
-        print(f"{PROG}: error: --port must be 0..65535, got {args.port}", file=sys.stderr)
+        print(f"{prog}: error: --port must be 0..65535, got {args.port}", file=sys.stderr)
         return 2
     if not 0 <= args.bot_delay <= 60:
-        print(f"{PROG}: error: --bot-delay must be 0 to 60 seconds", file=sys.stderr)
+        print(f"{prog}: error: --bot-delay must be 0 to 60 seconds", file=sys.stderr)
         return 2
     if args.max_games < 1 or args.idle_minutes <= 0:
-        print(f"{PROG}: error: --max-games and --idle-minutes must be positive", file=sys.stderr)
+        print(f"{prog}: error: --max-games and --idle-minutes must be positive", file=sys.stderr)
         return 2
     try:
-        import uvicorn
-
-        from brag_env.web.app import Settings, create_app
-    except ImportError as error:
-        print(
-            f"{PROG}: error: {error.name} is missing: install the web extra "
-            '(pip install -e ".[web]")',
-            file=sys.stderr,
-        )
+        require("web", "the web app", "uvicorn", "starlette", "jinja2", "multipart")
+    except MissingExtra as error:
+        print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
+    import uvicorn
+
+    from brag_env.web.app import Settings, create_app
+
     try:
         listening = bind(args.host, args.port)
     except OSError as error:
         reason = error.strerror or one_line(error)
-        print(f"{PROG}: error: cannot listen on {args.host}:{args.port}: {reason}", file=sys.stderr)
+        print(f"{prog}: error: cannot listen on {args.host}:{args.port}: {reason}", file=sys.stderr)
         return 2
     app = create_app(Settings(args.bot_delay, args.max_games, args.idle_minutes))
     port = listening.getsockname()[1]  # the one bound, also for --port 0
-    print(f"{PROG}: open http://{args.host}:{port}/ in a browser (Ctrl-C stops)", flush=True)
+    print(f"{prog}: open http://{args.host}:{port}/ in a browser (Ctrl-C stops)", flush=True)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     server.run(sockets=[listening])
     return 0
