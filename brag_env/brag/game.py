@@ -324,6 +324,37 @@ class BragGame:
         self._carry_in = 0  # B15: chips carried into the hand on the table
         self._dealt_since = 0  # B18: cards dealt since the last shuffle (for the cycle)
 
+    def copy(self) -> BragGame:
+        """An independent copy of the game in its current state, for tree walks (a deep copy
+        is ~10x slower). Lists are copied two levels deep, keeping the aliasing between them
+        (``_dealt`` may be ``hands``); the deck and the generator are copied; everything else
+        (ints, tuples, the config, the shared mask table, finished results) is immutable and
+        shared."""
+        other = BragGame.__new__(BragGame)
+        copied: dict[int, Any] = {}
+
+        def twin(value: Any) -> Any:
+            if value.__class__ is not list:
+                return value
+            done = copied.get(id(value))
+            if done is None:
+                done = copied[id(value)] = [twin(x) if x.__class__ is list else x for x in value]
+            return done
+
+        for name in BragGame.__slots__:
+            value = getattr(self, name)
+            if value.__class__ is list:
+                value = twin(value)
+            elif isinstance(value, Deck):
+                value = Deck(value.cards())
+            elif isinstance(value, np.random.Generator):
+                bits = value.bit_generator
+                fresh = bits.__class__()
+                fresh.state = bits.state
+                value = np.random.Generator(fresh)
+            setattr(other, name, value)
+        return other
+
     # ------------------------------------------------------------------ session
     def new_session(
         self,
