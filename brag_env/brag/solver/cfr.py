@@ -7,7 +7,7 @@ counterfactual value vector holds, per own hand, the chance of the deal times th
 reach times the payoff, summed over the opponent's hands.
 
 CFR+ (Tammelin 2014): alternating updates, regrets floored at zero, the average strategy
-weighted by the iteration number (linear averaging).
+weighted by the iteration number (linear averaging). ``DCFR``: discounted CFR, the same walk.
 """
 
 from __future__ import annotations
@@ -138,6 +138,7 @@ class CFRPlus:
             self.regret.append(None if s is None else np.zeros_like(s))
             self.total.append(None if s is None else np.zeros_like(s))
         self.iterations = 0
+        self.best_iteration = 0
 
     def current(self) -> Strategy:
         return [None if r is None else _matching(r) for r in self.regret]
@@ -150,7 +151,10 @@ class CFRPlus:
         self.iterations += 1
         ones = np.ones(self.tree.num_hands)
         for seat in (0, 1):
-            self._update(0, seat, [ones, ones], self.iterations)
+            self._update(0, seat, [ones, ones], self._weight())
+
+    def _weight(self) -> float:
+        return float(self.iterations)  # linear averaging
 
     def _update(self, v: int, seat: int, reach: list[np.ndarray], weight: int) -> np.ndarray:
         tree = self.tree
@@ -181,8 +185,11 @@ class CFRPlus:
         else:
             regret += gain.sum(axis=0)
             avg += weight * own.sum() * sigma
-        np.maximum(regret, 0.0, out=regret)
+        self._discount(regret)
         return value
+
+    def _discount(self, regret: np.ndarray) -> None:
+        np.maximum(regret, 0.0, out=regret)  # CFR+: regrets floored at zero
 
     def solve(
         self,
@@ -192,18 +199,34 @@ class CFRPlus:
         log: Callable[[str], None] | None = None,
     ) -> Exploitability:
         """Iterate until the average strategy's NashConv is at most ``target`` (checked every
-        ``check_every`` iterations) or ``max_iterations`` ran; returns the last measure."""
+        ``check_every`` iterations) or ``max_iterations`` ran. The average can get worse for a
+        while, so the best one measured is kept: ``best`` and its measure (returned)."""
         started = time.perf_counter()
-        result = evaluate(self.tree, self.average())
-        while self.iterations < max_iterations:
+        self.best = self.average()
+        result = evaluate(self.tree, self.best)
+        while self.iterations < max_iterations and result.nash_conv > target:
             self.iterate()
             if self.iterations % check_every == 0 or self.iterations == max_iterations:
-                result = evaluate(self.tree, self.average())
+                average = self.average()
+                now = evaluate(self.tree, average)
                 if log is not None:
                     log(
-                        f"iteration {self.iterations}: NashConv {result.nash_conv:.6f} "
+                        f"iteration {self.iterations}: NashConv {now.nash_conv:.6f} "
                         f"({time.perf_counter() - started:.1f} s)"
                     )
-                if result.nash_conv <= target:
-                    break
+                if now.nash_conv < result.nash_conv:
+                    self.best, result, self.best_iteration = average, now, self.iterations
         return result
+
+
+class DCFR(CFRPlus):
+    """Discounted CFR (Brown and Sandholm 2019), alpha 1.5, beta 0, gamma 2: after each update
+    positive regrets are scaled by t^1.5 / (t^1.5 + 1), negative ones halved, and iteration t's
+    strategy weighs t^2 in the average (the same thing as discounting the sum so far)."""
+
+    def _discount(self, regret: np.ndarray) -> None:
+        t = self.iterations**1.5
+        regret *= np.where(regret > 0, t / (t + 1.0), 0.5)
+
+    def _weight(self) -> float:
+        return float(self.iterations) ** 2

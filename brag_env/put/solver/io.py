@@ -33,7 +33,7 @@ def _dump(path: Path, arrays: dict[str, np.ndarray], meta: dict[str, Any], compr
 
 
 def _load(
-    path: Path, max_bytes: int = MAX_FILE_BYTES
+    path: Path, max_bytes: int = MAX_FILE_BYTES, fmt: str = FORMAT
 ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     path = Path(path)
     if not path.is_file():
@@ -48,8 +48,8 @@ def _load(
         meta = json.loads(arrays.pop("meta").tobytes().decode())
     except (OSError, ValueError, KeyError, zipfile.BadZipFile, json.JSONDecodeError) as e:
         raise ValueError(f"strategy file {str(path)!r} is not a solver file ({e})") from None
-    if meta.get("format") != FORMAT:
-        raise ValueError(f"strategy file {str(path)!r} is not a {FORMAT} file")
+    if meta.get("format") != fmt:
+        raise ValueError(f"strategy file {str(path)!r} is not a {fmt} file")
     return arrays, meta
 
 
