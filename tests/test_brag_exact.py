@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from agents.brag_equilibrium import DEFAULT_PATH
 from agents.registry import make_agent
 from agents.tables import table_info
 from brag_env.brag.rules import BragConfig
@@ -79,3 +80,22 @@ def test_cfr_plus_value_is_the_zero_sum_saddle():
     assert result.br0 == pytest.approx(result.value0, abs=1e-3)
     assert result.br1 == pytest.approx(-result.value0, abs=1e-3)
     assert np.isfinite(result.value0)
+
+
+SHIPPED = {"num_players": 2, "deck_ranks": 2, "starting_chips": 6, "max_stake": 4}
+
+
+def test_shipped_equilibrium_refuses_other_rules():
+    with pytest.raises(ValueError, match=r"^brag:equilibrium: .* was solved for num_players=2"):
+        make_agent("brag:equilibrium", table_info("brag", num_players=4))
+    with pytest.raises(ValueError, match="was solved for max_stake=4"):
+        make_agent("brag:equilibrium", table_info("brag", **{**SHIPPED, "max_stake": 8}))
+
+
+@pytest.mark.slow
+def test_shipped_equilibrium_is_within_its_measured_nash_conv():
+    _, _, meta = load_strategy(DEFAULT_PATH)
+    assert meta["nash_conv"] <= 1e-3
+    measured = measure("brag:equilibrium", exact_config(SHIPPED))
+    assert measured.result.nash_conv == pytest.approx(meta["nash_conv"], abs=1e-9)
+    assert measured.result.value0 == pytest.approx(meta["value_seat0"], abs=1e-9)
