@@ -99,3 +99,26 @@ def test_shipped_equilibrium_is_within_its_measured_nash_conv():
     measured = measure("brag:equilibrium", exact_config(SHIPPED))
     assert measured.result.nash_conv == pytest.approx(meta["nash_conv"], abs=1e-9)
     assert measured.result.value0 == pytest.approx(meta["value_seat0"], abs=1e-9)
+
+
+def test_exact_reader_enumerates_every_draw_of_an_agent():
+    from agents.base import Agent
+    from agents.brag_policy import outcomes
+
+    class TwoDraws(Agent):
+        def act(self, observation, action_mask):
+            if self.rng.random() < 0.3:
+                return 1
+            return 2 + int(self.rng.integers(2))
+
+    found: dict[int, float] = {}
+    for chance, action, _ in outcomes(TwoDraws(seed=0), np.zeros(3), np.ones(4)):
+        found[action] = found.get(action, 0.0) + chance
+    assert found == pytest.approx({1: 0.3, 2: 0.35, 3: 0.35})
+
+    class Sized(Agent):
+        def act(self, observation, action_mask):
+            return int(self.rng.random(2)[0] < 0.5)
+
+    with pytest.raises(ValueError, match="scalar draws only"):
+        outcomes(Sized(seed=0), np.zeros(3), np.ones(4))
