@@ -70,16 +70,12 @@ from agents.brag_batch import (
     smallest_raise,
 )
 from agents.registry import register
-from brag_env.brag.hands import hand_strength
+from brag_env.brag.hands import FLUSH, PAIR, PRIAL, category_percentile, hand_strength
 from brag_env.brag.observation import HISTORY_LEN, observation_layout
 from brag_env.brag.rules import FIRST_RAISE, FOLD, LOOK, SEE, STAY, discard_choices
 
 # Seat status columns of the observation (brag_env.brag.observation.STATUS_NAMES).
 _FOLDED, _BLIND, _OPEN = 1, 2, 3
-# Percentile where pairs start: 16,440 high-card hands of 22,100 lie below (B6).
-PAIR_PERCENTILE = 16_440 / 22_100
-FLUSH_PERCENTILE = (16_440 + 3_744) / 22_100
-PRIAL_PERCENTILE = (22_100 - 52) / 22_100
 
 
 class BragView:
@@ -94,6 +90,11 @@ class BragView:
         self.max_stake = config.max_stake
         self.chips_scale = float(config.starting_chips)
         self.hands_per_session = config.hands_per_session
+        # Where the categories start among the deck's hands: pairs at 16,440 / 22,100 in the
+        # full pack (B6); a short deck (deck_ranks, B1) has its own counts.
+        self.pair_at = category_percentile(PAIR, config.deck_ranks)
+        self.flush_at = category_percentile(FLUSH, config.deck_ranks)
+        self.prial_at = category_percentile(PRIAL, config.deck_ranks)
         off = layout.offset
         self._cat = slice(off("own_category"), off("own_category") + 6)
         self._strength = off("own_strength")
@@ -570,7 +571,7 @@ class SeedTips(BragBaseline):
                 return [*self.smallest_raise(mask), STAY]
             return [STAY, LOOK]
         p, heads_up = v.strength, v.opponents == 1
-        if p >= PRIAL_PERCENTILE:
+        if p >= v.prial_at:
             # Slow-play a prial, heads-up too: small bets until the pot is big, then raise (and
             # see once the stake is capped).
             if v.pot >= self.slowplay_pot * v.min_stake:
@@ -578,9 +579,9 @@ class SeedTips(BragBaseline):
             return [STAY]
         if heads_up and mask[SEE] and p >= self.see_at:
             return [SEE, STAY]  # see when you believe you are ahead; it costs double
-        if p >= FLUSH_PERCENTILE:
+        if p >= v.flush_at:
             return [*self.smallest_raise(mask), STAY]  # do not sit at the table minimum
-        if p >= PAIR_PERCENTILE:
+        if p >= v.pair_at:
             # Pairs are decent with many players, but not worth the stack, nor strong early bets;
             # once more is in the pot from this hand than is left in the stack, the pot is
             # committed: stay (and, short, cover the pot, B16) rather than give it all up.
@@ -605,8 +606,8 @@ class SeedTips(BragBaseline):
         too_dear = (b.stake > self.max_share * np.maximum(b.chips, 1)) & ~committed
         out = np.where((heads_up & (p >= 0.5))[:, None], prefer(STAY, -1, -1), prefer(FOLD, -1, -1))
         pair = np.where((scared | too_dear)[:, None], prefer(FOLD, -1, -1), prefer(STAY, -1, -1))
-        out = np.where((p >= PAIR_PERCENTILE)[:, None], pair, out)
-        out = np.where((p >= FLUSH_PERCENTILE)[:, None], small_stay, out)
+        out = np.where((p >= self.view.pair_at)[:, None], pair, out)
+        out = np.where((p >= self.view.flush_at)[:, None], small_stay, out)
         sees = heads_up & masks[:, SEE] & (p >= self.see_at)
         out = np.where(sees[:, None], prefer(SEE, STAY, -1), out)
         big_pot = b.pot >= self.slowplay_pot * m
@@ -615,7 +616,7 @@ class SeedTips(BragBaseline):
             np.where(big_pot, np.where(big >= 0, SEE, STAY), -1),
             np.where(big_pot & (big >= 0), STAY, -1),
         )
-        out = np.where((p >= PRIAL_PERCENTILE)[:, None], slowplay, out)
+        out = np.where((p >= self.view.prial_at)[:, None], slowplay, out)
         # blind: look once the session, the stake or the pot says so; else stay, raising now
         # and then (a draw only for those rows, in row order)
         looks = b.blind & (

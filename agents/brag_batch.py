@@ -9,25 +9,35 @@ can have, so no vector power function can round it differently.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from agents.base import TableInfo
-from brag_env.brag.hands import NUM_HANDS, STRENGTH_COUNTS
+from brag_env.brag.hands import deck_strength_counts
 from brag_env.brag.observation import HISTORY_LEN, observation_layout
 from brag_env.brag.rules import FIRST_RAISE, LOOK
 
 _FOLDED, _BLIND, _OPEN = 1, 2, 3
 NO_ACTION = -1  # padding of a preference list
 
-# Every value own_strength can take (float32, as in the vector), ascending, 0.0 included:
-# the fraction of hands strictly weaker, in the standard and the lowball (B21) order.
-_BELOW = np.concatenate(([0], np.cumsum(STRENGTH_COUNTS)[:-1]))
-_BELOW_LOWBALL = np.concatenate(([0], np.cumsum(STRENGTH_COUNTS[::-1])[:-1]))
-_PERCENTILES = np.unique((np.concatenate([_BELOW, _BELOW_LOWBALL]) / NUM_HANDS).astype(np.float32))
 _MAX_OPPONENTS = 16  # opponents + coverers never exceed 2 * 7
-_EQUITY = np.array(
-    [[float(p) ** max(k, 1) for k in range(_MAX_OPPONENTS + 1)] for p in _PERCENTILES.tolist()]
-)
+
+
+@lru_cache(maxsize=16)
+def _equity_table(deck_ranks: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every value own_strength can take in a deck of ``deck_ranks`` (float32, as in the
+    vector), ascending, 0.0 included: the fraction of the deck's hands strictly weaker, in the
+    standard and the lowball (B21) order; and ``p ** max(k, 1)`` for each."""
+    counts = deck_strength_counts(deck_ranks)
+    below = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    below_lowball = np.concatenate(([0], np.cumsum(counts[::-1])[:-1]))
+    fractions = np.concatenate([below, below_lowball]) / counts.sum()
+    percentiles = np.unique(fractions.astype(np.float32))
+    equity = np.array(
+        [[float(p) ** max(k, 1) for k in range(_MAX_OPPONENTS + 1)] for p in percentiles.tolist()]
+    )
+    return percentiles, equity
 
 
 class BragBatchView:
@@ -55,6 +65,7 @@ class BragBatchView:
         self._haction = slice(off("history_action"), off("history_action") + HISTORY_LEN * a)
         self._is_raise = np.zeros(a, bool)
         self._is_raise[FIRST_RAISE : FIRST_RAISE + len(config.raise_sizes)] = True
+        self._percentiles, self._equity = _equity_table(config.deck_ranks)
 
     def load(self, obs: np.ndarray) -> None:
         self._obs = obs
@@ -90,9 +101,9 @@ class BragBatchView:
 
     def equity(self) -> np.ndarray:
         """``BragView.equity`` per row: strength ** max(opponents + coverers, 1)."""
-        where = np.searchsorted(_PERCENTILES, self.strength.astype(np.float32))
+        where = np.searchsorted(self._percentiles, self.strength.astype(np.float32))
         k = np.minimum(self.opponents + self.coverers, _MAX_OPPONENTS)
-        return _EQUITY[where, k]
+        return self._equity[where, k]
 
 
 class BragRows:

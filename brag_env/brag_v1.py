@@ -154,10 +154,18 @@ earlier when fewer than two players can still play); then all agents are termina
 | `prial_bonus`        | 0               | B20                                                  |
 | `lowball`            | False           | B21                                                  |
 | `cards_dealt`        | 3               | B22: 4 or 5 = Four-/Five-card Brag (no blind play)   |
+| `deck_ranks`         | 13              | B1: a short deck of the k highest ranks, 4 suits each |
 | `perfect_recall`     | False           | observation: every public event of the hand (above)  |
 | `render_mode`        | None            | "ansi" (returns the table) or "human" (prints it)    |
 | `reveal_cards`       | False           | render every hand, not only the public view          |
 | `keep_histories`     | None            | hands whose history the session keeps: all, 0, or K  |
+
+A short deck (`deck_ranks` k < 13) holds the k highest ranks of B1 (A, K, Q, ... down) and
+ranks its hands by the unchanged B2-B5 order: with k = 3 (A K Q) A-K-Q is the only run and
+A-A-A the best prial; A-2-3 and 3-3-3 need the 2s and 3s. The observation keeps the 52-card
+layout (the cards outside the deck are never set), and `own_strength` is the percentile among
+the short deck's own hands. The deck must hold `cards_dealt` cards per player, and 3 more for a
+B19 kept hand when sessions last more than one hand with blind play; else `ValueError`.
 
 Carried pots (B15) never leave a session: on its last hand (always, with `hands_per_session=1`)
 and when the session would end after the hand, the lone player wins the pot. While a covered
@@ -184,6 +192,7 @@ recent betting, and the cards shown at a see or a cover comparison; hidden hands
 
 ### Version History
 
+* v1 (later, no default change): option `deck_ranks` (default 13, the full pack).
 * v1: (added option, default off, so no version change) `perfect_recall`: the whole public
   history of the hand appended to the observation.
 * v1: covering the pot (B16, `cover_pot`, default on: a `cover` action and the `seat_covered`,

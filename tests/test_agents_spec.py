@@ -57,6 +57,7 @@ def test_every_documented_style_is_registered():
         "blind",
         "tips",
         "never_look",
+        "equilibrium",
     }
     assert set(styles("put")) == {"random", "greedy", "caller", "bluffer", "tips", "equilibrium"}
 

@@ -179,6 +179,18 @@ SESSIONS = [
         "pot_limit": True,
     },
 ]
+# B1 short decks (deck_ranks): the deck as a ring of 12 or 16 cards, cycles every few hands.
+SHORT_DECKS = [
+    {
+        **SHORT,
+        "num_players": 2,
+        "deck_ranks": 3,
+        "hands_per_session": 10,
+        "shuffle": "after_prial_or_cycle",
+    },
+    {**SHORT, "num_players": 3, "deck_ranks": 4, "hands_per_session": 10, "blind_alone": "carries"},
+    {**SHORT, "num_players": 2, "deck_ranks": 2, "lowball": True},
+]
 SESSION_IDS = [
     "2p_10_unopened_carries",
     "4p_10_blind_carries_cycle",
@@ -207,6 +219,13 @@ def test_B15_B19_batched_sessions_equal_brag_v1_over_10000_hands(config):
     assert stats["choices"] > 0 or not cfg.blind_keep_hand
     assert stats["shuffles"] > 0  # B18: after a shown prial, or every hand
     assert stats["cycles"] > 0 or cfg.shuffle == "after_prial"  # ... or a cycle
+
+
+@pytest.mark.parametrize("config", SHORT_DECKS, ids=["2p_3ranks", "3p_4ranks", "2p_2ranks"])
+def test_B1_short_decks_batched_equal_brag_v1_move_for_move(config):
+    stats = _play_both(config, tables=8, hands=40, seed=5)
+    assert stats["hands"] >= 40 and stats["sees"] > 0
+    assert stats["cycles"] > 0 or config.get("shuffle") != "after_prial_or_cycle"
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, pytest.param(8, marks=pytest.mark.slow)])

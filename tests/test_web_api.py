@@ -665,7 +665,8 @@ def test_a_busy_port_is_one_line_and_no_start_message(capsys):
         port = taken.getsockname()[1]
         assert web_main(["--port", str(port)]) == 2
     out, err = capsys.readouterr()
-    assert out == "" and err.startswith("python -m brag_env.web: error: cannot listen on 127.0.0.1:")
+    prefix = "python -m brag_env.web: error: cannot listen on 127.0.0.1:"
+    assert out == "" and err.startswith(prefix)
     assert err.count("\n") == 1
 
 

@@ -34,7 +34,8 @@ Differences from ``BragGame`` that do not change the game: the first dealer is d
 uniformly (the B7 cut makes every seat the dealer with probability 1/n) and the cards come from
 a fresh uniform shuffle (B18: the deck is shuffled before a session's first hand); the random
 streams are not ``brag_v1``'s. No hand histories are kept. One-hand sessions deal only the 3n
-cards they use; longer ones keep each table's whole deck as a ring of 52 slots.
+cards they use; longer ones keep each table's whole deck as a ring (52 slots, or the size of a
+short deck, ``deck_ranks``).
 """
 
 from __future__ import annotations
@@ -59,7 +60,6 @@ SITTING_OUT, FOLDED, BLIND, OPEN = 0, 1, 2, 3  # status ids as brag_env.brag.gam
 _HAND = 3
 _STRIDE_A, _STRIDE_B = NUM_CARDS * NUM_CARDS, NUM_CARDS  # hands.py's flat hand index
 _PRIVATE = NUM_CARDS + len(CATEGORY_NAMES) + 1  # own cards, category, strength
-_PACK = np.arange(NUM_CARDS, dtype=np.int8)
 _SHIFT_ROWS = 1024  # rows per block when the history of every table moves
 _OBSERVE_ROWS = 256  # rows per block of observe's output (measured: 256 beat 512-4096)
 
@@ -95,6 +95,10 @@ class BatchedBrag:
         self._cover = config.cover_action  # -1 without cover_pot
         self._ante = config.ante if config.ante_mode != "none" else 0
         self._strengths = LOWBALL_STRENGTH_TABLE if config.lowball else STRENGTH_TABLE
+        # B1: the pack in order (the k highest ranks under deck_ranks); each deck is a ring of
+        # its size
+        self._pack = np.array(config.deck_cards(), np.int8)
+        self._deck_size = config.deck_size
         self._inv_chips = 1.0 / config.starting_chips
         self._inv_stake = 1.0 / config.max_stake
         self._seat_ids = np.arange(n)
@@ -205,13 +209,13 @@ class BatchedBrag:
         """The 3n dealt cards of each table, the top of a uniformly shuffled deck first (B18):
         the first 3n steps of a Fisher-Yates shuffle, one vector step per card."""
         dealt, k = _HAND * self.num_players, rows.size
-        deck = np.broadcast_to(_PACK, (k, NUM_CARDS)).copy()
+        deck = np.broadcast_to(self._pack, (k, self._deck_size)).copy()
         flat = deck.reshape(-1)
-        base = np.arange(0, k * NUM_CARDS, NUM_CARDS)
+        base = np.arange(0, k * self._deck_size, self._deck_size)
         uniforms = self.rng.random((dealt, k))
         for i in range(dealt):
             here = base + i
-            there = here + (uniforms[i] * (NUM_CARDS - i)).astype(np.int64)
+            there = here + (uniforms[i] * (self._deck_size - i)).astype(np.int64)
             card = flat[there]
             flat[there] = flat[here]
             flat[here] = card
@@ -309,9 +313,9 @@ class BatchedBrag:
         self.opened = np.zeros(t, bool)  # B15: someone paid a stake this hand
         self.prev_prial = np.zeros(t, bool)  # B8/B18: the last hand showed a prial
         self.shuffled = np.zeros(t, bool)  # B18: the deck was shuffled before this hand
-        # B18: each table's deck as a ring of 52 slots, top card at deck_head; the cards not
+        # B18: each table's deck as a ring of deck_size slots, top card at deck_head; the cards not
         # in it are on the table (and a B19 kept hand)
-        self.deck = np.zeros((t, NUM_CARDS), np.int64)
+        self.deck = np.zeros((t, self._deck_size), np.int64)
         self.deck_head = np.zeros(t, np.int64)
         self.deck_len = np.zeros(t, np.int64)
         self.dealt_since = np.zeros(t, np.int64)  # B18 cycle: cards dealt since a shuffle
@@ -326,7 +330,7 @@ class BatchedBrag:
     def deck_cards(self, row: int) -> list[int]:
         """Table ``row``'s undealt cards, top first (sessions only; for tests)."""
         head, size = int(self.deck_head[row]), int(self.deck_len[row])
-        return [int(self.deck[row, (head + j) % NUM_CARDS]) for j in range(size)]
+        return [int(self.deck[row, (head + j) % self._deck_size]) for j in range(size)]
 
     def _rank(self, r: np.ndarray, s: np.ndarray) -> None:
         """Strength, category and percentile of the hands at (``r``, ``s``) (broadcast)."""
@@ -335,16 +339,18 @@ class BatchedBrag:
         strength = self._strengths.take(flat).astype(np.int64)
         self.strength[r, s] = strength
         self.category[r, s] = CATEGORY_OF_STRENGTH.take(STRENGTH_TABLE.take(flat))
-        self.percentile[r, s] = strength_percentile(strength, self.config.lowball)
+        cfg = self.config
+        self.percentile[r, s] = strength_percentile(strength, cfg.lowball, cfg.deck_ranks)
 
     def _new_sessions(self, rows: np.ndarray, decks=None, dealers=None) -> None:
         """B7/B17/B18: starting stacks, a drawn dealer, a shuffled deck, the first hand."""
         decks, dealers = self._stacked(rows, decks, dealers)  # checked before any draw
-        keys = self.rng.random((rows.size, NUM_CARDS))
+        keys = self.rng.random((rows.size, self._deck_size))
         dealer = self._draw_dealers(rows) if dealers is None else dealers
-        self.deck[rows] = keys.argsort(axis=1) if decks is None else decks  # a uniform order
+        order = self._pack.astype(np.int64)[keys.argsort(axis=1)]  # a uniform order
+        self.deck[rows] = order if decks is None else decks
         self.deck_head[rows] = 0
-        self.deck_len[rows] = NUM_CARDS
+        self.deck_len[rows] = self._deck_size
         self.chips[rows] = self.config.starting_chips
         self.out[rows] = False
         self.hand_number[rows] = -1
@@ -361,11 +367,15 @@ class BatchedBrag:
             given = np.asarray(decks)
             if not np.issubdtype(given.dtype, np.integer):
                 raise ValueError(f"decks must be integers, got {given.dtype}")
-            if given.shape != (rows.size, NUM_CARDS):
-                raise ValueError(f"decks must have shape ({rows.size}, 52), got {given.shape}")
+            if given.shape != (rows.size, self._deck_size):
+                raise ValueError(
+                    f"decks must have shape ({rows.size}, {self._deck_size}), got {given.shape}"
+                )
             decks = given.astype(np.int64)
-            if not (np.sort(decks, axis=1) == np.arange(NUM_CARDS)).all():
-                raise ValueError("decks must be permutations of the 52 cards, one per row")
+            if not (np.sort(decks, axis=1) == self._pack).all():
+                raise ValueError(
+                    f"decks must be permutations of the deck's {self._deck_size} cards, one per row"
+                )
         if dealers is not None:
             given = np.asarray(dealers)
             if not np.issubdtype(given.dtype, np.integer):
@@ -379,10 +389,10 @@ class BatchedBrag:
 
     def _shuffle(self, rows: np.ndarray) -> None:
         """B18: the cards in each deck in a new uniform order (cards out of it stay out)."""
-        spots = (self.deck_head[rows][:, None] + np.arange(NUM_CARDS)) % NUM_CARDS
+        spots = (self.deck_head[rows][:, None] + np.arange(self._deck_size)) % self._deck_size
         cards = np.take_along_axis(self.deck[rows], spots, axis=1)
-        keys = self.rng.random((rows.size, NUM_CARDS))
-        keys[np.arange(NUM_CARDS) >= self.deck_len[rows][:, None]] = 2.0  # stay at the end
+        keys = self.rng.random((rows.size, self._deck_size))
+        keys[np.arange(self._deck_size) >= self.deck_len[rows][:, None]] = 2.0  # stay at the end
         self.deck[rows] = np.take_along_axis(cards, keys.argsort(axis=1), axis=1)
         self.deck_head[rows] = 0
 
@@ -390,7 +400,7 @@ class BatchedBrag:
         """B18: the ``valid`` ones of each row's ``cards`` under its deck, first one first."""
         at = (self.deck_head[rows] + self.deck_len[rows])[:, None] + valid.cumsum(axis=1) - 1
         i, j = np.nonzero(valid)
-        self.deck[rows[i], at[i, j] % NUM_CARDS] = cards[i, j]
+        self.deck[rows[i], at[i, j] % self._deck_size] = cards[i, j]
         self.deck_len[rows] += valid.sum(axis=1)
 
     def _threshold(self, prial: np.ndarray) -> np.ndarray:
@@ -486,7 +496,7 @@ class BatchedBrag:
         else:
             shuffle = after_prial
             if cfg.shuffle == "after_prial_or_cycle":
-                shuffle = shuffle | (~first & (self.dealt_since[rows] >= NUM_CARDS))
+                shuffle = shuffle | (~first & (self.dealt_since[rows] >= self._deck_size))
         j = np.flatnonzero(shuffle)
         if j.size:
             self._shuffle(rows[j])
@@ -512,11 +522,11 @@ class BatchedBrag:
         head = self.deck_head[rows]
         # one card at a time, three rounds: card c of deal position j is the (c * m + j)-th
         spot = head[:, None, None] + np.arange(_HAND)[:, None] * m[:, None, None] + self._seat_ids
-        cards = np.take_along_axis(self.deck[rows], spot.reshape(k, -1) % NUM_CARDS, axis=1)
+        cards = np.take_along_axis(self.deck[rows], spot.reshape(k, -1) % self._deck_size, axis=1)
         i, j = np.nonzero(self._seat_ids < m[:, None])
         self.hands[rows[i], order[i, j]] = cards.reshape(k, _HAND, n)[i, :, j]
         dealt = _HAND * m
-        self.deck_head[rows] = (head + dealt) % NUM_CARDS
+        self.deck_head[rows] = (head + dealt) % self._deck_size
         self.deck_len[rows] -= dealt
         self.dealt_since[rows] += dealt
         self._rank(rows[:, None], self._seat_ids)

@@ -94,7 +94,6 @@ SITTING_OUT, FOLDED, BLIND, OPEN = 0, 1, 2, 3
 STATUS_NAMES = ("sitting_out", "folded", "blind", "open")
 
 _BONUS_CATEGORIES = ("prial", "running_flush")  # B20
-_PACK = list(range(NUM_CARDS))  # a fresh pack in order; copied (cheaper than a new range list)
 
 
 @dataclass
@@ -196,6 +195,7 @@ class BragGame:
         "_mults",
         "_order",
         "_out",
+        "_pack",
         "_per",
         "_pot_limit",
         "_prev_prial",
@@ -262,6 +262,9 @@ class BragGame:
         self._carry_blind = config.blind_alone == "carries"
         self._carry_unopened = config.unopened_pot == "carries"
         self._cycle = config.shuffle == "after_prial_or_cycle"  # B18
+        # B1: the pack in order (the k highest ranks under deck_ranks); copied for each
+        # shuffle (cheaper than a new range list).
+        self._pack = list(config.deck_cards())
         # B22: cards per seat, and the discard actions (none in Three-card Brag).
         self._per = config.cards_dealt
         self._discard_choices = discard_choices(config.cards_dealt)
@@ -321,6 +324,37 @@ class BragGame:
         self._carry_in = 0  # B15: chips carried into the hand on the table
         self._dealt_since = 0  # B18: cards dealt since the last shuffle (for the cycle)
 
+    def copy(self) -> BragGame:
+        """An independent copy of the game in its current state, for tree walks (a deep copy
+        is ~10x slower). Lists are copied two levels deep, keeping the aliasing between them
+        (``_dealt`` may be ``hands``); the deck and the generator are copied; everything else
+        (ints, tuples, the config, the shared mask table, finished results) is immutable and
+        shared."""
+        other = BragGame.__new__(BragGame)
+        copied: dict[int, Any] = {}
+
+        def twin(value: Any) -> Any:
+            if value.__class__ is not list:
+                return value
+            done = copied.get(id(value))
+            if done is None:
+                done = copied[id(value)] = [twin(x) if x.__class__ is list else x for x in value]
+            return done
+
+        for name in BragGame.__slots__:
+            value = getattr(self, name)
+            if value.__class__ is list:
+                value = twin(value)
+            elif isinstance(value, Deck):
+                value = Deck(value.cards())
+            elif isinstance(value, np.random.Generator):
+                bits = value.bit_generator
+                fresh = bits.__class__()
+                fresh.state = bits.state
+                value = np.random.Generator(fresh)
+            setattr(other, name, value)
+        return other
+
     # ------------------------------------------------------------------ session
     def new_session(
         self,
@@ -338,15 +372,27 @@ class BragGame:
         if dealer is not None:
             dealer = _seat_number(dealer, n)
         top = None if deck is None else _deck_cards(deck)
+        if top is not None and len(self._pack) < NUM_CARDS:
+            outside = [c for c in top if c < self._pack[0]]
+            if outside:
+                raise ValueError(
+                    f"deck: {format_cards(outside[:3], symbols=False)} not in the "
+                    f"{self.config.deck_ranks}-rank deck (deck_ranks)"
+                )
         rng = make_rng(rng)
         self._rng = rng
         if dealer is None:
             dealer = self._cut(rng)
         if top is None:
-            self._deck = self._shuffled_deck(_PACK[:])  # B18: before hand 1
+            self._deck = self._shuffled_deck(self._pack[:])  # B18: before hand 1
             self._stacked = False
-        else:
+        elif len(self._pack) == NUM_CARDS:
             self._deck = Deck.stacked(top, rng)
+            self._stacked = True
+        else:  # a short deck (deck_ranks < 13): the rest of its cards, shuffled
+            taken = set(top)
+            rest = [c for c in rng.permutation(self._pack).tolist() if c not in taken]
+            self._deck = Deck(top + rest)
             self._stacked = True
         cfg = self.config
         self._first_dealer = dealer
@@ -370,7 +416,7 @@ class BragGame:
         cut again, from a fresh pack, until one is highest."""
         contenders: Sequence[int] = range(self.num_players)
         while True:
-            pack = _PACK[:]
+            pack = self._pack[:]
             rng.shuffle(pack)
             cards = pack[: len(contenders)]
             best = max(cards)
@@ -425,7 +471,7 @@ class BragGame:
         if not first and (
             cfg.shuffle == "every_hand"
             or self._prev_prial
-            or (self._cycle and self._dealt_since >= NUM_CARDS)
+            or (self._cycle and self._dealt_since >= len(self._pack))
         ):
             self._deck = self._shuffled_deck(self._deck.cards())
             shuffled = True

@@ -18,6 +18,11 @@ prial              728..740       52  2-2-2 lowest ... K-K-K, A-A-A, then 3-3-3 
 K-A-2 does not count as a sequence (B4): it is an ace-high high card (or flush). With
 ``lowball=True`` (B21) the order is exactly reversed: lowball strength = 740 - standard strength.
 
+A short deck (``deck_ranks`` k < 13: the k highest ranks of B1, A K Q ... down) ranks its hands
+by the same classes; it only holds fewer of them. Which runs exist, whether A-2-3 does, and the
+best prial follow from the ranks present (``deck_ranking``); percentiles (``strength_percentile``
+with ``deck_ranks``) count the short deck's own hands.
+
 All 22,100 hands are ranked once at import. Lookups use a flat table indexed by
 ``a * 2704 + b * 52 + c`` for the three card ints in any order (``brag_env.cards``: card =
 rank * 4 + suit), so neither sorting nor hashing happens per hand.
@@ -26,6 +31,7 @@ rank * 4 + suit), so neither sorting nor hashing happens per hand.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 from itertools import combinations, permutations
 from typing import Any
 
@@ -145,8 +151,6 @@ del _PADDED
 _CATEGORY_NAME_BY_STRENGTH: tuple[str, ...] = tuple(
     CATEGORY_NAMES[c] for c in CATEGORY_OF_STRENGTH.tolist()
 )
-_PERCENTILE_LIST: list[float] = _PERCENTILE.tolist()
-_LOWBALL_PERCENTILE_LIST: list[float] = _LOWBALL_PERCENTILE.tolist()
 
 
 def _strength_slow(cards: Any, lowball: bool) -> int:
@@ -225,18 +229,87 @@ def strength_category(strength: Any, lowball: bool = False) -> Any:
     return int(CATEGORY_OF_STRENGTH[MAX_STRENGTH - s if lowball else s])
 
 
-def strength_percentile(strength: Any, lowball: bool = False) -> Any:
-    """Fraction of all 22,100 hands strictly weaker than a hand of this strength, in [0, 1).
+def deck_rank_ids(deck_ranks: int) -> tuple[int, ...]:
+    """The rank indices (``brag_env.cards``: 0..12 = 2..A) of a deck of the ``deck_ranks``
+    highest ranks of B1, highest first: 3 gives (12, 11, 10) = A, K, Q."""
+    if isinstance(deck_ranks, bool) or not isinstance(deck_ranks, (int, np.integer)):
+        raise ValueError(f"deck_ranks must be an integer, got {deck_ranks!r}")
+    if not 1 <= deck_ranks <= NUM_RANKS:
+        raise ValueError(f"deck_ranks must be between 1 and {NUM_RANKS}, got {deck_ranks}")
+    return tuple(range(NUM_RANKS - 1, NUM_RANKS - 1 - int(deck_ranks), -1))
+
+
+@lru_cache(maxsize=32)
+def deck_strength_counts(deck_ranks: int) -> np.ndarray:
+    """Hands per standard strength class in a deck of the ``deck_ranks`` highest ranks."""
+    if deck_ranks == NUM_RANKS:
+        return STRENGTH_COUNTS
+    ranks = set(deck_rank_ids(deck_ranks))
+    inside = np.isin(ALL_HANDS.astype(np.int64) >> 2, list(ranks)).all(axis=1)
+    counts = np.bincount(_ALL_STRENGTHS[inside], minlength=NUM_STRENGTHS).astype(np.int64)
+    counts.flags.writeable = False
+    return counts
+
+
+@lru_cache(maxsize=64)
+def _percentile_table(lowball: bool, deck_ranks: int) -> tuple[np.ndarray, list[float]]:
+    if deck_ranks == NUM_RANKS:
+        table = _LOWBALL_PERCENTILE if lowball else _PERCENTILE
+        return table, table.tolist()
+    counts = deck_strength_counts(deck_ranks)
+    counts = counts[::-1] if lowball else counts  # lowball strength s = standard 740 - s
+    table = np.concatenate(([0], np.cumsum(counts)[:-1])) / counts.sum()
+    table.flags.writeable = False
+    return table, table.tolist()
+
+
+def strength_percentile(strength: Any, lowball: bool = False, deck_ranks: int = NUM_RANKS) -> Any:
+    """Fraction of the deck's hands strictly weaker than a hand of this strength, in [0, 1).
 
     ``strength`` is on the scale of the same ``lowball`` setting (a value returned by
     ``hand_strength(cards, lowball)``). For example the worst high card (5-3-2) gives 0.0 and
-    3-3-3 gives 22,096 / 22,100 in standard play. Arrays give float64 arrays (unchecked).
+    3-3-3 gives 22,096 / 22,100 in standard play. ``deck_ranks`` < 13 counts the hands of that
+    short deck only (A-A-A is then the best prial and scores (hands - 4) / hands). Arrays give
+    float64 arrays (unchecked).
     """
-    table = _LOWBALL_PERCENTILE if lowball else _PERCENTILE
+    table, as_list = _percentile_table(bool(lowball), int(deck_ranks))
     if isinstance(strength, np.ndarray):
         return table.take(strength)
-    s = _check_strength(strength)
-    return (_LOWBALL_PERCENTILE_LIST if lowball else _PERCENTILE_LIST)[s]
+    return as_list[_check_strength(strength)]
+
+
+def category_percentile(category: int, deck_ranks: int = NUM_RANKS) -> float:
+    """Standard-order percentile where ``category`` starts in the deck: the fraction of its
+    hands in weaker categories (the pair threshold is 16,440 / 22,100 in the full pack)."""
+    counts = deck_strength_counts(deck_ranks)
+    below = int(counts[category > CATEGORY_OF_STRENGTH].sum())
+    return below / int(counts.sum())
+
+
+def deck_ranking(deck_ranks: int) -> dict[str, Any]:
+    """The B2-B5 ranking restated for a short deck: the ranks in it, the runs that exist
+    (best first, A-2-3 only in the full pack), the best prial, and the hands per category."""
+    ranks = deck_rank_ids(deck_ranks)
+    present = set(ranks)
+    label = "23456789TJQKA"
+    runs = [(r, r - 1, r - 2) for r in range(NUM_RANKS - 1, 1, -1)]
+    names = ["-".join(label[r] for r in t) for t in runs if present.issuperset(t)]
+    if present.issuperset((_ACE, _THREE, 0)):
+        names.insert(0, "A-2-3")  # B4: the best run
+    prials = [r for r in ranks if r != _THREE]
+    if _THREE in present:
+        prials.insert(0, _THREE)  # B3: 3-3-3 is the best prial
+    counts = deck_strength_counts(deck_ranks)
+    per_category = {
+        name: int(counts[c == CATEGORY_OF_STRENGTH].sum()) for c, name in enumerate(CATEGORY_NAMES)
+    }
+    return {
+        "ranks": "".join(label[r] for r in ranks),
+        "runs": names,
+        "best_prial": "-".join(label[prials[0]] * 3) if prials else None,
+        "hands": int(counts.sum()),
+        "per_category": per_category,
+    }
 
 
 def _check_strength(strength: Any) -> int:

@@ -62,7 +62,6 @@ class IncrementalObserver:
         "_inv_hands",
         "_keep_action",
         "_last_at",
-        "_lowball",
         "_mv",
         "_o_cover",
         "_o_dealer",
@@ -71,6 +70,7 @@ class IncrementalObserver:
         "_o_ring",
         "_o_shown",
         "_private_at",
+        "_ranking",
         "_reference",
         "_results",
         "_ring_at",
@@ -92,7 +92,7 @@ class IncrementalObserver:
         self.state = np.zeros(self._o_ring + k * ring_row, dtype=np.float32)
         self._mv = memoryview(self.state)
         self._keep_action = config.keep_old_hand_action
-        self._lowball = config.lowball
+        self._ranking = (config.lowball, config.deck_ranks)
         self._inv_hands = 1.0 / config.hands_per_session
         off = layout.offset
         # Per seat: (status row start, stack, chips in, last-action row start), absolute order.
@@ -319,7 +319,7 @@ class IncrementalObserver:
         strength_at = base + NUM_CARDS + len(CATEGORY_NAMES)
         if self._reference.has_looked(game, s):
             hand = game.hands[s]
-            category, percentile = _hand_features(hand, self._lowball)
+            category, percentile = _hand_features(hand, self._ranking)
             written = (*(base + c for c in hand), base + NUM_CARDS + category)
             for at in written:
                 mv[at] = 1.0

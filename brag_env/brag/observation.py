@@ -232,25 +232,27 @@ def observation_layout(config: BragConfig) -> ObservationLayout:
     return ObservationLayout(config)
 
 
-# Per ranking order: every hand's card bitmask -> (category id, percentile), built on first use.
-_HAND_FEATURES: dict[bool, dict[int, tuple[int, float]]] = {}
+# Per ranking order and deck (lowball, deck_ranks): every hand's card bitmask -> (category id,
+# percentile among the deck's hands), built on first use.
+_HAND_FEATURES: dict[tuple[bool, int], dict[int, tuple[int, float]]] = {}
 
 
-def _features_table(lowball: bool) -> dict[int, tuple[int, float]]:
+def _features_table(lowball: bool, deck_ranks: int) -> dict[int, tuple[int, float]]:
     """All 22,100 hands at once (numpy), so that the fill never meets an uncached hand."""
     strengths = hand_strength_batch(ALL_HANDS, lowball)
     standard = MAX_STRENGTH - strengths if lowball else strengths
     categories = CATEGORY_OF_STRENGTH.take(standard).tolist()
-    percentiles = strength_percentile(strengths, lowball).tolist()
+    percentiles = strength_percentile(strengths, lowball, deck_ranks).tolist()
     bits = np.left_shift(np.int64(1), ALL_HANDS.astype(np.int64))
     keys = np.bitwise_or.reduce(bits, axis=1).tolist()
     return dict(zip(keys, zip(categories, percentiles, strict=True), strict=True))
 
 
-def _hand_features(cards: list[int], lowball: bool) -> tuple[int, float]:
-    table = _HAND_FEATURES.get(lowball)
+def _hand_features(cards: list[int], ranking: tuple[bool, int]) -> tuple[int, float]:
+    """Category and percentile of a hand under ``ranking`` = (lowball, deck_ranks)."""
+    table = _HAND_FEATURES.get(ranking)
     if table is None:
-        table = _HAND_FEATURES[lowball] = _features_table(lowball)
+        table = _HAND_FEATURES[ranking] = _features_table(*ranking)
     a, b, c = cards
     return table[(1 << a) | (1 << b) | (1 << c)]
 
@@ -274,7 +276,7 @@ class BragObserver:
         self._inv_chips = 1.0 / config.starting_chips
         self._inv_stake = 1.0 / config.max_stake
         self._inv_hands = 1.0 / config.hands_per_session
-        self._lowball = config.lowball
+        self._ranking = (config.lowball, config.deck_ranks)  # B21, B1: what percentiles count
         self._allow_blind = config.allow_blind
         off = self.layout.offset
         # Flat indices, precomputed so that the fill is only look-ups and writes.
@@ -387,7 +389,7 @@ class BragObserver:
             for c in hand:
                 mv[o_cards + c] = 1.0
             if len(hand) == 3:  # B22: no category for a deal of four or five
-                category, percentile = _hand_features(hand, self._lowball)
+                category, percentile = _hand_features(hand, self._ranking)
                 mv[o_category + category] = 1.0
                 mv[o_strength] = percentile
         if game.previous_result is not None:

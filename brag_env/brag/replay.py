@@ -29,7 +29,7 @@ from typing import Any
 from brag_env.brag.game import BragGame, HandResult
 from brag_env.brag.hands import hand_category
 from brag_env.brag.rules import BragConfig
-from brag_env.cards import NUM_CARDS, format_card, format_cards, parse_cards
+from brag_env.cards import format_card, format_cards, parse_cards
 
 
 def _as_config(
@@ -63,6 +63,13 @@ def replay_hand(
             f"hand {k}: recorded for {history.get('num_players')} players, config has {n}"
         )
     dealt, keep = _deal(history, n, cfg.cards_dealt)
+    pack = set(cfg.deck_cards())
+    outside = sorted({c for h in dealt for c in h} - pack)
+    if outside:  # B1: a short deck (deck_ranks) holds only its k highest ranks
+        raise ValueError(
+            f"hand {k}: {format_cards(outside[:3], symbols=False)} not in the "
+            f"{cfg.deck_ranks}-rank deck (deck_ranks)"
+        )
     _check_antes(history, cfg, None)
     game = BragGame(cfg)
     game._setup_replay(
@@ -158,7 +165,7 @@ def replay_session(
     cfg = _as_config(config, histories[0] if histories else None)
     results = []
     prev: dict[str, Any] | None = None
-    deck = _DeckModel()
+    deck = _DeckModel(cfg.deck_cards())
     dealt_since = 0  # B18: cards dealt since the last shuffle
     for i, hist in enumerate(histories):
         if hist["hand_number"] != i:
@@ -175,7 +182,7 @@ def replay_session(
             expected_shuffle = (
                 cfg.shuffle == "every_hand"
                 or prial_before
-                or (cfg.shuffle == "after_prial_or_cycle" and dealt_since >= NUM_CARDS)
+                or (cfg.shuffle == "after_prial_or_cycle" and dealt_since >= cfg.deck_size)
             )
         if hist.get("shuffled") != expected_shuffle:
             raise ValueError(
@@ -286,7 +293,8 @@ class _DeckModel:
     hand kept out of the deck under B19.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, pack: Sequence[int]) -> None:
+        self.pack = frozenset(pack)  # B1: the cards of the deck (deck_ranks)
         self.unknown: set[int] = set()
         self.known: list[int] = []
         self.out: list[int] = []
@@ -297,7 +305,7 @@ class _DeckModel:
         hands = [parse_cards(c) if c is not None else [] for c in hist["cards"]]
         keep = hist.get("keep")
         if shuffled:  # every card in the deck is now in an unknown order
-            self.unknown = set(range(NUM_CARDS)) - set(self.out)
+            self.unknown = set(self.pack) - set(self.out)
             self.known = []
         dealt = [hands[s][r] for r in range(per) for s in order]
         from_unknown = min(len(self.unknown), len(dealt))

@@ -9,6 +9,8 @@ from dataclasses import asdict, dataclass, fields
 from itertools import combinations
 from typing import Any, Literal
 
+from brag_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
+
 AnteMode = Literal["every_hand", "after_prial", "none"]
 ShuffleMode = Literal["after_prial", "every_hand", "after_prial_or_cycle"]
 CarryMode = Literal["wins", "carries"]
@@ -61,6 +63,7 @@ class BragConfig:
     prial_bonus: int = 0  # B20
     lowball: bool = False  # B21
     cards_dealt: int = 3  # B22: 4 or 5 = Four-/Five-card Brag (discard 1 or 2, no blind play)
+    deck_ranks: int = NUM_RANKS  # B1: only the k highest ranks (A K Q ... down), 4 suits each
     # Read by the observation only: append every public event of the hand, oldest first
     # (``brag_env.brag.observation``); no rule changes.
     perfect_recall: bool = False
@@ -110,6 +113,15 @@ class BragConfig:
                 f"cards_dealt={self.cards_dealt} needs allow_blind=false (B22: every player "
                 "looks to discard, so nobody plays blind)"
             )
+        _check_int(self, "deck_ranks", 1, NUM_RANKS)
+        need, why = self.cards_dealt * self.num_players, "to deal"
+        if self.hands_per_session > 1 and self.blind_keep_hand and self.allow_blind:
+            need, why = need + 3, "to deal, with a B19 kept hand out of the deck,"
+        if self.deck_ranks * NUM_SUITS < need:
+            raise ValueError(
+                f"deck_ranks={self.deck_ranks} leaves {self.deck_ranks * NUM_SUITS} cards, too "
+                f"few {why} {self.cards_dealt} each to {self.num_players} players (B9)"
+            )
 
     @classmethod
     def from_dict(cls, options: dict[str, Any] | None = None) -> BragConfig:
@@ -124,6 +136,14 @@ class BragConfig:
         d = asdict(self)
         d["raise_sizes"] = list(self.raise_sizes)
         return d
+
+    def deck_cards(self) -> tuple[int, ...]:
+        """B1: the card ids in the deck, every suit of the ``deck_ranks`` highest ranks."""
+        return tuple(range((NUM_RANKS - self.deck_ranks) * NUM_SUITS, NUM_CARDS))
+
+    @property
+    def deck_size(self) -> int:
+        return self.deck_ranks * NUM_SUITS
 
     # --- the action layout (fixed for a config) ---
     @property

@@ -4,11 +4,12 @@ Payoff samples: one per hand per agent, the hand's chip change divided by the an
 (by ``min_stake`` when no ante is paid, ``ante == 0`` or ``ante_mode == "none"``:
 "min-stakes/hand").
 
-Hand strength: the percentile of the agent's TRUE hand (fraction of the 22,100 hands strictly
-weaker, in the table's ranking order), whether or not the agent has looked. Decile ``d`` holds
-percentiles in ``[d/10, (d+1)/10)``; a *weak* hand is one in the bottom 40% (percentile below
-``WEAK_BELOW`` = 0.4, deciles d0-d3): a raise with it is a bluff. Rates for another cut-off at
-a decile boundary (the bottom half used before) can be re-derived from ``hands_by_decile``.
+Hand strength: the percentile of the agent's TRUE hand (fraction of the deck's hands strictly
+weaker, of 22,100 in the full pack, in the table's ranking order), whether or not the agent has
+looked. Decile ``d`` holds percentiles in ``[d/10, (d+1)/10)``; a *weak* hand is one in the
+bottom 40% (percentile below ``WEAK_BELOW`` = 0.4, deciles d0-d3): a raise with it is a bluff.
+Rates for another cut-off at a decile boundary (the bottom half used before) can be
+re-derived from ``hands_by_decile``.
 
 Behaviour statistics (per agent; counts are kept too, so rates can be re-derived):
 
@@ -192,6 +193,7 @@ class BragCollector(Collector):
         self.unit = float(cfg.ante if antes else cfg.min_stake)
         self.payoff_unit = "antes/hand" if antes else "min-stakes/hand"
         self.lowball = cfg.lowball
+        self.deck_ranks = cfg.deck_ranks  # B1: percentiles among the short deck's hands
         self.keep_ids = (cfg.keep_old_hand_action, cfg.take_new_hand_action)
         self.cover_id = cfg.cover_action  # B16; -1 without cover_pot
         # B22: discard actions (ids from first_discard), a private choice before the betting.
@@ -224,7 +226,7 @@ class BragCollector(Collector):
         hand = game.hands[seat]
         if len(hand) != 3:  # sits out (B16), or has not discarded yet (B22)
             return -1.0
-        return strength_percentile(hand_strength(hand, self.lowball), self.lowball)
+        return strength_percentile(hand_strength(hand, self.lowball), self.lowball, self.deck_ranks)
 
     def start_episode(self, env: Any, episode: Episode) -> None:
         self._episode = episode

@@ -94,7 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     app = create_app(Settings(args.bot_delay, args.max_games, args.idle_minutes))
     port = listening.getsockname()[1]  # the one bound, also for --port 0
     print(f"{prog}: open http://{args.host}:{port}/ in a browser (Ctrl-C stops)", flush=True)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    # log_config=None: uvicorn leaves the logging set-up alone (its warnings still reach stderr)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", log_config=None))
     server.run(sockets=[listening])
     return 0
 

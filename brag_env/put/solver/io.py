@@ -48,7 +48,10 @@ def _dump(path: Path, arrays: dict[str, np.ndarray], meta: dict[str, Any], compr
 
 
 def _load(
-    path: Path, max_bytes: int = MAX_FILE_BYTES, max_array_bytes: int = MAX_STRATEGY_ARRAY_BYTES
+    path: Path,
+    max_bytes: int = MAX_FILE_BYTES,
+    max_array_bytes: int = MAX_STRATEGY_ARRAY_BYTES,
+    fmt: str = FORMAT,
 ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     path = Path(path)
     where = f"strategy file {str(path)!r}"
@@ -66,8 +69,8 @@ def _load(
     if raw is None or raw.dtype != np.uint8 or raw.ndim != 1:
         raise ValueError(f"{where} is not a solver file (no meta entry)")
     meta = loads_bounded(raw.tobytes(), f"{where} entry 'meta'")
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise ValueError(f"{where} is not a {FORMAT} file")
+    if not isinstance(meta, dict) or meta.get("format") != fmt:
+        raise ValueError(f"{where} is not a {fmt} file")
     for name, array in arrays.items():
         if array.dtype.kind != "f":
             raise ValueError(f"{where}: array {name!r} holds {array.dtype}, not floats")
