@@ -57,6 +57,7 @@ def styles(game: str) -> dict[str, type[Agent]]:
 def _load_baselines() -> None:
     # Imported lazily: the baseline modules register themselves on import.
     import agents.brag
+    import agents.brag_planted
     import agents.put
     import agents.put_equilibrium  # noqa: F401
 

@@ -57,6 +57,8 @@ def test_every_documented_style_is_registered():
         "blind",
         "tips",
         "never_look",
+        "planted_never_fold",
+        "planted_fold_to_raise",
     }
     assert set(styles("put")) == {"random", "greedy", "caller", "bluffer", "tips", "equilibrium"}
 
