@@ -73,8 +73,9 @@ class BragBatchView:
         self.strength = obs[:, self._strength].astype(np.float64)
         status = obs[:, self._status].reshape(len(obs), self.n, 4)
         self.blind = status[:, 0, _BLIND] > 0.5
-        live = status[:, 1:, _BLIND:].sum(axis=1)
+        live = status[:, 1:, _BLIND:].sum(axis=1)  # opponents still in: blind, open
         self.opponents = live.sum(axis=1).astype(np.int64)
+        self.opponents_blind = live[:, 0].astype(np.int64)
         coverers = obs[:, self._covered].sum(axis=1) if self._covered is not None else 0
         self.coverers = np.asarray(coverers).astype(np.int64)
         self.stake = self._whole(obs[:, self._stake], self._max_stake)

@@ -60,6 +60,7 @@ def _load_baselines() -> None:
     # Imported lazily: the baseline modules register themselves on import.
     import agents.brag
     import agents.brag_equilibrium
+    import agents.brag_planted
     import agents.put
     import agents.put_equilibrium  # noqa: F401
 

@@ -23,6 +23,8 @@ DETERMINISTIC = [
     "brag:tips:blind_raise=0.0",
     "brag:tips:blind_raise=1.0,fear_raises=1",
     "brag:never_look",
+    "brag:planted_never_fold",
+    "brag:planted_fold_to_raise",
 ]
 
 

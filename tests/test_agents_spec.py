@@ -58,6 +58,8 @@ def test_every_documented_style_is_registered():
         "tips",
         "never_look",
         "equilibrium",
+        "planted_never_fold",
+        "planted_fold_to_raise",
     }
     assert set(styles("put")) == {"random", "greedy", "caller", "bluffer", "tips", "equilibrium"}
 

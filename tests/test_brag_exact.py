@@ -28,7 +28,7 @@ def test_exploit_cli_prints_the_exact_figure_for_random(capsys):
 @pytest.mark.parametrize(
     "extra, message",
     [
-        (["--option", "num_players=3"], "too few to deal 3 each to 3 players"),
+        (["--seats", "3"], "the exact small-deck measure is heads-up: --seats 2"),
         (["--option", "deck_ranks=5"], "covers deck_ranks <= 4"),
         (["--option", "prial_bonus=1"], "does not cover prial_bonus"),
     ],

@@ -195,7 +195,7 @@ def test_exploit_cli_prints_values_and_refuses_bad_input(tmp_path):
         (("put", "random", "--deck-ranks", "3", "--score", "5-0"), "outside the match"),
         (("put", "random", "--deck-ranks", "3", "--score", "x"), "score 'x': expected A-B"),
         (("put", f"put:equilibrium:path={K3}"), "deck_ranks=3, but the table has deck_ranks=13"),
-        (("brag", "random"), "covers put only"),
+        (("chess", "random"), "covers put only"),  # brag: the exploiter suite
         (("put", "put:equilibrium:path=nothing.npz", "--deck-ranks", "3"), "no strategy file"),
         (("put", "random", "--deck-ranks", "2", "--option", "deck_ranks=3"), "disagree"),
         (("put", f"put:equilibrium:path={garbage}", "--deck-ranks", "3"), "not an .npz archive"),

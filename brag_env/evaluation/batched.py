@@ -108,15 +108,34 @@ def supports_headsup_batched(game: str, specs: Sequence[str], env_config: dict[s
 
 
 def run_tournament_batched(
-    game: str, specs: Sequence[Any], episodes: int, seed: int = 0, options: dict | None = None
+    game: str,
+    specs: Sequence[Any],
+    episodes: int,
+    seed: int = 0,
+    options: dict | None = None,
+    agents: Sequence[Any] | None = None,
+    block_tables: int | None = None,
 ) -> Any:
-    """``run_tournament`` of ``game`` on its batched engine (see the module docstring)."""
+    """``run_tournament`` of ``game`` on its batched engine (see the module docstring).
+
+    ``agents`` (Brag only), as for ``run_tournament``: ready agents, one per spec, instead of
+    building them from ``specs`` (which then only name them); each must be natively batched.
+    An agent with a ``hand_over(rows, chips)`` method is told, when hands end, each of its
+    state rows' chip change (what a player sees when the pot is paid out). ``block_tables``
+    plays the sessions in blocks of that many tables, one block after another, so that such
+    an agent learns from the earlier blocks (default: blocks of ``_BRAG_CHUNK``)."""
     from agents.registry import parse_spec
 
     if game not in RUNNERS:
         raise ValueError(f"no batched engine for game {game!r}; use the scalar evaluator")
     parsed = [s if not isinstance(s, str) else parse_spec(s, game) for s in specs]
-    return RUNNERS[game][0](parsed, episodes, seed, dict(options or {}))
+    if agents is None and block_tables is None:
+        return RUNNERS[game][0](parsed, episodes, seed, dict(options or {}))
+    if game != "brag":
+        raise ValueError("ready agents and block sizes are for the batched Brag evaluator only")
+    return _brag_tournament(
+        parsed, episodes, seed, dict(options or {}), agents=agents, block_tables=block_tables
+    )
 
 
 def run_headsup_batched(
@@ -335,6 +354,8 @@ def _brag_tournament(
     seed: int,
     options: dict[str, Any],
     make_engine: Callable[..., Any] | None = None,
+    agents: Sequence[Any] | None = None,
+    block_tables: int | None = None,
 ) -> Any:
     """Brag, 2-8 seats, sessions of any length: ``run_tournament`` with ``BragCollector``'s
     payoffs and behaviour statistics. Each table plays one session (episode). The loop keeps,
@@ -343,7 +364,7 @@ def _brag_tournament(
     counts with the same code, and clears them when a hand ends inside a session. The payoff
     samples are the collector's: one per hand and seat (a seat sitting out: 0), each session
     one unit. ``make_engine`` ``(tables, config, seed)`` replaces ``BatchedBrag`` (tests deal
-    the scalar run's cards)."""
+    the scalar run's cards); ``agents`` and ``block_tables``: ``run_tournament_batched``."""
     from agents import make_agent, table_info
     from brag_env.brag.batched import BLIND, OPEN, BatchedBrag
     from brag_env.brag.rules import FIRST_RAISE, FOLD, LOOK, SEE, STAY, BragConfig
@@ -365,7 +386,12 @@ def _brag_tournament(
     schedule = make_schedule(n, episodes, seed)
     rngs = agent_seeds(seed, n)
     table = table_info("brag", **table_options)
-    agents = [make_agent(spec, table, rngs[i]) for i, spec in enumerate(parsed)]
+    if agents is None:
+        agents = [make_agent(spec, table, rngs[i]) for i, spec in enumerate(parsed)]
+    elif len(agents) != n:
+        raise ValueError(f"got {len(agents)} agents for {n} specs")
+    told = [a for a in range(n) if hasattr(agents[a], "hand_over")]
+    chunk = _BRAG_CHUNK if block_tables is None else max(1, int(block_tables))
     all_seat_agent = np.array([e.seats for e in schedule], np.int64)  # (tables, n): agent per seat
     all_group = np.array([e.group for e in schedule], np.int64)
     collector = BragCollector(None, n, config)
@@ -376,9 +402,7 @@ def _brag_tournament(
     started = time.perf_counter()
     decisions = 0
     make = make_engine or (lambda t, c, s: BatchedBrag(t, c, seed=s))
-    for seat_agent, group, engine in _blocks(
-        all_seat_agent, all_group, _BRAG_CHUNK, make, config, seed
-    ):
+    for seat_agent, group, engine in _blocks(all_seat_agent, all_group, chunk, make, config, seed):
         here = len(seat_agent)
         for agent in agents:
             agent.reset_rows(np.arange(n * here))
@@ -453,6 +477,9 @@ def _brag_tournament(
                     raise RuntimeError("a Brag hand ended on a move other than fold/cover/see")
                 _brag_hands_over(engine, collector, hand_end, seat_agent, hand_flags)
                 ended_hands.append((done, before[ended], rewards[ended]))
+                for a in told:  # the chips each of its seats won or lost in the hand
+                    t, seat = np.nonzero(seat_agent[done] == a)
+                    agents[a].hand_over(done[t] * n + seat, rewards[ended][t, seat])
                 for flag in (*hand_flags, faced_raise):  # a new hand of the session starts
                     flag[done] = False
                 blind_moves[done] = 0

@@ -70,17 +70,6 @@ def report(spec: str, config: BragConfig, m: Measured) -> str:
     )
 
 
-def small_deck_options(items: list[str], deck_ranks: int | None) -> dict[str, Any] | None:
-    """The ``--option`` rules of an exact small-deck measure, or None for the full pack."""
-    from brag_env.ui.cli import parse_options
-
-    options = parse_options(items)
-    if deck_ranks is not None:
-        options.setdefault("deck_ranks", deck_ranks)
-    ranks = options.get("deck_ranks", 13)
-    return options if isinstance(ranks, int) and ranks < 13 else None
-
-
 def exact_cli(spec: str, options: dict[str, Any], seed: int) -> int:
     """``python -m brag_env.exploit brag AGENT --option deck_ranks=K ...``: print the report."""
     import sys
