@@ -33,7 +33,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run from a clone: the checkout's brag_env
 
-from brag_env.evaluation.report import _ci, _interval, _rate  # noqa: E402  (the printed formats)
+from brag_env.evaluation.report import ci_text, interval_text, rate_text  # noqa: E402
 from brag_env.evaluation.stats import Estimate  # noqa: E402
 from brag_env.io import write_output  # noqa: E402
 
@@ -66,9 +66,9 @@ def put_baseline(reports: Sequence[Report]) -> list[str]:
     agent = reports[0]["agents"][0]
     wins, points = (estimate(agent["metrics"][k]) for k in ("match_win", "points_per_hand"))
     return [
-        _ci(wins, 1, percent=True),
-        _interval(wins, 1, percent=True),
-        _ci(points, 2),
+        ci_text(wins, 1, percent=True),
+        interval_text(wins, 1, percent=True),
+        ci_text(points, 2),
         *rates(agent, "put_rate", "bluff_put_rate", "light_see_rate", "fold_to_put"),
     ]
 
@@ -80,19 +80,19 @@ def brag_baseline(reports: Sequence[Report]) -> list[str]:
     payoff = estimate(agent["payoff"])
     keys = ("blind_play_rate", "bluff_raise_rate", "light_see_rate", "fold_to_raise")
     return [
-        _ci(payoff),
-        _interval(payoff),
+        ci_text(payoff),
+        interval_text(payoff),
         *rates(agent, *keys, "see_frequency", "showdown_win_rate"),
     ]
 
 
 def rates(agent: dict[str, Any], *keys: str) -> list[str]:
-    return [_rate(agent["behaviour"].get(k), k) for k in keys]
+    return [rate_text(agent["behaviour"].get(k), k) for k in keys]
 
 
 def payoffs(reports: Sequence[Report]) -> list[str]:
     """The first agent's payoff ± CI, one cell per report."""
-    return [_ci(estimate(r["agents"][0]["payoff"])) for r in reports]
+    return [ci_text(estimate(r["agents"][0]["payoff"])) for r in reports]
 
 
 def round_robin_row(index: int) -> Callable[[Sequence[Report]], list[str]]:
@@ -105,7 +105,7 @@ def round_robin_row(index: int) -> Callable[[Sequence[Report]], list[str]]:
                 out.append("-")
                 continue
             e = estimate(entry)
-            out.append(_ci(e, 2) + ("" if e.excludes(0.0) else " (ns)"))
+            out.append(ci_text(e, 2) + ("" if e.excludes(0.0) else " (ns)"))
         return out
 
     return cells
@@ -113,7 +113,9 @@ def round_robin_row(index: int) -> Callable[[Sequence[Report]], list[str]]:
 
 def match_wins(reports: Sequence[Report]) -> list[str]:
     """The first agent's match win rate ± CI, one cell per report."""
-    return [_ci(estimate(r["agents"][0]["metrics"]["match_win"]), 1, percent=True) for r in reports]
+    return [
+        ci_text(estimate(r["agents"][0]["metrics"]["match_win"]), 1, percent=True) for r in reports
+    ]
 
 
 def model_vs(reports: Sequence[Report]) -> list[str]:
