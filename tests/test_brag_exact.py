@@ -138,8 +138,8 @@ def _own_reach(tree, profile, seat):
 
 def test_cfr_plus_average_is_the_reach_weighted_mix_of_its_iterates():
     """CFR+'s average strategy weighs iteration t's strategy by t times the seat's own reach
-    of the information set (B10: one row for a blind seat). Accumulated with the own reach
-    left at 1, the average stalled near NashConv 1e-3 on the shipped rules."""
+    of the information set (B10: one row for a blind seat); issue 25's solver left the own
+    reach at 1 below the seat's own actions."""
     tree = build_tree(BragConfig(**{**TINY, "starting_chips": 3}))
     solver = CFRPlus(tree)
     expected = [None if s is None else np.zeros_like(s) for s in solver.current()]
