@@ -122,3 +122,44 @@ def test_exact_reader_enumerates_every_draw_of_an_agent():
 
     with pytest.raises(ValueError, match="scalar draws only"):
         outcomes(Sized(seed=0), np.zeros(3), np.ones(4))
+
+
+def _own_reach(tree, profile, seat):
+    """(nodes, H): seat's own probability of its actions on the path to each node."""
+    reach = np.ones((tree.num_nodes, tree.num_hands))
+    for v in range(tree.num_nodes):  # parents are numbered before their children
+        for i, (_, child) in enumerate(tree.children[v]):
+            reach[child] = reach[v]
+            if tree.player[v] == seat:
+                sigma = profile[v]
+                reach[child] = reach[v] * (sigma[:, i] if sigma.ndim == 2 else sigma[i])
+    return reach
+
+
+def test_cfr_plus_average_is_the_reach_weighted_mix_of_its_iterates():
+    """CFR+'s average strategy weighs iteration t's strategy by t times the seat's own reach
+    of the information set (B10: one row for a blind seat); issue 25's solver left the own
+    reach at 1 below the seat's own actions."""
+    tree = build_tree(BragConfig(**{**TINY, "starting_chips": 3}))
+    solver = CFRPlus(tree)
+    expected = [None if s is None else np.zeros_like(s) for s in solver.current()]
+    for t in range(1, 6):
+        played = solver.current()  # both seats' strategies of iteration t (alternating updates)
+        reach = [_own_reach(tree, played, seat) for seat in (0, 1)]
+        for v, p in enumerate(tree.player):
+            if p < 0:
+                continue
+            own = reach[p][v]
+            sigma = played[v]
+            expected[v] += t * (own[:, None] * sigma if sigma.ndim == 2 else own[0] * sigma)
+        solver.iterate()
+    average = solver.average()
+    differs = 0
+    for v, total in enumerate(expected):
+        if total is None:
+            continue
+        mass = total.sum(axis=-1, keepdims=True)
+        want = np.where(mass > 0, total / np.where(mass > 0, mass, 1.0), 1.0 / total.shape[-1])
+        np.testing.assert_allclose(average[v], want, atol=1e-12)
+        differs += not np.allclose(want, played[v])
+    assert differs  # the average is not just the last iterate

@@ -69,6 +69,13 @@ def _as_rows(sigma: np.ndarray, h: int) -> np.ndarray:
     return sigma if sigma.ndim == 2 else np.broadcast_to(sigma, (h, sigma.shape[0]))
 
 
+def _with_reach(reach: list[np.ndarray], seat: int, sigma_a: np.ndarray) -> list[np.ndarray]:
+    """The two seats' reach after ``seat`` takes an action it plays with ``sigma_a`` per hand."""
+    out = list(reach)
+    out[seat] = reach[seat] * sigma_a
+    return out
+
+
 class _Walker:
     def __init__(self, tree: HandTree) -> None:
         self.tree = tree
@@ -169,11 +176,17 @@ class CFRPlus:
         if p != seat:
             total = np.zeros(tree.num_hands)
             for i, (_, child) in enumerate(kids):
-                r = list(reach)
-                r[p] = reach[p] * rows[:, i]
-                total += self._update(child, seat, r, weight)
+                total += self._update(child, seat, _with_reach(reach, p, rows[:, i]), weight)
             return total
-        vals = np.stack([self._update(c, seat, reach, weight) for _, c in kids], axis=1)
+        # the seat's own reach goes down with its own actions: it weighs the average strategy
+        # (a counterfactual value itself uses only the other seat's reach)
+        vals = np.stack(
+            [
+                self._update(c, seat, _with_reach(reach, p, rows[:, i]), weight)
+                for i, (_, c) in enumerate(kids)
+            ],
+            axis=1,
+        )
         value = (rows * vals).sum(axis=1)
         gain = vals - value[:, None]
         own = reach[p]
