@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import stat
 import subprocess
 import sys
 import zipfile
@@ -59,6 +60,37 @@ def test_the_lock_is_exclusive_within_one_process_too(tmp_path):
     refused = pytest.raises(ValueError, match="in use by another")
     with run_dir_lock(tmp_path), refused, run_dir_lock(tmp_path):
         pass
+
+
+ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="mknod of a device needs root")
+
+
+@pytest.mark.parametrize(
+    "kind", ["symlink", "fifo", "directory", pytest.param("device", marks=ROOT_ONLY)]
+)
+def test_a_lock_that_is_not_a_regular_file_is_refused_and_not_written(tmp_path, capsys, kind):
+    """A planted .train.lock: a symlink is not followed (its target is not truncated), a FIFO
+    does not block the open, and neither is written; one line, exit 2."""
+    out = tmp_path / "run"
+    out.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    if kind == "symlink":
+        (out / LOCK_FILE).symlink_to(victim)
+    elif kind == "fifo":
+        os.mkfifo(out / LOCK_FILE)
+    elif kind == "device":  # a /dev/null of its own
+        os.mknod(out / LOCK_FILE, 0o600 | stat.S_IFCHR, os.makedev(1, 3))
+    else:
+        (out / LOCK_FILE).mkdir()
+    assert train.main(smoke(out, "--set", "total_timesteps=1")) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"train.py: error: {out / LOCK_FILE} is not a regular file (a symlink, FIFO, device or "
+        "directory): train.py will not write its lock there; remove it, or use another --out\n"
+    )
+    assert victim.read_text() == "precious\n"
+    assert sorted(p.name for p in out.iterdir()) == [LOCK_FILE]  # nothing of a run written
 
 
 # ------------------------------------------------------------------ item 9: the training state
