@@ -190,6 +190,32 @@ def test_absurd_sizes_are_refused_before_the_run_directory_is_written(
     assert not out.exists()
 
 
+def test_a_rollout_too_large_in_bytes_is_refused_before_the_run_directory(tmp_path, capsys):
+    """The step bound allows 2,097,152 steps; with perfect recall a Brag step observes 11,086
+    values, so that rollout is 86.7 GiB: refused from the table's observation size."""
+    out = tmp_path / "run"
+    args = ["--config", str(ROOT / "configs" / "brag_ppo_smoke.yaml"), "--out", str(out)]
+    for setting in ("env.perfect_recall=true", "n_envs=64", "ppo.n_steps=32768"):
+        args += ["--set", setting]
+    assert train.main([*args, "--set", "vec_env=dummy"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "train.py: error: a rollout buffer of 86.7 GiB (ppo.n_steps * n_envs = 2,097,152 steps "
+        "of the table's observation and action mask) must be at most 4 GiB: lower ppo.n_steps "
+        "or n_envs\n"
+    )
+    assert not out.exists()
+
+
+def test_the_rollout_bytes_follow_the_tables_observation():
+    from brag_env.training.config import load_config, rollout_bytes
+
+    plain = load_config(ROOT / "configs" / "brag_ppo_smoke.yaml")  # 517 values, 8 actions
+    recall = load_config(ROOT / "configs" / "brag_ppo_smoke.yaml", ["env.perfect_recall=true"])
+    assert rollout_bytes(plain) == plain.rollout_steps * (517 + 8 + 7) * 4
+    assert rollout_bytes(recall) == recall.rollout_steps * (11_086 + 8 + 7) * 4
+
+
 # ------------------------------------------------------------------ item 14: writer threads
 def test_a_writer_thread_dying_of_a_full_disk_prints_no_traceback(monkeypatch):
     import errno
