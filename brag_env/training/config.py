@@ -129,7 +129,10 @@ class PPOConfig(Section):
         256,
         ge=1,
         le=MAX_ROLLOUT,
-        description="steps per env per rollout (rollout = n_steps * n_envs)",
+        description=(
+            "steps per env per rollout (rollout = n_steps * n_envs, at most 2,097,152 steps "
+            "and 4 GiB of buffer)"
+        ),
     )
     batch_size: Int = Field(512, ge=1, description="mini-batch size; must divide a rollout")
     n_epochs: Int = Field(4, ge=1, le=1000, description="passes over each rollout")
