@@ -94,12 +94,14 @@ def test_a_lock_that_is_not_a_regular_file_is_refused_and_not_written(tmp_path, 
 
 
 # ------------------------------------------------------------------ item 9: the training state
-def _checkpoint(path: Path, state: object) -> Path:
+def _checkpoint(path: Path, state: object, env_config: dict | None = None) -> Path:
     """A zip with the entries read_training_state looks at (the weights are not read)."""
     with zipfile.ZipFile(path, "w") as archive:
         for name in ("data", "policy.pth", "policy.optimizer.pth"):
             archive.writestr(name, b"{}")
-        archive.writestr("brag_env_model.json", json.dumps({"game": "put", "env_config": {}}))
+        archive.writestr(
+            "brag_env_model.json", json.dumps({"game": "put", "env_config": env_config or {}})
+        )
         archive.writestr(TRAINING_ENTRY, json.dumps(state))
     return path
 
@@ -144,6 +146,67 @@ def test_resume_from_a_checkpoint_naming_a_snapshot_outside_the_run_is_refused(t
     assert train.main(["--out", str(out), "--resume"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "snapshots must hold names snapshots/step_" in err
+
+
+def _snapshot_names(*steps: int) -> list[str]:
+    return [f"snapshots/step_{step:09d}.zip" for step in steps]
+
+
+# put_ppo_smoke.yaml: rollouts of 4 envs x 128 steps = 512, total_timesteps 1024, max_snapshots 2.
+@pytest.mark.parametrize(
+    "change, files, fragment",
+    [
+        ({"num_timesteps": 1536}, [], "num_timesteps 1,536 is beyond the run's 1,024 steps"),
+        ({"num_timesteps": 500}, [], "num_timesteps 500 is not a whole number of rollouts (ppo"),
+        (
+            {"snapshots": _snapshot_names(512, 512)},
+            [512],
+            "lists snapshots/step_000000512.zip twice",
+        ),
+        (
+            {"snapshots": _snapshot_names(128, 256, 512)},
+            [128, 256, 512],
+            "snapshots lists 3 files, more than pool.max_snapshots (2)",
+        ),
+        ({"snapshots": _snapshot_names(256, 512)}, [256], "step_000000512.zip does not exist"),
+    ],
+)
+def test_a_resume_whose_state_does_not_fit_the_run_is_refused_before_it_prints_or_writes(
+    tmp_path, capsys, change, files, fragment
+):
+    out = tmp_path / "run"
+    (out / "snapshots").mkdir(parents=True)
+    (out / "config.yaml").write_text(SMOKE.read_text())
+    (out / "evals.jsonl").write_text('{"step": 1024, "label": "eval", "results": []}\n')
+    for step in files:
+        (out / _snapshot_names(step)[0]).write_bytes(b"a snapshot")
+    state = {**GOOD, **change, "config_hash": train.config_hash(train.load_config(SMOKE))}
+    _checkpoint(out / "checkpoint.zip", state, {"num_players": 2})  # the smoke run's table
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert train.main(["--out", str(out), "--resume"]) == 2
+    printed = capsys.readouterr()
+    assert printed.out == "" and printed.err.count("\n") == 1
+    assert printed.err.startswith(
+        f"train.py: error: checkpoint {str(out / 'checkpoint.zip')!r}: {TRAINING_ENTRY}: "
+    )
+    assert fragment in printed.err
+    after = {p: p.read_bytes() for p in out.rglob("*") if p.is_file() and p.name != LOCK_FILE}
+    assert after == before  # no tb/, evals.jsonl not truncated
+
+
+@pytest.mark.slow  # builds the envs and the learner: seconds
+def test_a_resume_whose_weights_do_not_load_prints_and_truncates_nothing(tmp_path, capsys):
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "config.yaml").write_text(SMOKE.read_text())
+    later = '{"step": 1024, "label": "eval", "results": []}\n'
+    (out / "evals.jsonl").write_text(later)
+    state = {**GOOD, "config_hash": train.config_hash(train.load_config(SMOKE))}
+    _checkpoint(out / "checkpoint.zip", state, {"num_players": 2})  # its weights are b"{}"
+    assert train.main(["--out", str(out), "--resume"]) == 2
+    printed = capsys.readouterr()
+    assert printed.out == "" and "is corrupt or from another run" in printed.err
+    assert (out / "evals.jsonl").read_text() == later and not (out / "tb").exists()
 
 
 # ------------------------------------------------------------------ item 13: leftovers, snapshots
