@@ -373,7 +373,7 @@ def loads_bounded(text: str | bytes, what: str, max_bytes: int | None = None) ->
     except json.JSONDecodeError as error:
         raise FileError(f"{what} is not JSON ({error.msg})") from None
     except ValueError as error:  # e.g. an integer of more than 4,300 digits
-        raise FileError(f"{what} is not usable JSON ({clip(one_line_of(error))})") from None
+        raise FileError(f"{what} is not usable JSON ({clip(without_advice(error))})") from None
     except RecursionError:  # not reached under MAX_JSON_DEPTH; kept for a changed limit
         raise FileError(f"{what} nests too deeply: refused") from None
 
@@ -458,7 +458,10 @@ def parse_yaml(text: str, name: str) -> Any:
             if _expanded_nodes(node, {}) > MAX_YAML_NODES:
                 problem = f"holds more than {MAX_YAML_NODES:,} nodes, aliases expanded: refused"
                 raise YAMLError(f"{name} {problem}", problem, None, None)
-            return loader.construct_document(node)
+            try:
+                return loader.construct_document(node)
+            except ValueError as error:  # an integer of more than 4,300 digits
+                raise refuse(clip(without_advice(error))) from None
         finally:
             loader.dispose()
     except yaml.YAMLError as error:
@@ -553,6 +556,16 @@ def one_line_of(error: BaseException) -> str:
     """The first line of an error's message (or its type when it has none)."""
     text = str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__
+
+
+# Python's advice to raise its integer-digits limit: for the programmer, not for whoever was
+# handed a hostile file (the limit is what refuses it).
+_INT_DIGITS_ADVICE = re.compile(r";?\s*use sys\.set_int_max_str_digits\(\)[^;]*")
+
+
+def without_advice(error: BaseException) -> str:
+    """``one_line_of(error)`` without Python's ``use sys.set_int_max_str_digits()`` advice."""
+    return _INT_DIGITS_ADVICE.sub("", one_line_of(error)).strip()
 
 
 def _yaml_tokens() -> tuple[tuple[type, ...], tuple[type, ...]]:

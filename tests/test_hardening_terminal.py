@@ -90,3 +90,4 @@ def test_a_line_with_a_5000_digit_integer_names_the_file_and_line(tmp_path):
     code, _, err = _replay(path)
     assert code == 2 and f"{path} line 1 is not usable JSON" in err and err.count("\n") == 1
     assert len(err) < 400
+    assert "value has 5000 digits" in err and "set_int_max_str_digits" not in err
