@@ -519,15 +519,24 @@ def clip(text: str, limit: int = MAX_QUOTED_CHARS) -> str:
 
 # ------------------------------------------------------------------ text for the terminal
 #: Every C0 control (tab and newline too), DEL and every C1 control: the introducers of all
-#: terminal sequences (ESC for CSI/OSC/DCS..., and their 8-bit forms such as CSI U+009B).
-_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+#: terminal sequences (ESC for CSI/OSC/DCS..., and their 8-bit forms such as CSI U+009B). And
+#: the Unicode bidirectional controls (embeddings and overrides U+202A-U+202E, isolates
+#: U+2066-U+2069, the marks U+200E, U+200F, U+061C), which reorder what follows them on the
+#: line: a seat name could otherwise show as another, or flip the text after it.
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
 def terminal_safe(text: str) -> str:
-    """``text`` with every control character written as a visible escape (``\\x1b``), so
-    that text read from a file can reach a terminal: no escape sequence (colours, hidden text,
-    a window title, an OSC 52 clipboard write) is left, whatever follows the introducer."""
-    return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """``text`` with every control character written as a visible escape (``\\x1b``,
+    ``\\u202e``), so that text read from a file can reach a terminal: no escape sequence
+    (colours, hidden text, a window title, an OSC 52 clipboard write) is left, whatever follows
+    the introducer, and no bidirectional control reorders the line."""
+    return _CONTROLS.sub(lambda m: _escape(m.group()), text)
 
 
 def terminal_safe_json(value: Any) -> Any:
