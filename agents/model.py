@@ -146,11 +146,23 @@ def _summary(entry: Any) -> dict[str, Any] | None:
     return None
 
 
-def _as_int_list(value: Any) -> list[int]:
+def _as_list(value: Any) -> list[Any]:
+    """A recorded shape as a list of its entries, unconverted (they are checked by the caller:
+    ``int()`` would make a shape of 220.5 one of 220)."""
     if isinstance(value, str):  # SB3 str()-ed it
         text = value.replace("(", "[").replace(")", "]").replace(",]", "]")
         value = loads_bounded(text, "a shape")
-    return [int(v) for v in value]
+    return list(value)
+
+
+def _whole(value: Any) -> int:
+    """A count as SB3 records one (a JSON integer, or its decimal text such as ``"8"``);
+    ``ValueError`` for anything else (``8.5``, ``true``, ``"8.0"``), never truncated."""
+    if type(value) is int:
+        return value
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        return int(value)
+    raise ValueError(f"not a whole number: {quoted(value)}")
 
 
 def _class_name(text: Any) -> str:
@@ -277,12 +289,14 @@ def _safe_objects(path: Path, data: dict[str, Any]) -> tuple[dict[str, Any], Sav
     if "discrete.Discrete" not in act_entry.get(":type:", ""):
         raise _fail(path, f"unsupported action space {act_entry.get(':type:')}, expected Discrete")
     try:
-        shape = tuple(_as_int_list(obs_entry["_shape"]))
-        num_actions = int(act_entry["n"])
+        shape = tuple(_as_list(obs_entry["_shape"]))
+        num_actions = _whole(act_entry["n"])
     except (KeyError, TypeError, ValueError):  # FileError is a ValueError
         raise _fail(path, "its observation/action space records are unreadable") from None
-    # Checked before a network is built on them: a huge shape would allocate gigabytes.
-    if len(shape) != 1 or not 1 <= shape[0] <= MAX_OBSERVATION_SIZE:
+    # Checked before a network is built on them: a huge shape would allocate gigabytes, and a
+    # fraction is refused rather than truncated to another size.
+    size = shape[0] if len(shape) == 1 else None
+    if type(size) is not int or not 1 <= size <= MAX_OBSERVATION_SIZE:
         raise _fail(
             path,
             f"its observation shape {quoted(shape)} is not one size between 1 and "

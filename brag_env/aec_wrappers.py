@@ -10,7 +10,10 @@ unwrapped env, and the outer one makes the checks of all three in ONE call of ``
 behaviour, messages, warnings and ``isinstance`` tests are those of the stock classes.
 ``agent_iter()`` iterates with an iterator that reads the unwrapped env directly. One deliberate
 difference: a bool action (which ``Discrete.contains`` accepts) reaches the env, whose clear
-``ValueError`` replaces the stock chain's numpy error about an array's truth value.
+``ValueError`` replaces the stock chain's numpy error about an array's truth value. And an action
+outside the agent's space is an ``ActionSpaceError`` naming the env, the agent and the value
+(``put_v1: player_0: action must be an integer action id, got 0.0``) where the stock wrapper
+asserts a bare ``action is not in action space``; it is an ``AssertionError`` as before.
 
 The fused path is taken when the chain is exactly what ``classic_wrap`` builds (the three
 wrappers directly around one unwrapped env); the inner wrappers keep the stock methods, for
@@ -30,10 +33,14 @@ from pettingzoo.utils.wrappers import (
     OrderEnforcingWrapper,
     TerminateIllegalWrapper,
 )
+from pettingzoo.utils.wrappers.base import BaseWrapper
 from pettingzoo.utils.wrappers.order_enforcing import (
     AECOrderEnforcingIterable,
     AECOrderEnforcingIterator,
 )
+
+from brag_env.io import quoted
+from brag_env.table_env import action_id
 
 # What TerminateIllegalWrapper keeps as the info of an agent without one (only read, so one
 # shared dict instead of a new one per last()).
@@ -41,6 +48,30 @@ _NO_INFO: dict[str, Any] = {}
 
 # The attributes OrderEnforcingWrapper refuses to give out before reset().
 _GUARDED = ("rewards", "terminations", "truncations", "infos", "agent_selection", "agents")
+
+
+class ActionSpaceError(AssertionError, ValueError):
+    """An action outside the acting agent's action space, refused by the wrapped env: an
+    ``AssertionError`` as PettingZoo's ``AssertOutOfBoundsWrapper`` raises (code catching that
+    keeps working), and a ``ValueError`` with one line naming the env, the agent and the value,
+    worded as the raw env's own refusals (code catching those works too)."""
+
+
+def action_space_error(raw: AECEnv, agent: Any, action: Any, space: Any) -> ActionSpaceError:
+    """The refusal of ``action`` by ``agent``, whose action space is ``space``."""
+    name = raw.metadata.get("name", type(raw).__name__)
+    if action is None:
+        return ActionSpaceError(f"{name}: {agent} must act; step(None) is only for done agents")
+    if type(space) is Discrete:
+        try:
+            value = action_id(action)
+        except ValueError as e:  # not an integer: the raw env's message
+            return ActionSpaceError(f"{name}: {agent}: {e}")
+        first, last = int(space.start), int(space.start) + int(space.n) - 1
+        return ActionSpaceError(
+            f"{name}: {agent}: action {value} is not an action id {first}..{last}"
+        )
+    return ActionSpaceError(f"{name}: {agent}: action {quoted(action)} is not in {space}")
 
 
 def _forward(name: str, guarded: bool) -> property:
@@ -103,11 +134,21 @@ class FastTerminateIllegalWrapper(_InnerAttributes, TerminateIllegalWrapper):
 
 
 class FastAssertOutOfBoundsWrapper(_InnerAttributes, AssertOutOfBoundsWrapper):
-    """``AssertOutOfBoundsWrapper``: asserts that a live agent's action is in its space."""
+    """``AssertOutOfBoundsWrapper``: a live agent's action must be in its space, else an
+    ``ActionSpaceError`` (an ``AssertionError``, with a message that names agent and value)."""
 
     def __init__(self, env: AECEnv) -> None:
         super().__init__(env)
         self._raw = env.unwrapped
+
+    def step(self, action: Any) -> None:
+        raw = self._raw
+        agent = raw.agent_selection
+        space = raw.action_space(agent)
+        done = raw.terminations[agent] or raw.truncations[agent]
+        if not ((action is None and done) or space.contains(action)):
+            raise action_space_error(raw, agent, action, space)
+        BaseWrapper.step(self, action)  # the stock step without its bare assertion
 
 
 class FastOrderEnforcingWrapper(_DirectAttributes, OrderEnforcingWrapper):
@@ -184,7 +225,8 @@ class FastOrderEnforcingWrapper(_DirectAttributes, OrderEnforcingWrapper):
                 ok = entry[1] <= action < entry[2]
             else:
                 ok = space.contains(action)
-        assert ok, "action is not in action space"
+        if not ok:
+            raise action_space_error(raw, agent, action, raw.action_space(agent))
         # TerminateIllegalWrapper.step: the mask is the one of the last observation.
         if ti._prev_obs is None:
             self._observe_ti(ti, raw, agent)

@@ -373,7 +373,7 @@ def loads_bounded(text: str | bytes, what: str, max_bytes: int | None = None) ->
     except json.JSONDecodeError as error:
         raise FileError(f"{what} is not JSON ({error.msg})") from None
     except ValueError as error:  # e.g. an integer of more than 4,300 digits
-        raise FileError(f"{what} is not usable JSON ({clip(one_line_of(error))})") from None
+        raise FileError(f"{what} is not usable JSON ({clip(without_advice(error))})") from None
     except RecursionError:  # not reached under MAX_JSON_DEPTH; kept for a changed limit
         raise FileError(f"{what} nests too deeply: refused") from None
 
@@ -458,7 +458,10 @@ def parse_yaml(text: str, name: str) -> Any:
             if _expanded_nodes(node, {}) > MAX_YAML_NODES:
                 problem = f"holds more than {MAX_YAML_NODES:,} nodes, aliases expanded: refused"
                 raise YAMLError(f"{name} {problem}", problem, None, None)
-            return loader.construct_document(node)
+            try:
+                return loader.construct_document(node)
+            except ValueError as error:  # an integer of more than 4,300 digits
+                raise refuse(clip(without_advice(error))) from None
         finally:
             loader.dispose()
     except yaml.YAMLError as error:
@@ -516,15 +519,24 @@ def clip(text: str, limit: int = MAX_QUOTED_CHARS) -> str:
 
 # ------------------------------------------------------------------ text for the terminal
 #: Every C0 control (tab and newline too), DEL and every C1 control: the introducers of all
-#: terminal sequences (ESC for CSI/OSC/DCS..., and their 8-bit forms such as CSI U+009B).
-_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+#: terminal sequences (ESC for CSI/OSC/DCS..., and their 8-bit forms such as CSI U+009B). And
+#: the Unicode bidirectional controls (embeddings and overrides U+202A-U+202E, isolates
+#: U+2066-U+2069, the marks U+200E, U+200F, U+061C), which reorder what follows them on the
+#: line: a seat name could otherwise show as another, or flip the text after it.
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
 def terminal_safe(text: str) -> str:
-    """``text`` with every control character written as a visible escape (``\\x1b``), so
-    that text read from a file can reach a terminal: no escape sequence (colours, hidden text,
-    a window title, an OSC 52 clipboard write) is left, whatever follows the introducer."""
-    return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """``text`` with every control character written as a visible escape (``\\x1b``,
+    ``\\u202e``), so that text read from a file can reach a terminal: no escape sequence
+    (colours, hidden text, a window title, an OSC 52 clipboard write) is left, whatever follows
+    the introducer, and no bidirectional control reorders the line."""
+    return _CONTROLS.sub(lambda m: _escape(m.group()), text)
 
 
 def terminal_safe_json(value: Any) -> Any:
@@ -553,6 +565,16 @@ def one_line_of(error: BaseException) -> str:
     """The first line of an error's message (or its type when it has none)."""
     text = str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__
+
+
+# Python's advice to raise its integer-digits limit: for the programmer, not for whoever was
+# handed a hostile file (the limit is what refuses it).
+_INT_DIGITS_ADVICE = re.compile(r";?\s*use sys\.set_int_max_str_digits\(\)[^;]*")
+
+
+def without_advice(error: BaseException) -> str:
+    """``one_line_of(error)`` without Python's ``use sys.set_int_max_str_digits()`` advice."""
+    return _INT_DIGITS_ADVICE.sub("", one_line_of(error)).strip()
 
 
 def _yaml_tokens() -> tuple[tuple[type, ...], tuple[type, ...]]:

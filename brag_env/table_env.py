@@ -44,6 +44,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
 from brag_env.cards import check_seed, make_rng
+from brag_env.io import quoted
 from brag_env.recent import RecentList
 
 RESET_OPTIONS = ("deck", "dealer")
@@ -74,7 +75,7 @@ def action_id(action: Any) -> int:
     try:
         return operator.index(action)
     except TypeError:
-        raise ValueError(f"action must be an integer action id, got {action!r}") from None
+        raise ValueError(f"action must be an integer action id, got {quoted(action)}") from None
 
 
 def _caller_level() -> int:

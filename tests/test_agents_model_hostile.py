@@ -48,6 +48,9 @@ def test_the_shipped_model_loads():
         ("(1000000000,)", "its observation shape (1000000000,) is not one size between 1 and"),
         ("(-5,)", "its observation shape (-5,) is not one size"),
         ("(3, 4)", "its observation shape (3, 4) is not one size"),
+        ([220.5], "its observation shape (220.5,) is not one size"),  # not truncated to 220
+        ("(220.0,)", "its observation shape (220.0,) is not one size"),
+        ([True], "its observation shape (True,) is not one size"),
     ],
 )
 def test_an_absurd_observation_shape_is_refused_before_building(tmp_path, shape, fragment):
@@ -58,6 +61,16 @@ def test_an_absurd_observation_shape_is_refused_before_building(tmp_path, shape,
     with pytest.raises(ValueError) as refused:
         load_policy(path)
     assert fragment in str(refused.value) and str(path) in str(refused.value)
+
+
+@pytest.mark.parametrize("n", [29.5, 29.0, "29.0", True])
+def test_a_fractional_action_count_is_refused_not_truncated(tmp_path, n):
+    def change(record):
+        record["action_space"]["n"] = n
+
+    path = _rewrite(tmp_path / "n.zip", data=change)
+    with pytest.raises(ValueError, match="its observation/action space records are unreadable"):
+        load_policy(path)
 
 
 def test_nan_weights_are_refused(tmp_path):

@@ -187,7 +187,9 @@ def test_env_illegal_action_ends_the_game_with_the_penalty() -> None:
     penalty = {"player_0": 0.0, "player_1": -150.0, "player_2": 0.0, "player_3": 0.0}
     assert _finish(env, truncated=True) == penalty
     env.reset(seed=0)
-    with pytest.raises(AssertionError, match="action space"):
+    with pytest.raises(
+        AssertionError, match=r"^brag_v0: player_\d: action 7 is not an action id 0\.\.6$"
+    ):
         env.step(7)
 
 

@@ -1,7 +1,8 @@
 """Copies of an env mid-hand (issue 30, item 5): ``copy.deepcopy``, ``copy.copy`` and pickle of a
-brag_v1 / put_v1 env give an independent env that continues exactly as the original does: the
-same observations, masks, rewards and ends for the same actions, and the same next deals
-(the RNG is copied); the original is untouched by what the copy does.
+brag_v1 / put_v1 / put_v2 env, perfect-recall tables included, give an independent env that
+continues exactly as the original does: the same observations, masks, rewards and ends for the
+same actions, and the same next deals (the RNG is copied); the original is untouched by what
+the copy does.
 
 gymnasium's EzPickle used to pickle an env as its constructor arguments: the copy was a fresh,
 un-reset env (``AttributeError: agent_selection`` on its first step)."""
@@ -14,7 +15,7 @@ import pickle
 import numpy as np
 import pytest
 
-from brag_env import brag_v1, put_v1
+from brag_env import brag_v1, put_v1, put_v2
 
 COPIES = {
     "deepcopy": copy.deepcopy,
@@ -28,8 +29,15 @@ TABLES = [
     (put_v1, {"num_players": 2}),
     (put_v1, {"num_players": 3, "put_answers": "simultaneous"}),
     (put_v1, {"num_players": 4, "partner_exchange": "always"}),
+    # Tables whose observer differs from the default one: a copy must rebuild the same observer
+    # (put_v2's Put timing, the perfect-recall block of either game), not a default one.
+    (put_v2, {"num_players": 2}),
+    (put_v2, {"num_players": 3, "perfect_recall": True}),
+    (put_v1, {"num_players": 2, "perfect_recall": True}),
+    (brag_v1, {"num_players": 3, "hands_per_session": 4, "perfect_recall": True}),
 ]
 IDS = ["brag3", "brag4-cover", "brag-4cards", "put2", "put3", "put4-partners"]
+IDS += ["put_v2-2", "put_v2-3-recall", "put2-recall", "brag3-recall"]
 
 
 def _trace(env, rng: np.random.Generator, steps: int, resets: int = 1) -> list:

@@ -22,7 +22,11 @@ from pettingzoo.utils.wrappers import (
 )
 
 from brag_env import brag_v0, put_v0
-from brag_env.aec_wrappers import FastOrderEnforcingWrapper
+from brag_env.aec_wrappers import (
+    ActionSpaceError,
+    FastAssertOutOfBoundsWrapper,
+    FastOrderEnforcingWrapper,
+)
 
 ENVS: dict[str, tuple[Callable[..., Any], dict[str, Any], float]] = {
     "brag": (
@@ -52,10 +56,15 @@ def half_fast(name: str) -> FastOrderEnforcingWrapper:
     return FastOrderEnforcingWrapper(AssertOutOfBoundsWrapper(env))
 
 
+STOCK_REFUSAL = ("AssertionError", "action is not in action space")
+
+
 def _outcome(fn: Callable[[], Any]) -> tuple[Any, ...]:
     EnvLogger.flush()
     try:
         value = fn()
+    except ActionSpaceError:  # the one deliberate difference: where stock asserts barely
+        return ("raised", *STOCK_REFUSAL, tuple(EnvLogger.mqueue))
     except Exception as exc:  # the type and message must match, whatever they are
         return ("raised", type(exc).__name__, str(exc), tuple(EnvLogger.mqueue))
     if isinstance(value, tuple) and value and isinstance(value[0], dict):
@@ -183,6 +192,50 @@ def test_a_bool_action_gets_the_raw_envs_value_error(
         env.step(action)
     assert str(got.value) == str(expected.value)
     assert "integer action id" in str(got.value) and agent in str(got.value)
+    assert env.agent_selection == agent and not any(env.terminations.values())
+    obs, *_ = env.last()
+    env.step(int(np.flatnonzero(obs["action_mask"])[0]))  # a legal action still plays
+
+
+def unfused(name: str) -> FastOrderEnforcingWrapper:
+    """The fast outer and out-of-bounds wrappers over a stock TerminateIllegal: not fused, so
+    the out-of-bounds wrapper makes its own check."""
+    make, options, penalty = ENVS[name]
+    env = TerminateIllegalWrapper(make(**options), illegal_reward=penalty)
+    return FastOrderEnforcingWrapper(FastAssertOutOfBoundsWrapper(env))
+
+
+@pytest.mark.parametrize("name", sorted(ENVS))
+@pytest.mark.parametrize("chain", [fast, unfused])
+@pytest.mark.parametrize(
+    "action, refusal",
+    [
+        (0.0, "action must be an integer action id, got 0.0"),
+        ("1", "action must be an integer action id, got '1'"),
+        (-1, "action -1 is not an action id 0..{last}"),
+        (10**6, "action 1000000 is not an action id 0..{last}"),
+        (np.int64(10**6), "action 1000000 is not an action id 0..{last}"),
+        (None, "must act; step(None) is only for done agents"),
+    ],
+)
+def test_an_action_outside_the_space_is_one_line_naming_the_agent_and_value(
+    name: str, chain: Callable[[str], Any], action: Any, refusal: str
+) -> None:
+    """Where PettingZoo asserts a bare "action is not in action space", the wrapped env says
+    which agent and which value, as the raw env words it; an AssertionError still (what the
+    stock wrapper raised) and a ValueError (what the raw env raises)."""
+    env = chain(name)
+    assert (chain is fast) == (env._ti is not None)
+    env.reset(seed=0)
+    agent = env.agent_selection
+    last = int(env.action_space(agent).n) - 1
+    env_name = env.unwrapped.metadata["name"]
+    sep = " " if action is None else ": "
+    for caught in (AssertionError, ValueError):
+        with pytest.raises(caught) as refused:
+            env.step(action)
+        assert type(refused.value) is ActionSpaceError
+        assert str(refused.value) == f"{env_name}: {agent}{sep}{refusal.format(last=last)}"
     assert env.agent_selection == agent and not any(env.terminations.values())
     obs, *_ = env.last()
     env.step(int(np.flatnonzero(obs["action_mask"])[0]))  # a legal action still plays

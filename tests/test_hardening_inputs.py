@@ -42,6 +42,21 @@ def test_shared_anchors_within_the_limit_still_load():
     assert bio.parse_yaml("a: &a [1, 2]\nb: *a\n", "x") == {"a": [1, 2], "b": [1, 2]}
 
 
+def test_a_5000_digit_integer_in_yaml_is_refused_without_pythons_advice(tmp_path, capsys):
+    from brag_env.training.cli import main as train_main
+
+    digits = "9" * 5000
+    with pytest.raises(bio.FileError, match=r"^x.yaml is not valid YAML: .*value has 5000 dig"):
+        bio.parse_yaml(f"a: {digits}\n", "x.yaml")
+    config = tmp_path / "big.yaml"
+    config.write_text(f"total_timesteps: {digits}\n")
+    for argv in (["--config", str(config)], ["--set", f"total_timesteps={digits}"]):
+        assert train_main([*argv, "--out", str(tmp_path / "run")]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "value has 5000 digits" in err
+        assert "set_int_max_str_digits" not in err and len(err) < 600
+
+
 def test_a_training_config_bomb_is_one_line(tmp_path):
     """Issue 30: an 11-line config took 66 s and 3 GB before an abort."""
     path = tmp_path / "bomb.yaml"
@@ -174,6 +189,7 @@ def test_a_damaged_solver_checkpoint_is_refused_in_one_line(
     code = solve_main([*argv, "--checkpoint", str(damaged), "--resume"])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and fragment in err, err
+    assert f"checkpoint {str(damaged)!r}" in err and "strategy file" not in err  # named as such
     assert not (tmp_path / "s.npz").exists()
 
 
@@ -186,5 +202,5 @@ def test_a_good_checkpoint_still_resumes(solved):
 def test_a_strategy_with_nan_is_refused(solved, tmp_path):
     out, _ = solved
     bad = _rewrite(out, tmp_path / "nan.npz", lambda a: a["see0"].fill(np.nan))
-    with pytest.raises(ValueError, match="array 'see0' holds NaN or infinite values"):
+    with pytest.raises(ValueError, match=r"^strategy file .*: array 'see0' holds NaN or infinite"):
         load_strategy(bad)

@@ -24,6 +24,8 @@ HOSTILE = [
     "\x1b]8;;http://x\x1b\\link",  # OSC 8 hyperlink ended by ST
 ]
 CONTROL_BYTES = [chr(c) for c in (*range(0x20), *range(0x7F, 0xA0))]
+# Unicode bidirectional controls: embeddings, overrides, isolates and marks.
+BIDI = [chr(c) for c in (0x61C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))]
 
 
 def _replay(path: Path) -> tuple[int, str, str]:
@@ -60,6 +62,10 @@ def test_terminal_safe_escapes_every_control_and_keeps_the_rest():
     for c in CONTROL_BYTES:
         assert terminal_safe(f"a{c}b") == f"a\\x{ord(c):02x}b"
     assert terminal_safe("A♥ 10♠ plain") == "A♥ 10♠ plain"
+    for c in BIDI:  # "bob\u202eeci" would show as "bobice" reversed: a seat name spoofed
+        assert terminal_safe(f"bob{c}eci") == f"bob\\u{ord(c):04x}eci"
+    assert terminal_safe("\u200d\u202f\u2070 é") == "\u200d\u202f\u2070 é"  # neighbours kept
+    assert terminal_safe_json({"\u202e": ["\u2066x"]}) == {"\\u202e": ["\\u2066x"]}
     assert terminal_safe_json({"k\x1b": ["\x07", 3, None]}) == {"k\\x1b": ["\\x07", 3, None]}
 
 
@@ -90,3 +96,4 @@ def test_a_line_with_a_5000_digit_integer_names_the_file_and_line(tmp_path):
     code, _, err = _replay(path)
     assert code == 2 and f"{path} line 1 is not usable JSON" in err and err.count("\n") == 1
     assert len(err) < 400
+    assert "value has 5000 digits" in err and "set_int_max_str_digits" not in err

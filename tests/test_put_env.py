@@ -224,7 +224,9 @@ def test_env_out_of_bounds_action_is_asserted():
     env = put_v1.env()
     env.reset(seed=0)
     env.last()
-    with pytest.raises(AssertionError, match="action space"):
+    with pytest.raises(
+        AssertionError, match=r"^put_v1: player_0: action 29 is not an action id 0\.\.28$"
+    ):
         env.step(29)
 
 

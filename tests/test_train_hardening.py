@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import stat
 import subprocess
 import sys
 import zipfile
@@ -61,13 +62,46 @@ def test_the_lock_is_exclusive_within_one_process_too(tmp_path):
         pass
 
 
+ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="mknod of a device needs root")
+
+
+@pytest.mark.parametrize(
+    "kind", ["symlink", "fifo", "directory", pytest.param("device", marks=ROOT_ONLY)]
+)
+def test_a_lock_that_is_not_a_regular_file_is_refused_and_not_written(tmp_path, capsys, kind):
+    """A planted .train.lock: a symlink is not followed (its target is not truncated), a FIFO
+    does not block the open, and neither is written; one line, exit 2."""
+    out = tmp_path / "run"
+    out.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    if kind == "symlink":
+        (out / LOCK_FILE).symlink_to(victim)
+    elif kind == "fifo":
+        os.mkfifo(out / LOCK_FILE)
+    elif kind == "device":  # a /dev/null of its own
+        os.mknod(out / LOCK_FILE, 0o600 | stat.S_IFCHR, os.makedev(1, 3))
+    else:
+        (out / LOCK_FILE).mkdir()
+    assert train.main(smoke(out, "--set", "total_timesteps=1")) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"train.py: error: {out / LOCK_FILE} is not a regular file (a symlink, FIFO, device or "
+        "directory): train.py will not write its lock there; remove it, or use another --out\n"
+    )
+    assert victim.read_text() == "precious\n"
+    assert sorted(p.name for p in out.iterdir()) == [LOCK_FILE]  # nothing of a run written
+
+
 # ------------------------------------------------------------------ item 9: the training state
-def _checkpoint(path: Path, state: object) -> Path:
+def _checkpoint(path: Path, state: object, env_config: dict | None = None) -> Path:
     """A zip with the entries read_training_state looks at (the weights are not read)."""
     with zipfile.ZipFile(path, "w") as archive:
         for name in ("data", "policy.pth", "policy.optimizer.pth"):
             archive.writestr(name, b"{}")
-        archive.writestr("brag_env_model.json", json.dumps({"game": "put", "env_config": {}}))
+        archive.writestr(
+            "brag_env_model.json", json.dumps({"game": "put", "env_config": env_config or {}})
+        )
         archive.writestr(TRAINING_ENTRY, json.dumps(state))
     return path
 
@@ -114,6 +148,67 @@ def test_resume_from_a_checkpoint_naming_a_snapshot_outside_the_run_is_refused(t
     assert err.count("\n") == 1 and "snapshots must hold names snapshots/step_" in err
 
 
+def _snapshot_names(*steps: int) -> list[str]:
+    return [f"snapshots/step_{step:09d}.zip" for step in steps]
+
+
+# put_ppo_smoke.yaml: rollouts of 4 envs x 128 steps = 512, total_timesteps 1024, max_snapshots 2.
+@pytest.mark.parametrize(
+    "change, files, fragment",
+    [
+        ({"num_timesteps": 1536}, [], "num_timesteps 1,536 is beyond the run's 1,024 steps"),
+        ({"num_timesteps": 500}, [], "num_timesteps 500 is not a whole number of rollouts (ppo"),
+        (
+            {"snapshots": _snapshot_names(512, 512)},
+            [512],
+            "lists snapshots/step_000000512.zip twice",
+        ),
+        (
+            {"snapshots": _snapshot_names(128, 256, 512)},
+            [128, 256, 512],
+            "snapshots lists 3 files, more than pool.max_snapshots (2)",
+        ),
+        ({"snapshots": _snapshot_names(256, 512)}, [256], "step_000000512.zip does not exist"),
+    ],
+)
+def test_a_resume_whose_state_does_not_fit_the_run_is_refused_before_it_prints_or_writes(
+    tmp_path, capsys, change, files, fragment
+):
+    out = tmp_path / "run"
+    (out / "snapshots").mkdir(parents=True)
+    (out / "config.yaml").write_text(SMOKE.read_text())
+    (out / "evals.jsonl").write_text('{"step": 1024, "label": "eval", "results": []}\n')
+    for step in files:
+        (out / _snapshot_names(step)[0]).write_bytes(b"a snapshot")
+    state = {**GOOD, **change, "config_hash": train.config_hash(train.load_config(SMOKE))}
+    _checkpoint(out / "checkpoint.zip", state, {"num_players": 2})  # the smoke run's table
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert train.main(["--out", str(out), "--resume"]) == 2
+    printed = capsys.readouterr()
+    assert printed.out == "" and printed.err.count("\n") == 1
+    assert printed.err.startswith(
+        f"train.py: error: checkpoint {str(out / 'checkpoint.zip')!r}: {TRAINING_ENTRY}: "
+    )
+    assert fragment in printed.err
+    after = {p: p.read_bytes() for p in out.rglob("*") if p.is_file() and p.name != LOCK_FILE}
+    assert after == before  # no tb/, evals.jsonl not truncated
+
+
+@pytest.mark.slow  # builds the envs and the learner: seconds
+def test_a_resume_whose_weights_do_not_load_prints_and_truncates_nothing(tmp_path, capsys):
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "config.yaml").write_text(SMOKE.read_text())
+    later = '{"step": 1024, "label": "eval", "results": []}\n'
+    (out / "evals.jsonl").write_text(later)
+    state = {**GOOD, "config_hash": train.config_hash(train.load_config(SMOKE))}
+    _checkpoint(out / "checkpoint.zip", state, {"num_players": 2})  # its weights are b"{}"
+    assert train.main(["--out", str(out), "--resume"]) == 2
+    printed = capsys.readouterr()
+    assert printed.out == "" and "is corrupt or from another run" in printed.err
+    assert (out / "evals.jsonl").read_text() == later and not (out / "tb").exists()
+
+
 # ------------------------------------------------------------------ item 13: leftovers, snapshots
 @pytest.mark.slow  # a real run of 2,048 steps: seconds
 def test_a_run_removes_killed_runs_temp_files_and_keeps_max_snapshots_on_disk(tmp_path):
@@ -156,6 +251,32 @@ def test_absurd_sizes_are_refused_before_the_run_directory_is_written(
     err = capsys.readouterr().err
     assert err.startswith(f"train.py: error: {message}") and err.count("\n") == 1
     assert not out.exists()
+
+
+def test_a_rollout_too_large_in_bytes_is_refused_before_the_run_directory(tmp_path, capsys):
+    """The step bound allows 2,097,152 steps; with perfect recall a Brag step observes 11,086
+    values, so that rollout is 86.7 GiB: refused from the table's observation size."""
+    out = tmp_path / "run"
+    args = ["--config", str(ROOT / "configs" / "brag_ppo_smoke.yaml"), "--out", str(out)]
+    for setting in ("env.perfect_recall=true", "n_envs=64", "ppo.n_steps=32768"):
+        args += ["--set", setting]
+    assert train.main([*args, "--set", "vec_env=dummy"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "train.py: error: a rollout buffer of 86.7 GiB (ppo.n_steps * n_envs = 2,097,152 steps "
+        "of the table's observation and action mask) must be at most 4 GiB: lower ppo.n_steps "
+        "or n_envs\n"
+    )
+    assert not out.exists()
+
+
+def test_the_rollout_bytes_follow_the_tables_observation():
+    from brag_env.training.config import load_config, rollout_bytes
+
+    plain = load_config(ROOT / "configs" / "brag_ppo_smoke.yaml")  # 517 values, 8 actions
+    recall = load_config(ROOT / "configs" / "brag_ppo_smoke.yaml", ["env.perfect_recall=true"])
+    assert rollout_bytes(plain) == plain.rollout_steps * (517 + 8 + 7) * 4
+    assert rollout_bytes(recall) == recall.rollout_steps * (11_086 + 8 + 7) * 4
 
 
 # ------------------------------------------------------------------ item 14: writer threads

@@ -23,7 +23,7 @@ import pickle
 import re
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from brag_env.io import (
     MAX_JSON_BYTES,
@@ -35,7 +35,16 @@ from brag_env.io import (
     read_zip_entry,
 )
 
-__all__ = ["atomic_write_bytes", "load_parameters", "read_training_state", "save_model"]
+if TYPE_CHECKING:
+    from brag_env.training.config import TrainConfig
+
+__all__ = [
+    "atomic_write_bytes",
+    "check_state_fits_run",
+    "load_parameters",
+    "read_training_state",
+    "save_model",
+]
 
 TRAINING_ENTRY = "brag_env_training.json"
 
@@ -160,6 +169,41 @@ def check_training_state(state: dict[str, Any], where: str) -> None:
             raise ValueError(f"{where}: {key} must hold {what}, got {quoted(bad[0])}")
     if not isinstance(state.get("config_hash", ""), str):
         raise ValueError(f"{where}: config_hash must be text, got {quoted(state['config_hash'])}")
+
+
+def check_state_fits_run(
+    state: dict[str, Any], cfg: TrainConfig, run_dir: Path, where: str
+) -> None:
+    """A checked training state (``check_training_state``) against the run it resumes
+    (``cfg``: its ``TrainConfig``): the steps done are whole rollouts (every checkpoint is taken
+    between two) and within the run's steps, the snapshots are at most ``pool.max_snapshots``
+    distinct files that exist in ``run_dir``. Called before a resume prints or writes anything;
+    ``ValueError``, one line."""
+    done, rollout = state["num_timesteps"], cfg.rollout_steps
+    total = cfg.num_iterations * rollout  # total_timesteps rounded up to whole rollouts
+    if done > total:
+        raise ValueError(
+            f"{where}: num_timesteps {done:,} is beyond the run's {total:,} steps "
+            f"(total_timesteps {cfg.total_timesteps:,} in whole rollouts)"
+        )
+    if done % rollout:
+        raise ValueError(
+            f"{where}: num_timesteps {done:,} is not a whole number of rollouts "
+            f"(ppo.n_steps * n_envs = {rollout:,})"
+        )
+    names = state.get("snapshots", [])
+    if len(names) > cfg.pool.max_snapshots:
+        raise ValueError(
+            f"{where}: snapshots lists {len(names):,} files, more than pool.max_snapshots "
+            f"({cfg.pool.max_snapshots})"
+        )
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise ValueError(f"{where}: snapshots lists {name} twice")
+        seen.add(name)
+        if not (run_dir / name).is_file():
+            raise ValueError(f"{where}: snapshot {run_dir / name} does not exist")
 
 
 def _json_entry(archive: zipfile.ZipFile, name: str, where: str) -> Any:

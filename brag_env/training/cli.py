@@ -63,7 +63,13 @@ except ModuleNotFoundError as missing:  # a core-only install: one line, not a t
 from brag_env.resources import shipped_dir
 from brag_env.training.best_response import best_response_report, format_report, target_result
 from brag_env.training.callbacks import EverySteps
-from brag_env.training.checkpoint import load_parameters, read_training_state, save_model
+from brag_env.training.checkpoint import (
+    TRAINING_ENTRY,
+    check_state_fits_run,
+    load_parameters,
+    read_training_state,
+    save_model,
+)
 from brag_env.training.config import TrainConfig, dump_config, load_config
 from brag_env.training.curves import plot_runs
 from brag_env.training.envs import close_quietly, make_vec_env
@@ -351,6 +357,8 @@ def run(
                 "was trained with (edited, or left by another run); start over with --overwrite"
             )
         state["config_hash"] = expected
+        where = f"checkpoint {str(checkpoint_path)!r}: {TRAINING_ENTRY}"
+        check_state_fits_run(state, cfg, run_dir, where)  # before anything is printed or written
     else:
         if args.overwrite:
             clear_run_dir(run_dir)
@@ -362,22 +370,13 @@ def run(
     done = int(state["num_timesteps"])
     # Whole rollouts, so a resumed run ends at the same step as an uninterrupted one.
     total = cfg.num_iterations * cfg.rollout_steps
-    if args.resume:
-        if done >= total and (run_dir / "final_eval.json").is_file():
-            # Exit 0: the run the user asked for exists; a second "final" would only repeat it.
-            print(
-                f"train.py: the run in {run_dir} already finished at step {done:,} "
-                f"({run_dir / 'model.zip'}, {run_dir / 'final_eval.json'}); nothing to resume"
-            )
-            return
-        truncate_evals(evals_path, done)
-    print(
-        f"train.py: {cfg.game}, {cfg.env.get('num_players', 'default')} players, {total:,} steps "
-        f"({cfg.n_envs} {cfg.vec_env} envs), run directory {run_dir}"
-        + (f", resuming at step {done:,}" if done else "")
-        + (f", best response to {cfg.br.target}" if cfg.br.target else ""),
-        flush=True,
-    )
+    if args.resume and done >= total and (run_dir / "final_eval.json").is_file():
+        # Exit 0: the run the user asked for exists; a second "final" would only repeat it.
+        print(
+            f"train.py: the run in {run_dir} already finished at step {done:,} "
+            f"({run_dir / 'model.zip'}, {run_dir / 'final_eval.json'}); nothing to resume"
+        )
+        return
 
     # --- 2. the self-play envs and the learner ---------------------------------------------------
     # A resumed run gets fresh deals (seed + steps done) rather than replaying the start of the run.
@@ -391,6 +390,15 @@ def run(
             load_parameters(model, checkpoint_path)  # weights + optimizer; safe (weights_only)
             model.num_timesteps = done
             model._n_updates = int(state["n_updates"])
+            # The checkpoint is whole: only now are the evaluations after it dropped.
+            truncate_evals(evals_path, done)
+        print(
+            f"train.py: {cfg.game}, {cfg.env.get('num_players', 'default')} players, "
+            f"{total:,} steps ({cfg.n_envs} {cfg.vec_env} envs), run directory {run_dir}"
+            + (f", resuming at step {done:,}" if done else "")
+            + (f", best response to {cfg.br.target}" if cfg.br.target else ""),
+            flush=True,
+        )
         with writing(run_dir / "tb"):
             model.set_logger(configure(str(run_dir / "tb"), ["tensorboard"]))
     except BaseException:

@@ -58,6 +58,10 @@ MAX_TIMESTEPS = 10**10
 MAX_ENVS = 16_384  # batched tables; subprocess envs are bounded by MAX_PROCESSES
 MAX_PROCESSES = 256
 MAX_ROLLOUT = 2**21  # ppo.n_steps * n_envs: the rollout buffer holds this many observations
+# The rollout buffer in bytes, from the table's observation size: Brag with perfect_recall
+# observes 11,086 values a step, so a rollout allowed in steps could still ask for 86 GiB.
+MAX_ROLLOUT_BYTES = 4 * 2**30
+ROLLOUT_FLOATS_PER_STEP = 7  # SB3's per-step arrays: action, reward, return, start, value, ...
 MAX_LAYER = 8192
 MAX_LAYERS = 16
 MAX_EPISODES = 10**7  # per opponent and evaluation: each hand or match is kept as a sample
@@ -125,7 +129,10 @@ class PPOConfig(Section):
         256,
         ge=1,
         le=MAX_ROLLOUT,
-        description="steps per env per rollout (rollout = n_steps * n_envs)",
+        description=(
+            "steps per env per rollout (rollout = n_steps * n_envs, at most 2,097,152 steps "
+            "and 4 GiB of buffer)"
+        ),
     )
     batch_size: Int = Field(512, ge=1, description="mini-batch size; must divide a rollout")
     n_epochs: Int = Field(4, ge=1, le=1000, description="passes over each rollout")
@@ -345,6 +352,7 @@ class TrainConfig(Section):
                 f"(ppo.n_steps * n_envs = {rollout})"
             )
         check_env_options(self.game, self.env)
+        check_rollout_bytes(self)
         check_opponents(self)
         check_agent_specs(self)
         if self.vec_env == "batched" and self.game not in BATCHED_GAMES:
@@ -381,6 +389,29 @@ def check_env_options(game: str, env: dict[str, Any]) -> None:
         message = str(e)
         first = message.split(" ", 1)[0]
         raise ValueError(f"env.{message}" if first in env else f"env: {message}") from None
+
+
+def rollout_bytes(cfg: TrainConfig) -> int:
+    """The size of one rollout buffer of the run: float32 observations and action masks of
+    the table ``cfg.env`` plus SB3's per-step floats, for each of ``ppo.n_steps * n_envs``
+    steps. (PPO's update copies the buffer once more while flattening it.)"""
+    from agents import table_info  # deferred: agents imports the envs
+
+    info = table_info(cfg.game, **cfg.env)
+    floats = math.prod(info.observation_shape) + len(info.action_names)
+    return cfg.rollout_steps * (floats + ROLLOUT_FLOATS_PER_STEP) * 4
+
+
+def check_rollout_bytes(cfg: TrainConfig) -> None:
+    """Refuse a rollout buffer above ``MAX_ROLLOUT_BYTES`` now, before the run directory is
+    written, rather than in an allocation traceback after the first files are."""
+    size = rollout_bytes(cfg)
+    if size > MAX_ROLLOUT_BYTES:
+        raise ValueError(
+            f"a rollout buffer of {size / 2**30:,.1f} GiB (ppo.n_steps * n_envs = "
+            f"{cfg.rollout_steps:,} steps of the table's observation and action mask) must be "
+            f"at most {MAX_ROLLOUT_BYTES // 2**30} GiB: lower ppo.n_steps or n_envs"
+        )
 
 
 def check_opponents(cfg: TrainConfig) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -59,6 +60,41 @@ def append_line(path: str | os.PathLike[str], line: str) -> None:
 LOCK_FILE = ".train.lock"
 
 
+# Not followed: a symlink planted as the lock would have train.py truncate its target. Not
+# waited on: a FIFO would block the open. Not inherited by the subprocess envs; a terminal
+# device never becomes the controlling one.
+_LOCK_OPEN_FLAGS = (
+    os.O_RDWR
+    | os.O_CREAT
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_NOCTTY", 0)
+)
+
+
+def open_lock_file(path: Path) -> int:
+    """The descriptor of the lock file ``path``, created if missing. Anything but a regular
+    file there (a symlink, a FIFO, a device, a directory) is a one-line ``ValueError``, and
+    nothing is written to it."""
+    refusal = (
+        f"{path} is not a regular file (a symlink, FIFO, device or directory): train.py will "
+        "not write its lock there; remove it, or use another --out"
+    )
+    try:
+        fd = os.open(path, _LOCK_OPEN_FLAGS, 0o644)
+    except OSError as e:
+        # ELOOP (EMLINK on the BSDs): a symlink, O_NOFOLLOW; EISDIR: a directory; ENXIO: a socket.
+        if e.errno in (errno.ELOOP, errno.EISDIR, errno.ENXIO, errno.EMLINK):
+            raise ValueError(refusal) from None
+        with writing(path):
+            raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ValueError(refusal)
+    return fd
+
+
 @contextlib.contextmanager
 def run_dir_lock(run_dir: Path) -> Iterator[None]:
     """Hold the run directory for the block: an exclusive ``flock`` on ``run_dir/.train.lock``
@@ -69,7 +105,7 @@ def run_dir_lock(run_dir: Path) -> Iterator[None]:
     the lock, the temporary files a killed run left in the run directory are removed."""
     with writing(run_dir):
         run_dir.mkdir(parents=True, exist_ok=True)
-        fd = os.open(run_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = open_lock_file(run_dir / LOCK_FILE)
     try:
         try:
             if fcntl is not None:  # POSIX; elsewhere runs are not guarded

@@ -52,9 +52,11 @@ def _load(
     max_bytes: int = MAX_FILE_BYTES,
     max_array_bytes: int = MAX_STRATEGY_ARRAY_BYTES,
     fmt: str = FORMAT,
+    kind: str = "strategy file",
 ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The arrays and meta of a solver file; ``kind`` names it in the errors ("checkpoint")."""
     path = Path(path)
-    where = f"strategy file {str(path)!r}"
+    where = f"{kind} {str(path)!r}"
     if not path.is_file():
         raise ValueError(f"{where} does not exist")
     if path.stat().st_size > max_bytes:
@@ -141,7 +143,9 @@ def load_checkpoint(
     """Regrets (``r_``) and averages (``a_``) of a checkpoint, and its meta; with ``tree``,
     exactly the arrays DCFR keeps for it (names, shapes, float64), all finite, and a whole
     number of iterations done: a damaged file is refused here, not deep inside an update."""
-    arrays, meta = _load(Path(path), MAX_CHECKPOINT_BYTES, MAX_CHECKPOINT_ARRAY_BYTES)
+    arrays, meta = _load(
+        Path(path), MAX_CHECKPOINT_BYTES, MAX_CHECKPOINT_ARRAY_BYTES, kind="checkpoint"
+    )
     where = f"checkpoint {str(path)!r}"
     if meta.get("kind") != "checkpoint":
         raise ValueError(f"{where} is a strategy file, not a checkpoint")
