@@ -34,6 +34,11 @@ TINY_TRAINING = [
 ]
 
 
+def clean_env() -> dict[str, str]:
+    """The environment without the variables that point Python at other code than the wheel."""
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> tuple[Path, Path]:
     """(the fresh venv's bin folder, an empty working folder)."""
@@ -41,7 +46,15 @@ def installed(tmp_path_factory) -> tuple[Path, Path]:
     source = base / "src"
     shutil.copytree(ROOT, source, symlinks=True, ignore=NOT_SOURCES)
     pip = [sys.executable, "-m", "pip"]
-    quiet = {"check": True, "capture_output": True, "text": True, "timeout": 300}
+    # No PYTHONPATH: with it pointing at a checkout holding an egg-info, pip takes brag-env for
+    # "already installed" and installs nothing.
+    quiet = {
+        "check": True,
+        "capture_output": True,
+        "text": True,
+        "timeout": 300,
+        "env": clean_env(),
+    }
     build = ("wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w", base / "dist")
     subprocess.run([*pip, *build, source], **quiet)
     (wheel,) = (base / "dist").glob("brag_env-*.whl")
@@ -63,7 +76,7 @@ def installed(tmp_path_factory) -> tuple[Path, Path]:
 
 def run(installed: tuple[Path, Path], *command: str) -> str:
     bin_dir, work = installed
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env = clean_env()
     env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
     result = subprocess.run(
         [str(bin_dir / command[0]), *command[1:]],

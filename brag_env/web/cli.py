@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{prog}: error: --max-games and --idle-minutes must be positive", file=sys.stderr)
         return 2
     try:
-        require("web", "the web app", "uvicorn", "starlette", "jinja2", "multipart")
+        require("web", "the web app", "uvicorn", "starlette", "jinja2", "python_multipart")
     except MissingExtra as error:
         print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
