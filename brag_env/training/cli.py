@@ -55,6 +55,7 @@ from typing import Any
 from brag_env.extras import missing_extra_message
 from brag_env.resources import shipped_dir
 from brag_env.training import train_prog
+from brag_env.ui.cli import quiet_on_closed_pipe
 
 # The train extra's modules. A core-only install can still import this module (main() then says
 # which extra is missing, in one line); any other missing module is a bug and raises as usual.
@@ -148,6 +149,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
+@quiet_on_closed_pipe
 def main(argv: list[str] | None = None) -> int:
     prog = train_prog(argv)
     if missing_module is not None:  # a core-only install: one line, not a traceback
@@ -163,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     except RunFileError as e:  # disk full, permission denied: the last checkpoint is intact
         print(f"{prog}: error: {e}", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        raise  # stdout's reader has gone: quiet_on_closed_pipe ends the command
     except OSError as e:  # any other file the run could not use, still one line
         where = f"{e.filename}: " if e.filename else ""
         print(f"{prog}: error: {where}{e.strerror or e}", file=sys.stderr)

@@ -14,7 +14,7 @@ import socket
 import sys
 
 from brag_env.extras import MissingExtra, require
-from brag_env.ui.cli import OneLineParser, one_line, prog_name
+from brag_env.ui.cli import OneLineParser, one_line, prog_name, quiet_on_closed_pipe
 
 PROG = "python -m brag_env.web"
 
@@ -64,6 +64,7 @@ def bind(host: str, port: int) -> socket.socket:
     return listening
 
 
+@quiet_on_closed_pipe
 def main(argv: list[str] | None = None) -> int:
     prog = prog_name("brag-web", PROG, argv)
     args = build_parser(prog).parse_args(argv)
