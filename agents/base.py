@@ -60,6 +60,9 @@ class Agent(ABC):
 
     #: The game this agent plays ("brag", "put"), or None if it plays any game.
     game: ClassVar[str | None] = None
+    #: Whether building it reads a file (a trained model, a solved strategy): seconds rather than
+    #: microseconds, so the front ends say "loading ..." first.
+    reads_file: ClassVar[bool] = False
 
     def __init__(self, seed: int | np.random.Generator | None = None, name: str = "") -> None:
         self.rng = make_rng(seed)

@@ -32,6 +32,7 @@ class BragEquilibrium(StyleAgent):
     """The CFR+ average strategy of a small heads-up Brag hand (module docstring)."""
 
     game: ClassVar[str | None] = "brag"
+    reads_file: ClassVar[bool] = True  # the strategy table, DEFAULT_PATH without a path=
     DEFAULTS: ClassVar[dict[str, Any]] = {"path": ""}
 
     def bind(self, table: TableInfo) -> None:

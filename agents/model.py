@@ -520,6 +520,8 @@ class ModelAgent(Agent):
     options that shape the observation (``check_table``, when the agent sits down).
     """
 
+    reads_file: ClassVar[bool] = True
+
     DEFAULTS: ClassVar[dict[str, Any]] = {"deterministic": False}
 
     def __init__(

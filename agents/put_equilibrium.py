@@ -37,6 +37,7 @@ class PutEquilibrium(StyleAgent):
     """The solver's average strategy for heads-up Put (module docstring)."""
 
     game: ClassVar[str | None] = "put"
+    reads_file: ClassVar[bool] = True  # the strategy table, DEFAULT_PATH without a path=
     DEFAULTS: ClassVar[dict[str, Any]] = {"path": ""}
 
     def bind(self, table: TableInfo) -> None:

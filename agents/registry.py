@@ -222,6 +222,17 @@ def _convert(spec: str, key: str, raw: str, default: Any) -> Any:
         raise ValueError(f"parameter {key}={raw!r} in agent spec {spec!r} must be {kind}") from None
 
 
+def agent_class(spec: AgentSpec) -> type[Agent]:
+    """The class ``make_agent`` builds for a parsed spec (its ``reads_file``, say), unbuilt."""
+    if spec.kind == "random":
+        return RandomAgent
+    if spec.kind == "model":
+        from agents.model import ModelAgent  # torch is imported when a model loads, not here
+
+        return ModelAgent
+    return styles(spec.game)[spec.style]  # type: ignore[index]
+
+
 def make_agent(
     spec: str | AgentSpec,
     table: TableInfo,
@@ -229,19 +240,15 @@ def make_agent(
 ) -> Agent:
     """Build and bind the agent a spec names, for the given table."""
     parsed = spec if isinstance(spec, AgentSpec) else parse_spec(spec, table.game)
+    if parsed.kind == "style" and parsed.game != table.game:
+        raise ValueError(f"agent spec {parsed.text!r} is a {parsed.game} agent, not {table.game}")
+    cls = agent_class(parsed)
     if parsed.kind == "random":
-        agent: Agent = RandomAgent(seed, name=parsed.label)
+        agent: Agent = cls(seed, name=parsed.label)
     elif parsed.kind == "model":
-        from agents.model import ModelAgent
-
         assert parsed.path is not None
-        agent = ModelAgent(parsed.path, seed, name=parsed.label, **parsed.params)
+        agent = cls(parsed.path, seed, name=parsed.label, **parsed.params)  # type: ignore[call-arg]
     else:
-        if parsed.game != table.game:
-            raise ValueError(
-                f"agent spec {parsed.text!r} is a {parsed.game} agent, not {table.game}"
-            )
-        cls = styles(table.game)[parsed.style]  # type: ignore[index]
         agent = cls(seed, name=parsed.label, **parsed.params)  # type: ignore[call-arg]
     agent.bind(table)
     return agent

@@ -25,7 +25,7 @@ import sys
 from typing import TYPE_CHECKING, TextIO
 
 from brag_env.io import FileError
-from brag_env.ui.cli import OneLineParser, one_line, parse_options, prog_name
+from brag_env.ui.cli import OneLineParser, one_line, parse_options, prog_name, quiet_on_closed_pipe
 
 if TYPE_CHECKING:
     from brag_env.ui.session import TableSession
@@ -115,6 +115,7 @@ def build_session(
     return session
 
 
+@quiet_on_closed_pipe
 def main(
     argv: list[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None
 ) -> int:

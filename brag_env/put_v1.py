@@ -9,7 +9,7 @@
 | Agents             | `agents= ['player_0', 'player_1']` (default)                       |
 | Agents             | 2, 3 or 4 (`num_players`; 4 = two partnerships)                    |
 | Action Shape       | Discrete(29); Discrete(30) for 4 players with an optional pass     |
-| Action Values      | Discrete(29); Discrete(30) for 4 players with an optional pass     |
+| Action Values      | 0 .. num_actions - 1                                               |
 | Observation Shape  | (220,) for 2 players, (316,) for 3, (440,) for 4; float32          |
 | Observation Values | [0, max(3, (target_points - 1 + seen_put_points) / target_points)] |
 

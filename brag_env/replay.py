@@ -41,7 +41,7 @@ from brag_env.io import (
     terminal_safe,
     terminal_safe_json,
 )
-from brag_env.ui.cli import OneLineParser, one_line, parse_options, prog_name
+from brag_env.ui.cli import OneLineParser, one_line, parse_options, prog_name, quiet_on_closed_pipe
 from brag_env.ui.records import GAMES, check_record
 
 if TYPE_CHECKING:
@@ -453,6 +453,7 @@ def _isatty(stream: TextIO) -> bool:
         return False
 
 
+@quiet_on_closed_pipe
 def main(
     argv: list[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None
 ) -> int:
@@ -461,6 +462,8 @@ def main(
     args = build_parser(prog).parse_args(argv)
     try:
         return run(args, stdin, stdout)
+    except BrokenPipeError:
+        raise  # stdout's reader has gone: quiet_on_closed_pipe ends the command
     except (ValueError, OSError) as error:
         print(f"{prog}: error: {terminal_safe(one_line(error))}", file=sys.stderr)
         return 2

@@ -34,6 +34,11 @@ TINY_TRAINING = [
 ]
 
 
+def clean_env() -> dict[str, str]:
+    """The environment without the variables that point Python at other code than the wheel."""
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> tuple[Path, Path]:
     """(the fresh venv's bin folder, an empty working folder)."""
@@ -41,7 +46,15 @@ def installed(tmp_path_factory) -> tuple[Path, Path]:
     source = base / "src"
     shutil.copytree(ROOT, source, symlinks=True, ignore=NOT_SOURCES)
     pip = [sys.executable, "-m", "pip"]
-    quiet = {"check": True, "capture_output": True, "text": True, "timeout": 300}
+    # No PYTHONPATH: with it pointing at a checkout holding an egg-info, pip takes brag-env for
+    # "already installed" and installs nothing.
+    quiet = {
+        "check": True,
+        "capture_output": True,
+        "text": True,
+        "timeout": 300,
+        "env": clean_env(),
+    }
     build = ("wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w", base / "dist")
     subprocess.run([*pip, *build, source], **quiet)
     (wheel,) = (base / "dist").glob("brag_env-*.whl")
@@ -61,9 +74,10 @@ def installed(tmp_path_factory) -> tuple[Path, Path]:
     return venv / "bin", work
 
 
-def run(installed: tuple[Path, Path], *command: str) -> str:
+def run(installed: tuple[Path, Path], *command: str, status: int = 0) -> str:
+    """stdout of ``command`` run from the empty folder (stderr instead when ``status`` != 0)."""
     bin_dir, work = installed
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env = clean_env()
     env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
     result = subprocess.run(
         [str(bin_dir / command[0]), *command[1:]],
@@ -73,8 +87,8 @@ def run(installed: tuple[Path, Path], *command: str) -> str:
         env=env,
         timeout=600,
     )
-    assert result.returncode == 0, result.stderr[-2000:]
-    return result.stdout
+    assert result.returncode == status, result.stderr[-2000:]
+    return result.stdout if status == 0 else result.stderr
 
 
 @pytest.mark.slow  # builds and installs a wheel, then runs four commands: about 40 s
@@ -95,3 +109,28 @@ def test_the_wheel_plays_the_shipped_models_and_trains_from_any_folder(installed
     run(installed, "brag-train", "--out", "run", *TINY_TRAINING)
     assert (work / "run" / "model.zip").is_file()
     assert "name: put_ppo" in (work / "run" / "config.yaml").read_text()
+    # Every shipped config by name: found (the bad --set key is the only error), or listed.
+    for name in ("brag_headsup_ppo.yaml", "configs/brag_headsup_ppo.yaml"):
+        err = run(installed, "brag-train", "--config", name, "--set", "nope=1", status=2)
+        assert err.startswith("brag-train: error: unknown config key(s): nope"), err
+    err = run(installed, "brag-train", "--config", "nope.yaml", status=2)
+    assert "the shipped configs: brag_br.yaml, " in err
+
+
+@pytest.mark.slow  # the wheel's command in a shell pipe: a second or two
+def test_an_installed_command_read_by_head_ends_quietly(installed):
+    bin_dir, work = installed
+    env = {**clean_env(), "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    command = "brag-evaluate --game put --agents put:greedy random --matches 200 --no-progress"
+    result = subprocess.run(
+        ["bash", "-c", f"{command} | head -1; echo status ${{PIPESTATUS[0]}}"],
+        capture_output=True,
+        text=True,
+        cwd=work,
+        env=env,
+        timeout=300,
+    )
+    # 141 when a write met the closed pipe, 0 when head read everything before it left: the race
+    # is the pipe's. Before the fix: status 1.
+    assert result.stdout.splitlines()[-1] in ("status 141", "status 0"), result
+    assert result.stderr == ""

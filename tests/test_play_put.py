@@ -258,3 +258,35 @@ def test_forced_moves_are_explained():
         "All your cards are 9s and suits never matter: one move."
     )
     assert forced_reason({"hand": ["9", "8"]}, ["play_9", "play_8"]) is None
+
+
+# ------------------------------------------------------------------ issue 28: "loading ..." lines
+@pytest.mark.parametrize(
+    ("game", "spec", "reads"),
+    [
+        ("put", "put:equilibrium", True),  # the default table: no path= in the spec
+        ("brag", "brag:equilibrium", True),
+        ("put", "model:put_selfplay", True),
+        ("put", "put:greedy", False),
+        ("brag", "brag:tight", False),
+        ("put", "random", False),
+    ],
+)
+def test_the_agent_class_says_whether_a_spec_reads_a_file(game, spec, reads):
+    from agents.registry import parse_spec
+    from brag_env.ui.seating import reads_a_file
+
+    assert reads_a_file(parse_spec(spec, game)) is reads
+
+
+def test_put_equilibrium_is_announced_before_it_loads(monkeypatch):
+    from rich.console import Console
+
+    from brag_env.ui import seating
+
+    built = []  # make_agent stands in: the announcement, not the 15 s load, is under test
+    monkeypatch.setattr(seating, "make_agent", lambda spec, table, rng: built.append(spec.text))
+    out = io.StringIO()
+    table = seating.seat_players("put", ["put:equilibrium"], 0)
+    seating.build_agents(table, None, 0, Console(file=out, width=80))  # type: ignore[arg-type]
+    assert out.getvalue() == "loading put:equilibrium…\n" and built == ["put:equilibrium"]

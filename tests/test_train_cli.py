@@ -241,3 +241,48 @@ def test_installed_command_finds_the_default_config_in_a_clone_or_asks_for_one(
     monkeypatch.chdir(tmp_path)
     err = one_line_error(capsys, ["--out", str(tmp_path / "run")])
     assert "no default config here (configs/put_ppo.yaml); pass --config FILE" in err
+
+
+# ------------------------------------------------------------------ issue 28: shipped configs
+def test_a_shipped_config_is_found_by_name_from_any_folder(tmp_path, monkeypatch, capsys):
+    """brag-train --config NAME or configs/NAME: a file if there is one, else the shipped one."""
+    monkeypatch.chdir(tmp_path)
+    shipped = train.SHIPPED_CONFIGS / "brag_headsup_ppo.yaml"
+    assert train.find_config("brag_headsup_ppo.yaml") == shipped
+    assert train.find_config("configs/brag_headsup_ppo.yaml") == shipped
+    (tmp_path / "brag_headsup_ppo.yaml").write_text("name: mine\n")  # the user's own file wins
+    assert train.find_config("brag_headsup_ppo.yaml") == Path("brag_headsup_ppo.yaml")
+    for missing in ("nope.yaml", "elsewhere/brag_ppo.yaml"):  # only bare names fall back
+        err = one_line_error(capsys, ["--config", missing, "--out", str(tmp_path / "run")])
+        assert f"config file '{missing}' does not exist; the shipped configs: " in err
+        assert "brag_headsup_ppo.yaml, " in err and "put_ppo.yaml" in err
+    assert not (tmp_path / "run").exists()
+
+
+def test_the_help_shows_commands_that_work_from_an_empty_folder(tmp_path, monkeypatch, capsys):
+    """Every brag-train line of --help's epilog parses and finds its config outside a clone."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit):
+        train.parse_args(["--help"])
+    shown = capsys.readouterr().out
+    commands = [line.split("#")[0].split() for line in shown.splitlines() if "brag-train" in line]
+    commands = [words[1:] for words in commands if words and words[0] == "brag-train"]
+    assert len(commands) >= 3, shown
+    for argv in commands:
+        args = train.parse_args(argv)
+        overrides = [*args.overrides, *([f"seed={args.seed}"] if args.seed is not None else [])]
+        path = train.find_config(args.config) if args.config else train.default_config()
+        assert load_config(path, overrides).name
+
+
+@pytest.mark.slow  # builds the model and its envs before the (interrupted) run: about a second
+def test_status_lines_name_the_installed_command(tmp_path, monkeypatch, capsys):
+    def interrupt(*a, **kw):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train.MaskablePPO, "learn", interrupt)
+    monkeypatch.setattr("sys.argv", ["/venv/bin/brag-train", *smoke(tmp_path / "run")])
+    assert train.main() == 130
+    captured = capsys.readouterr()
+    assert captured.out.startswith("brag-train: put, ") and "train.py" not in captured.out
+    assert captured.err.strip().startswith("brag-train: interrupted")

@@ -28,7 +28,7 @@ from typing import Any
 
 from brag_env.extras import require
 from brag_env.io import AtomicFile, FileError, check_writable, write_output
-from brag_env.ui.cli import OneLineParser, one_line, parse_options, prog_name
+from brag_env.ui.cli import OneLineParser, one_line, parse_options, prog_name, quiet_on_closed_pipe
 
 DEFAULT_COUNT = {"brag": 10_000, "put": 1_000}
 _PROG = "evaluate.py"
@@ -48,7 +48,8 @@ def build_parser(prog: str = _PROG) -> argparse.ArgumentParser:
         + specs
         + "\n  PATH.zip        a MaskablePPO model saved by train.py"
         + "\n  model:NAME      a shipped model, models/NAME.zip (models/README.md)"
-        + "\n  parameters:     e.g. brag:bluffer:bluff=0.5,bluff_bets=2 (docs/evaluation.md)",
+        + "\n  parameters:     e.g. brag:bluffer:bluff=0.5,bluff_bets=2"
+        + "\n  (the parameters of every style: docs/evaluation.md in the repository)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--game", required=True, help=f"one of: {', '.join(GAMES)}")
@@ -265,6 +266,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+@quiet_on_closed_pipe
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; the exit status is 0, 2 for any error (one line on stderr) and
     130 on Ctrl-C."""
@@ -279,6 +281,8 @@ def main(argv: list[str] | None = None) -> int:
             warnings.simplefilter("default")
             warnings.showwarning = show_warning
             return run(args)
+    except BrokenPipeError:
+        raise  # stdout's reader has gone: quiet_on_closed_pipe ends the command
     except OSError as e:  # one not turned into a FileError: name its file if it has one
         where = f" ({e.filename})" if getattr(e, "filename", None) else ""
         print(f"{prog}: error: {e.strerror or one_line(e)}{where}", file=sys.stderr)

@@ -183,7 +183,7 @@ def tournament_tables(result: TournamentResult) -> list[Table]:
     tables = [payoff]
     columns = BEHAVIOUR_COLUMNS.get(result.game)
     if columns:
-        behaviour = Table(title="behaviour (definitions: docs/evaluation.md)")
+        behaviour = Table(title="behaviour (definitions: docs/evaluation.md in the repository)")
         behaviour.add_column("statistic")
         for a in result.agents:
             behaviour.add_column(escape(f"{a.index} {a.label}"), justify="right")

@@ -311,7 +311,8 @@ class TournamentResult:
         units = "matches" if self.unit == "match" else f"{self.unit}s"
         return (
             f"normal approximation over {self.groups} independent {units}; a unit of several "
-            "samples gives a ratio estimate with delta-method variance (docs/evaluation.md)"
+            "samples gives a ratio estimate with delta-method variance (see docs/evaluation.md in "
+            "the repository)"
         )
 
     def to_dict(self) -> dict[str, Any]:

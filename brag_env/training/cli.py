@@ -1,9 +1,13 @@
 """Train a Brag or Put agent by self-play with MaskablePPO (sb3-contrib), on the CPU.
 
-    python train.py                                          # the default: configs/put_ppo.yaml
-    python train.py --config configs/brag_headsup_ppo.yaml
-    python train.py --config configs/brag_ppo.yaml --seed 3 --set total_timesteps=500000
-    python train.py --config configs/brag_ppo.yaml --resume  # continue an interrupted run
+    brag-train                                   # the default: put_ppo.yaml, a shipped config
+    brag-train --config brag_headsup_ppo.yaml    # a shipped config by name, from any folder
+    brag-train --config brag_ppo.yaml --seed 3 --set total_timesteps=500000
+    brag-train --config brag_ppo.yaml --resume   # continue an interrupted run
+
+In a clone, python train.py takes the same arguments. A --config that is not a file, given as a
+bare name or as configs/NAME, is the config of that name shipped with the package; any other
+--config is the path of your own YAML file.
 
 Self-play, the safe way (``brag_env/selfplay.py``): the learner holds one seat of the PettingZoo
 game and the env plays every other seat with an opponent drawn from a pool: the rule-based
@@ -49,46 +53,52 @@ from pathlib import Path
 from typing import Any
 
 from brag_env.extras import missing_extra_message
-from brag_env.ui.cli import prog_name
+from brag_env.resources import shipped_dir
+from brag_env.training import train_prog
+from brag_env.ui.cli import quiet_on_closed_pipe
 
+# The train extra's modules. A core-only install can still import this module (main() then says
+# which extra is missing, in one line); any other missing module is a bug and raises as usual.
+TRAIN_EXTRA = ("torch", "sb3_contrib", "stable_baselines3", "tensorboard", "matplotlib", "pydantic")
+missing_module: str | None = None
 try:
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
-except ModuleNotFoundError as missing:  # a core-only install: one line, not a traceback
-    message = missing_extra_message(missing.name or "torch", "train", "training")
-    print(f"{prog_name('brag-train', 'train.py')}: error: {message}", file=sys.stderr)
-    raise SystemExit(2) from None
 
-from brag_env.resources import shipped_dir
-from brag_env.training.best_response import best_response_report, format_report, target_result
-from brag_env.training.callbacks import EverySteps
-from brag_env.training.checkpoint import (
-    TRAINING_ENTRY,
-    check_state_fits_run,
-    load_parameters,
-    read_training_state,
-    save_model,
-)
-from brag_env.training.config import TrainConfig, dump_config, load_config
-from brag_env.training.curves import plot_runs
-from brag_env.training.envs import close_quietly, make_vec_env
-from brag_env.training.evaluation import evaluate_model, format_short, print_final
-from brag_env.training.exploitability import model_exploitability
-from brag_env.training.files import (
-    DISK_ERRORS,
-    RunFileError,
-    append_line,
-    quiet_disk_errors_in_threads,
-    run_dir_lock,
-    write_file,
-    writing,
-)
-from brag_env.training.progress import ProgressBar
+    from brag_env.training.best_response import best_response_report, format_report, target_result
+    from brag_env.training.callbacks import EverySteps
+    from brag_env.training.checkpoint import (
+        TRAINING_ENTRY,
+        check_state_fits_run,
+        load_parameters,
+        read_training_state,
+        save_model,
+    )
+    from brag_env.training.config import TrainConfig, dump_config, load_config
+    from brag_env.training.curves import plot_runs
+    from brag_env.training.envs import close_quietly, make_vec_env
+    from brag_env.training.evaluation import evaluate_model, format_short, print_final
+    from brag_env.training.exploitability import model_exploitability
+    from brag_env.training.files import (
+        DISK_ERRORS,
+        RunFileError,
+        append_line,
+        quiet_disk_errors_in_threads,
+        run_dir_lock,
+        write_file,
+        writing,
+    )
+    from brag_env.training.progress import ProgressBar
+except ModuleNotFoundError as missing:
+    if (missing.name or "").partition(".")[0] not in TRAIN_EXTRA:
+        raise
+    missing_module = missing.name
 
 # The default config, shipped with the package (brag_env.resources): brag-train finds it from any
 # folder. ./configs/put_ppo.yaml is the fallback of a package installed without its data.
-DEFAULT_CONFIG = shipped_dir("configs") / "put_ppo.yaml"
+SHIPPED_CONFIGS = shipped_dir("configs")
+DEFAULT_CONFIG = SHIPPED_CONFIGS / "put_ppo.yaml"
 
 
 def default_config() -> Path:
@@ -98,12 +108,28 @@ def default_config() -> Path:
     raise ValueError(f"no default config here (configs/{DEFAULT_CONFIG.name}); pass --config FILE")
 
 
+def find_config(name: str) -> Path:
+    """``--config NAME``: the file, else (a bare name or ``configs/NAME``) the shipped config of
+    that name, so that an installed ``brag-train`` reaches every shipped config from any folder."""
+    path = Path(name)
+    if path.is_file():
+        return path
+    if path.parent in (Path("."), Path("configs")):
+        shipped = SHIPPED_CONFIGS / path.name
+        if shipped.is_file():
+            return shipped
+    if path.exists():  # a folder, say: the config reader names the problem
+        return path
+    names = ", ".join(sorted(p.name for p in SHIPPED_CONFIGS.glob("*.yaml")))
+    raise ValueError(f"config file {name!r} does not exist; the shipped configs: {names}")
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
-        prog=prog_name("brag-train", "train.py", argv),
+        prog=train_prog(argv),
         description="Self-play MaskablePPO training for Brag and Put.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=__doc__.split("\n\n")[1],
+        epilog="\n\n".join(__doc__.split("\n\n")[1:3]),  # the commands and where configs are
     )
     p.add_argument("--config", help=f"YAML config (default: {DEFAULT_CONFIG.name})")
     p.add_argument("--out", help="run directory (default: runs/<name>)")
@@ -129,8 +155,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
+@quiet_on_closed_pipe
 def main(argv: list[str] | None = None) -> int:
-    prog = prog_name("brag-train", "train.py", argv)
+    prog = train_prog(argv)
+    if missing_module is not None:  # a core-only install: one line, not a traceback
+        message = missing_extra_message(missing_module, "train", "training")
+        print(f"{prog}: error: {message}", file=sys.stderr)
+        return 2
     args = parse_args(argv)
     try:
         train(args)
@@ -140,6 +171,8 @@ def main(argv: list[str] | None = None) -> int:
     except RunFileError as e:  # disk full, permission denied: the last checkpoint is intact
         print(f"{prog}: error: {e}", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        raise  # stdout's reader has gone: quiet_on_closed_pipe ends the command
     except OSError as e:  # any other file the run could not use, still one line
         where = f"{e.filename}: " if e.filename else ""
         print(f"{prog}: error: {where}{e.strerror or e}", file=sys.stderr)
@@ -154,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def resolve_config(args: argparse.Namespace) -> tuple[TrainConfig, Path]:
     """The config (file, then --seed, then --set) and the run directory."""
-    config_path = args.config or default_config()
+    config_path = find_config(args.config) if args.config else default_config()
     overrides = list(args.overrides) + ([f"seed={args.seed}"] if args.seed is not None else [])
     cfg = load_config(config_path, overrides)
     run_dir = Path(args.out) if args.out else Path("runs") / cfg.name
@@ -373,7 +406,7 @@ def run(
     if args.resume and done >= total and (run_dir / "final_eval.json").is_file():
         # Exit 0: the run the user asked for exists; a second "final" would only repeat it.
         print(
-            f"train.py: the run in {run_dir} already finished at step {done:,} "
+            f"{train_prog()}: the run in {run_dir} already finished at step {done:,} "
             f"({run_dir / 'model.zip'}, {run_dir / 'final_eval.json'}); nothing to resume"
         )
         return
@@ -393,7 +426,7 @@ def run(
             # The checkpoint is whole: only now are the evaluations after it dropped.
             truncate_evals(evals_path, done)
         print(
-            f"train.py: {cfg.game}, {cfg.env.get('num_players', 'default')} players, "
+            f"{train_prog()}: {cfg.game}, {cfg.env.get('num_players', 'default')} players, "
             f"{total:,} steps ({cfg.n_envs} {cfg.vec_env} envs), run directory {run_dir}"
             + (f", resuming at step {done:,}" if done else "")
             + (f", best response to {cfg.br.target}" if cfg.br.target else ""),
@@ -485,8 +518,9 @@ def run(
         save_model(model, run_dir / "model.zip", cfg.game, cfg.env)
     steps = model.num_timesteps - done
     print(
-        f"train.py: {steps:,} steps in {seconds / 60:.1f} min ({steps / seconds:,.0f} steps/s) "
-        f"this session, {model.num_timesteps:,} in all; model saved to {run_dir / 'model.zip'}"
+        f"{train_prog()}: {steps:,} steps in {seconds / 60:.1f} min "
+        f"({steps / seconds:,.0f} steps/s) this session, {model.num_timesteps:,} in all; "
+        f"model saved to {run_dir / 'model.zip'}"
     )
     (run_dir / "eval_model.zip").unlink(missing_ok=True)  # left by a run killed mid-evaluation
     report = None

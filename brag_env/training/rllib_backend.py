@@ -26,6 +26,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from brag_env.training import train_prog
 from brag_env.training.checkpoint import atomic_write_bytes, save_model
 from brag_env.training.config import TrainConfig, dump_config
 from brag_env.training.evaluation import evaluate_model, format_short, print_final
@@ -324,7 +325,7 @@ def train_rllib(
     if resume:
         if done >= total and (run_dir / "final_eval.json").is_file():
             print(
-                f"train.py: the run in {run_dir} already finished at step {done:,}; "
+                f"{train_prog()}: the run in {run_dir} already finished at step {done:,}; "
                 "nothing to resume"
             )
             return
@@ -354,7 +355,7 @@ def _run(
     done = int(state["num_timesteps"])
     nodes = [n for n in ray.nodes() if n.get("Alive")]
     print(
-        f"train.py: {cfg.game}, {num_players} players, {total:,} learner steps on RLlib "
+        f"{train_prog()}: {cfg.game}, {num_players} players, {total:,} learner steps on RLlib "
         f"({cfg.rllib.num_env_runners} env runners, Ray cluster of {len(nodes)} node(s)), "
         f"run directory {run_dir}" + (f", resuming at step {done:,}" if done else ""),
         flush=True,
@@ -434,7 +435,7 @@ def _run(
     steps = done - session_start
     illegal = sum(r["illegal_actions"] for r in reports)
     print(
-        f"train.py: {steps:,} learner steps in {seconds / 60:.1f} min "
+        f"{train_prog()}: {steps:,} learner steps in {seconds / 60:.1f} min "
         f"({steps / max(seconds, 1e-9):,.0f} learner steps/s) this session, {done:,} in all; "
         f"env runners on {len({r['node_id'] for r in reports})} node(s); "
         f"{illegal} illegal actions of {sum(r['actions_checked'] for r in reports):,} checked; "

@@ -3,14 +3,47 @@
 from __future__ import annotations
 
 import argparse
+import functools
+import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, ParamSpec
 
 from brag_env.io import YAMLError, brief, parse_yaml
 from brag_env.io import one_line_of as one_line
 
-__all__ = ["OneLineParser", "one_line", "parse_options", "prog_name"]
+__all__ = ["OneLineParser", "one_line", "parse_options", "prog_name", "quiet_on_closed_pipe"]
+
+P = ParamSpec("P")
+#: The exit status of a command whose reader went away (``| head``): 128 + SIGPIPE, what a shell
+#: reports for a command that the signal ended.
+CLOSED_PIPE = 141
+
+
+def quiet_on_closed_pipe(main: Callable[P, int]) -> Callable[P, int]:
+    """Wrap a command's ``main``: when stdout's reader has gone (``brag-evaluate ... | head -1``),
+    end with status 141 and no message, as Unix tools do, rather than a traceback or an error.
+    The mains let ``BrokenPipeError`` through their ``except OSError`` clauses to get here."""
+
+    @functools.wraps(main)
+    def run(*args: P.args, **kwargs: P.kwargs) -> int:
+        try:
+            status = main(*args, **kwargs)
+            sys.stdout.flush()  # inside the try: the last buffered output meets the closed pipe
+        except BrokenPipeError:
+            pass
+        except SystemExit as stop:  # rich's Console ends with SystemExit(1) on a closed pipe
+            if not isinstance(stop.__context__, BrokenPipeError):
+                raise
+        else:
+            return status
+        # Python flushes stdout again at exit; pointed at /dev/null that flush cannot fail.
+        with open(os.devnull, "w") as devnull:
+            os.dup2(devnull.fileno(), sys.stdout.fileno())
+        return CLOSED_PIPE
+
+    return run
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.text import Text
 
 from agents.base import Agent, TableInfo
-from agents.registry import AgentSpec, make_agent, parse_spec
+from agents.registry import AgentSpec, agent_class, make_agent, parse_spec
 from brag_env.evaluation.schedule import agent_seeds
 from brag_env.io import AtomicFile
 
@@ -74,8 +74,8 @@ def seat_players(game: str, opponents: list[str], human: int) -> Seating:
 
 def reads_a_file(spec: AgentSpec) -> bool:
     """Whether building the agent loads a file (a trained model, ``put:equilibrium``'s table):
-    seconds, not microseconds."""
-    return spec.kind == "model" or "path" in spec.params
+    seconds, not microseconds. The agent's class says so (``Agent.reads_file``), not the spec."""
+    return agent_class(spec).reads_file
 
 
 def build_agents(

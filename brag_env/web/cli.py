@@ -14,7 +14,7 @@ import socket
 import sys
 
 from brag_env.extras import MissingExtra, require
-from brag_env.ui.cli import OneLineParser, one_line, prog_name
+from brag_env.ui.cli import OneLineParser, one_line, prog_name, quiet_on_closed_pipe
 
 PROG = "python -m brag_env.web"
 
@@ -64,6 +64,7 @@ def bind(host: str, port: int) -> socket.socket:
     return listening
 
 
+@quiet_on_closed_pipe
 def main(argv: list[str] | None = None) -> int:
     prog = prog_name("brag-web", PROG, argv)
     args = build_parser(prog).parse_args(argv)
@@ -77,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{prog}: error: --max-games and --idle-minutes must be positive", file=sys.stderr)
         return 2
     try:
-        require("web", "the web app", "uvicorn", "starlette", "jinja2", "multipart")
+        require("web", "the web app", "uvicorn", "starlette", "jinja2", "python_multipart")
     except MissingExtra as error:
         print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
