@@ -58,10 +58,10 @@ def test_bad_parameters_are_one_line_errors():
         config_of({"hands_per_session": 3})
 
 
-def _env_for(state, game):
+def _env_for(state, game, **options):
     """brag_v1 with the state's deal stacked and the game's dealer."""
     cfg = game.config
-    env = brag_v1.raw_env(**cfg.to_dict())
+    env = brag_v1.raw_env(**{**cfg.to_dict(), **options})
     hands = [list(state.seat_hand(s)) for s in range(cfg.num_players)]
     env.reset(seed=0, options={"deck": stack_deck(hands, game.dealer), "dealer": game.dealer})
     return env
@@ -73,7 +73,9 @@ def _env_for(state, game):
 )
 def test_plays_move_for_move_like_brag_v1(params):
     """Legal actions = the env's mask, observation tensors = the env's observations of every
-    seat, returns = the env's rewards, on random deals and random legal play."""
+    seat, information-state tensors = the env's perfect-recall observations, the cards a seat
+    knows = the engine's hand once it has looked, returns = the env's rewards, on random deals
+    and random legal play."""
     game = load(**params)
     rng = np.random.default_rng(1)
     n = game.num_players()
@@ -83,6 +85,7 @@ def test_plays_move_for_move_like_brag_v1(params):
             outcomes = state.chance_outcomes()
             state.apply_action(outcomes[rng.integers(len(outcomes))][0])
         env = _env_for(state, game)
+        recall = _env_for(state, game, perfect_recall=True)
         while not state.is_terminal():
             p = state.current_player()
             assert env.agent_selection == f"player_{p}"
@@ -91,9 +94,18 @@ def test_plays_move_for_move_like_brag_v1(params):
             for s in range(n):
                 want = env.observe(f"player_{s}")["observation"]
                 assert np.array_equal(np.asarray(state.observation_tensor(s)), want)
+                full = recall.observe(f"player_{s}")["observation"]
+                assert np.array_equal(np.asarray(state.information_state_tensor(s)), full)
+                known = state.known_cards(s)  # what the information state holds
+                own = np.flatnonzero(full[:52]).tolist()  # the env's: zero until looked
+                if known is None:
+                    assert own == []
+                else:
+                    assert sorted(known) == sorted(env.game.hands[s]) == own
             action = int(rng.choice(state.legal_actions()))
             state.apply_action(action)
             env.step(action)
+            recall.step(action)
         assert state.returns() == [env._cumulative_rewards[f"player_{s}"] for s in range(n)]
         assert sum(state.returns()) == 0
 
