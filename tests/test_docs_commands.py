@@ -9,7 +9,8 @@ copy. The quick tests run the play/replay commands, the benchmarks on a tiny bud
 and the examples, and parse the evaluate.py and train.py commands (their options, agent specs and
 configs). The slow tests run evaluate.py and train.py as well, in new processes, with a small
 budget: fewer hands or matches, a few hundred training steps. A model file a command needs is
-made first by the train.py command that writes it, with the same small budget.
+made first by the train.py command that writes it, with the same small budget. A Python example
+whose first line is a ``# slow`` comment runs only with the slow tests.
 """
 
 from __future__ import annotations
@@ -351,7 +352,10 @@ def _examples() -> list:
     for page in PAGES:
         for block in blocks(page):
             if block.language == "python":
-                found.append(pytest.param(block, id=block.where))
+                # an example that takes seconds says so on its first line, and runs with the
+                # slow tests
+                slow = [pytest.mark.slow] if block.text.startswith("# slow") else []
+                found.append(pytest.param(block, id=block.where, marks=slow))
     return found
 
 

@@ -11,7 +11,7 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 from agents.registry import styles
-from brag_env import brag_v1, put_v1
+from brag_env import brag_v1, put_v1, put_v2
 from brag_env.brag.observation import observation_layout, recall_length
 from brag_env.brag.rules import FOLD, LOOK, SEE, STAY, BragConfig
 from brag_env.evaluation import evaluate
@@ -28,6 +28,8 @@ BRAG_OPTIONS = {"num_players": 3, "starting_chips": 12, "hands_per_session": 4}
         (brag_v1, {"num_players": 2, "starting_chips": 20}),
         (put_v1, {}),
         (put_v1, {"num_players": 4}),
+        (put_v2, {}),
+        (put_v2, {"num_players": 4}),
     ],
 )
 def test_api_and_seed_tests_pass_with_perfect_recall(module, options):

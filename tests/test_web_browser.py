@@ -115,6 +115,10 @@ def _new_game(driver, base, form_id, opponents, extra):
         field.clear()
         field.send_keys(value)
     form.find_element("css selector", "button[type=submit]").click()
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    # The click returns before the redirect to /play/<id> lands (a loaded machine showed it).
+    WebDriverWait(driver, 20, poll_frequency=0.02).until(lambda d: "/play/" in d.current_url)
     return driver.current_url.rsplit("/", 1)[1]
 
 

@@ -16,9 +16,12 @@ gives every deal the chance the card-by-card deal of B9 gives it; no suit abstra
 game is exact. Then ``BragGame`` plays the hand from a stacked deck: legal actions, chips and
 the showdown are the engine's (one rule, one place).
 
-- ``information_state_string/tensor`` (perfect recall): the seat, its own cards once it has
-  looked (from the start without blind play, B10), and every public action in order (seat and
-  action id: bets, looks, folds, sees, covers).
+- ``information_state_string`` (perfect recall): the seat, its own cards once it has looked
+  (from the start without blind play, B10), and every public action in order (seat and action
+  id: bets, looks, folds, sees, covers).
+- ``information_state_tensor``: the ``brag_v1`` observation with ``perfect_recall=True`` (the
+  same knowledge: own cards once looked, every public event in order), so a network trained on
+  it here plays in that env.
 - ``observation_string/tensor``: the ``brag_v1`` observation of that seat (``BragObserver``,
   the env's layout; zeros before the deal).
 - Returns: each seat's chip change for the hand (antes included).
@@ -26,6 +29,7 @@ the showdown are the engine's (one rule, one place).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from math import comb
 from typing import Any
@@ -38,7 +42,7 @@ from brag_env.brag.observation import BragObserver, observation_layout
 from brag_env.brag.rules import LOOK, BragConfig
 from brag_env.brag.scenario import stack_deck
 from brag_env.brag.solver.tree import deck_hands
-from brag_env.cards import NUM_CARDS, format_cards
+from brag_env.cards import format_cards
 
 SHORT_NAME = "python_brag_env_brag"
 
@@ -98,6 +102,11 @@ def config_of(params: dict[str, Any]) -> tuple[BragConfig, int]:
     return config, dealer if dealer >= 0 else n - 1
 
 
+def recall_config(config: BragConfig) -> BragConfig:
+    """The rules with ``perfect_recall`` on: the information-state tensor's observation."""
+    return dataclasses.replace(config, perfect_recall=True)
+
+
 def max_game_length(config: BragConfig) -> int:
     """A bound on the decisions of one hand: every stay, raise and see costs at least one chip
     (B11: S >= 2, a blind seat pays S/2), and each seat looks, folds or covers at most once."""
@@ -125,8 +134,7 @@ class BragHandGame(pyspiel.Game):
         self._params = {**DEFAULTS, **(params or {})}
         super().__init__(GAME_TYPE, info, self._params)
         self.observation_size = observation_layout(cfg).size
-        # own cards (52), the seat (n), then per public action its seat and its id
-        self.info_size = NUM_CARDS + n + self.max_length * (n + cfg.num_actions)
+        self.info_size = observation_layout(recall_config(cfg)).size
 
     def new_initial_state(self) -> BragHandState:
         return BragHandState(self)
@@ -264,29 +272,21 @@ class BragHandState(pyspiel.State):
 
 
 class InfoStateObserver:
-    """Perfect recall: own cards once looked, every public action in order."""
+    """Perfect recall. The tensor is the ``brag_v1`` observation with ``perfect_recall=True``
+    (every public event of the hand in order, own cards once looked; zeros before the deal), so
+    a network trained on it here reads that env's observations; the string is a short form."""
 
     def __init__(self, game: BragHandGame) -> None:
         self.game = game
+        self.observer = BragObserver(recall_config(game.config))
         self.tensor = np.zeros(game.info_size, np.float32)
-        n, a = game.config.num_players, game.config.num_actions
-        self.dict = {
-            "own_cards": self.tensor[:NUM_CARDS],
-            "seat": self.tensor[NUM_CARDS : NUM_CARDS + n],
-            "actions": self.tensor[NUM_CARDS + n :].reshape(game.max_length, n + a),
-        }
+        self.dict = self.observer.layout.views(self.tensor)
 
     def set_from(self, state: BragHandState, player: int) -> None:
-        self.tensor.fill(0.0)
-        cards = state.known_cards(player)
-        if cards is not None:
-            self.dict["own_cards"][list(cards)] = 1.0
-        self.dict["seat"][player] = 1.0
-        n = self.game.config.num_players
-        rows = self.dict["actions"]
-        for i, (seat, action) in enumerate(state.public_actions()):
-            rows[i, seat] = 1.0
-            rows[i, n + action] = 1.0
+        if state.engine is None:
+            self.tensor.fill(0.0)
+        else:
+            self.tensor[:] = self.observer.fill(state.engine, player)
 
     def string_from(self, state: BragHandState, player: int) -> str:
         cards = state.known_cards(player)

@@ -32,3 +32,13 @@ class StrategyPolicy(os_policy.Policy):
         if sigma.ndim == 2:
             sigma = sigma[self.hand_of[tuple(sorted(state.seat_hand(seat) or ()))]]
         return {a: float(sigma[i]) for i, (a, _) in enumerate(self.tree.children[v])}
+
+
+def fill_tabular(tabular: os_policy.TabularPolicy, answer: os_policy.Policy) -> None:
+    """Overwrite every row of ``tabular`` with ``answer``'s probabilities (0 elsewhere), so one
+    enumeration of the game's information states serves many strategies."""
+    for i, state in enumerate(tabular.states):
+        row = tabular.action_probability_array[i]
+        row[:] = 0.0
+        for action, p in answer.action_probabilities(state).items():
+            row[action] = p
