@@ -78,7 +78,6 @@ from brag_env.training.files import (
     write_file,
     writing,
 )
-from brag_env.training.mmd import MagnetPPO
 from brag_env.training.progress import ProgressBar
 
 # The default config, shipped with the package (brag_env.resources): brag-train finds it from any
@@ -226,6 +225,8 @@ def build_model(cfg: TrainConfig, venv: Any, seed: int) -> MaskablePPO:
     algorithm: type[MaskablePPO] = MaskablePPO
     magnet: dict[str, Any] = {}
     if cfg.ppo.magnet_kl > 0:  # magnetic mirror descent; off: exactly the plain learner
+        from brag_env.training.mmd import MagnetPPO
+
         algorithm = MagnetPPO
         magnet = {"magnet_kl": cfg.ppo.magnet_kl, "magnet_update": cfg.ppo.magnet_update}
     return algorithm(
