@@ -261,7 +261,14 @@ def build_model(cfg: TrainConfig, venv: Any, seed: int) -> MaskablePPO:
     """MaskablePPO with every hyper-parameter from the config. A schedule (``learning_rate``,
     ``clip_range``) is a callable of SB3's ``progress_remaining``; a number stays a number."""
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.ppo.activation]
-    return MaskablePPO(
+    algorithm: type[MaskablePPO] = MaskablePPO
+    magnet: dict[str, Any] = {}
+    if cfg.ppo.magnet_kl > 0:  # magnetic mirror descent; off: exactly the plain learner
+        from brag_env.training.mmd import MagnetPPO
+
+        algorithm = MagnetPPO
+        magnet = {"magnet_kl": cfg.ppo.magnet_kl, "magnet_update": cfg.ppo.magnet_update}
+    return algorithm(
         "MlpPolicy",
         venv,
         learning_rate=cfg.ppo.learning_rate,
@@ -284,6 +291,7 @@ def build_model(cfg: TrainConfig, venv: Any, seed: int) -> MaskablePPO:
         seed=seed,
         device="cpu",
         verbose=0,
+        **magnet,
     )
 
 

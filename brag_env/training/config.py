@@ -156,6 +156,19 @@ class PPOConfig(Section):
         description="hidden layer sizes, actor and critic (separate networks)",
     )
     activation: Literal["tanh", "relu"] = Field("tanh", description="hidden layer activation")
+    magnet_kl: Num = Field(
+        0.0,
+        ge=0,
+        description="magnetic mirror descent: weight of the KL divergence of the policy from "
+        "a magnet policy in the loss "
+        "(brag_env/training/mmd.py); 0 = off (plain MaskablePPO)",
+    )
+    magnet_update: Int = Field(
+        10,
+        ge=1,
+        le=MAX_TIMESTEPS,
+        description="rollouts between magnet moves (the magnet becomes a copy of the policy)",
+    )
 
 
 SNAPSHOT_SAMPLING = ("uniform", "latest")
@@ -369,6 +382,13 @@ class TrainConfig(Section):
             from brag_env.put.rules import PutConfig
 
             check_batched_put(PutConfig.from_dict(self.env))
+        if self.ppo.magnet_kl > 0 and self.ppo.ent_coef <= 0:
+            raise ValueError(
+                "ppo.magnet_kl > 0 needs ppo.ent_coef > 0 (the KL term rides on the entropy term; "
+                f"brag_env/training/mmd.py), got ent_coef {self.ppo.ent_coef}"
+            )
+        if self.ppo.magnet_kl > 0 and self.backend != "sb3":
+            raise ValueError("ppo.magnet_kl > 0 needs backend: sb3 (rllib has no magnet term)")
         if self.eval.exploitability and (self.game != "put" or self.env.get("num_players", 2) != 2):
             raise ValueError("eval.exploitability is exact for heads-up Put only (put, 2 seats)")
         return self
