@@ -43,6 +43,7 @@ from brag_env.brag.rules import LOOK, BragConfig
 from brag_env.brag.scenario import stack_deck
 from brag_env.brag.solver.tree import deck_hands
 from brag_env.cards import format_cards
+from brag_env.openspiel.game_type import card_game_type
 
 SHORT_NAME = "python_brag_env_brag"
 
@@ -65,22 +66,7 @@ DEFAULTS: dict[str, Any] = {
     "dealer": -1,
 }
 
-GAME_TYPE = pyspiel.GameType(
-    short_name=SHORT_NAME,
-    long_name="brag-env Three-card Brag, one hand",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=8,
-    min_num_players=2,
-    provides_information_state_string=True,
-    provides_information_state_tensor=True,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification=DEFAULTS,
-)
+GAME_TYPE = card_game_type(SHORT_NAME, "brag-env Three-card Brag, one hand", DEFAULTS, 8)
 
 
 def config_of(params: dict[str, Any]) -> tuple[BragConfig, int]:

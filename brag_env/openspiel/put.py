@@ -43,6 +43,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python import policy as os_policy
 
+from brag_env.openspiel.game_type import card_game_type
 from brag_env.put.game import PHASE_PASS, PutGame
 from brag_env.put.observation import PutObserver, decode_observation, history_length
 from brag_env.put.rules import (
@@ -82,28 +83,10 @@ _HAND_PARAMETERS = {**_RULE_PARAMETERS, **{f"score_{u}": 0 for u in range(_MAX_U
 _MATCH_PARAMETERS = {**_RULE_PARAMETERS, "reward": "points", "max_hands": 100}
 
 
-def _game_type(short_name: str, long_name: str, parameters: dict[str, Any], tensor: bool):
-    return pyspiel.GameType(
-        short_name=short_name,
-        long_name=long_name,
-        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-        utility=pyspiel.GameType.Utility.ZERO_SUM,
-        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-        max_num_players=4,
-        min_num_players=2,
-        provides_information_state_string=True,
-        provides_information_state_tensor=tensor,
-        provides_observation_string=True,
-        provides_observation_tensor=True,
-        provides_factored_observation_string=False,
-        parameter_specification=parameters,
-    )
-
-
-_HAND_TYPE = _game_type(HAND_GAME, "brag-env Put, one hand", _HAND_PARAMETERS, True)
-_MATCH_TYPE = _game_type(MATCH_GAME, "brag-env Put, a match", _MATCH_PARAMETERS, False)
+_HAND_TYPE = card_game_type(HAND_GAME, "brag-env Put, one hand", _HAND_PARAMETERS, 4)
+_MATCH_TYPE = card_game_type(
+    MATCH_GAME, "brag-env Put, a match", _MATCH_PARAMETERS, 4, information_state_tensor=False
+)
 
 
 def config_of(params: dict[str, Any]) -> PutConfig:
