@@ -23,8 +23,9 @@ from agents.base import StyleAgent, TableInfo
 from agents.registry import register
 from brag_env.brag.observation import BragObserver
 from brag_env.brag.solver.io import load_strategy
+from brag_env.resources import shipped_dir
 
-DEFAULT_PATH = Path(__file__).resolve().parent.parent / "models" / "brag_equilibrium.npz"
+DEFAULT_PATH = shipped_dir("models") / "brag_equilibrium.npz"  # package data: any folder
 
 
 @register("brag", "equilibrium")

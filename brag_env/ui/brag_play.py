@@ -19,7 +19,7 @@ from brag_env import brag_v1
 from brag_env.ui.brag_view import hand_result, standings, table_view
 from brag_env.ui.seating import HistoryWriter, Seating, open_table
 from brag_env.ui.session import TableSession
-from brag_env.ui.terminal import Prompter, plural, print_menu
+from brag_env.ui.terminal import Prompter, plural
 from brag_env.ui.turns import brag_decision, brag_news
 
 DEFAULT_HANDS = 10
@@ -86,15 +86,7 @@ class BragSession(TableSession):
                 title_align="left",
             )
         )
-        if decision.reason:
-            self.console.print(Text(decision.reason, style="italic"))
-        print_menu(self.console, decision.options)
-        return decision.action_ids[self.prompter.choose(decision.options)]
-
-    def _print_news(self, lines: list[tuple[int, str]]) -> None:
-        for seat, text in lines:
-            style = "bold" if seat == self.human else "dim"
-            self.console.print(Text(f"  {text}", style=style))
+        return self._choose(decision)
 
     def _end_of_hand(self, record: dict[str, Any]) -> None:
         """Show a finished hand's public record and the running totals; save it."""

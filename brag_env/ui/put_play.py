@@ -18,7 +18,7 @@ from brag_env import put_v1
 from brag_env.ui.put_view import SeatCards, hand_result, rank_order_text, table_view, unit_name
 from brag_env.ui.seating import HistoryWriter, Seating, open_table
 from brag_env.ui.session import TableSession
-from brag_env.ui.terminal import Prompter, plural, print_menu, verb
+from brag_env.ui.terminal import Prompter, plural, verb
 from brag_env.ui.turns import PutNews, put_decision
 
 
@@ -104,15 +104,7 @@ class PutSession(TableSession):
                 title_align="left",
             )
         )
-        if decision.reason:
-            self.console.print(Text(decision.reason, style="italic"))
-        print_menu(self.console, decision.options)
-        return decision.action_ids[self.prompter.choose(decision.options)]
-
-    def _print_news(self, lines: list[tuple[int, str]]) -> None:
-        for seat, text in lines:
-            style = "bold" if seat == self.human else "dim"
-            self.console.print(Text(f"  {text}", style=style))
+        return self._choose(decision)
 
     def _end_of_hand(self, match: int, record: dict[str, Any]) -> None:
         self.hands_done += 1

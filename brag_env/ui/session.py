@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from rich.console import Console
+from rich.text import Text
 
 from brag_env.ui.seating import HistoryWriter
-from brag_env.ui.terminal import EndOfInput, Prompter, QuitRequested
+from brag_env.ui.terminal import EndOfInput, Prompter, QuitRequested, print_menu
+from brag_env.ui.turns import Decision
 
 
 class TableSession:
@@ -18,6 +20,21 @@ class TableSession:
     prompter: Prompter
     console: Console
     history: HistoryWriter
+
+    human: int
+
+    def _choose(self, decision: Decision) -> int:
+        """Print why the choice is forced (if it is) and the menu; the action id picked."""
+        if decision.reason:
+            self.console.print(Text(decision.reason, style="italic"))
+        print_menu(self.console, decision.options)
+        return decision.action_ids[self.prompter.choose(decision.options)]
+
+    def _print_news(self, lines: list[tuple[int, str]]) -> None:
+        """What the moves told the table, the human's own in bold."""
+        for seat, text in lines:
+            style = "bold" if seat == self.human else "dim"
+            self.console.print(Text(f"  {text}", style=style))
 
     def intro(self) -> None:
         raise NotImplementedError
