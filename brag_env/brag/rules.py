@@ -6,6 +6,7 @@ Rule IDs (B1..B23) refer to the project's rules document ``seeds/rules/brag.md``
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
+from enum import IntEnum
 from itertools import combinations
 from typing import Any, Literal
 
@@ -30,6 +31,20 @@ FOLD, STAY, LOOK, SEE = 0, 1, 2, 3
 FIRST_RAISE = 4
 CARDS_DEALT = (3, 4, 5)  # B22
 HAND_SIZE = 3  # the cards a hand is ranked on (B2-B6)
+
+
+class SeatStatus(IntEnum):
+    """Where a seat stands in the hand (B10, B16); the value is also the seat's column in the
+    observation's ``seat_status`` one-hot. A coverer is FOLDED: out of the betting, its hand
+    still on the pot."""
+
+    SITTING_OUT = 0  # B16, B17: dealt no cards this hand
+    FOLDED = 1
+    BLIND = 2  # B10: has not looked at its cards
+    OPEN = 3
+
+
+STATUS_NAMES: tuple[str, ...] = tuple(status.name.lower() for status in SeatStatus)
 
 
 def discard_choices(cards_dealt: int) -> tuple[tuple[int, ...], ...]:

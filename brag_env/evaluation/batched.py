@@ -366,7 +366,8 @@ def _brag_tournament(
     one unit. ``make_engine`` ``(tables, config, seed)`` replaces ``BatchedBrag`` (tests deal
     the scalar run's cards); ``agents`` and ``block_tables``: ``run_tournament_batched``."""
     from agents import make_agent, table_info
-    from brag_env.brag.batched import BLIND, OPEN, BatchedBrag
+    from brag_env.brag.batched import BatchedBrag
+    from brag_env.brag.game import BLIND, OPEN
     from brag_env.brag.rules import FIRST_RAISE, FOLD, LOOK, SEE, STAY, BragConfig
     from brag_env.evaluation.brag_stats import (
         BET,
@@ -514,7 +515,7 @@ class _HandEnd:
     the covers in order (B16) and who sits the hand out (B16)."""
 
     def __init__(self, engine, rows, seats, actions, cover_id) -> None:
-        from brag_env.brag.batched import BLIND, SITTING_OUT
+        from brag_env.brag.game import BLIND, SITTING_OUT
         from brag_env.brag.rules import FOLD, SEE
 
         k = rows.size
