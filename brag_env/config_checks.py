@@ -12,6 +12,7 @@ converted value with ``object.__setattr__``.
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
 import numpy as np
@@ -65,3 +66,13 @@ def int_tuple(value: Any, name: str) -> tuple[int, ...]:
     if not all(is_int(m) for m in items):
         raise ValueError(f"{name} must be a list of integers, got {value!r}")
     return tuple(int(m) for m in items)
+
+
+def known_options(cls: type, options: dict[str, Any] | None, game: str) -> dict[str, Any]:
+    """``options`` as a new dict, once every key is a field of the config class ``cls``; a
+    ``ValueError`` names the unknown ones (``game`` says whose options they are)."""
+    options = dict(options or {})
+    unknown = sorted(set(options) - {f.name for f in fields(cls)})
+    if unknown:
+        raise ValueError(f"unknown {game} option(s): {', '.join(unknown)}")
+    return options

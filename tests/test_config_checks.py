@@ -78,3 +78,12 @@ def test_brag_lists_and_deal_sizes_take_numpy_integers_too():
         BragConfig(raise_sizes=[2, True])
     with pytest.raises(ValueError, match="cards_dealt must be 3, 4 or 5"):
         BragConfig(cards_dealt=np.bool_(True), allow_blind=False)
+
+
+@pytest.mark.parametrize(("cls", "game"), [(BragConfig, "Brag"), (PutConfig, "Put")])
+def test_from_dict_names_the_unknown_options_and_leaves_its_argument_alone(cls, game):
+    with pytest.raises(ValueError, match=f"^unknown {game} option\\(s\\): colour, speed$"):
+        cls.from_dict({"speed": 1, "num_players": 3, "colour": "red"})
+    options = {"num_players": np.int64(3)}
+    assert cls.from_dict(options) == cls(num_players=3) and options == {"num_players": 3}
+    assert cls.from_dict(None) == cls.from_dict({}) == cls()

@@ -5,7 +5,7 @@ Rule IDs (B1..B23) refer to the project's rules document ``seeds/rules/brag.md``
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from enum import IntEnum
 from itertools import combinations
 from typing import Any, Literal
@@ -14,7 +14,7 @@ from brag_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
 from brag_env.config_checks import check_bool as _check_bool
 from brag_env.config_checks import check_choice as _check_choice
 from brag_env.config_checks import check_int as _check_int
-from brag_env.config_checks import int_tuple, is_int
+from brag_env.config_checks import int_tuple, is_int, known_options
 
 AnteMode = Literal["every_hand", "after_prial", "none"]
 ShuffleMode = Literal["after_prial", "every_hand", "after_prial_or_cycle"]
@@ -146,11 +146,7 @@ class BragConfig:
     @classmethod
     def from_dict(cls, options: dict[str, Any] | None = None) -> BragConfig:
         """Build from keyword options; unknown keys raise ``ValueError`` naming them."""
-        options = dict(options or {})
-        unknown = sorted(set(options) - {f.name for f in fields(cls)})
-        if unknown:
-            raise ValueError(f"unknown Brag option(s): {', '.join(unknown)}")
-        return cls(**options)
+        return cls(**known_options(cls, options, "Brag"))
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

@@ -12,11 +12,11 @@ so a lower put rank wins a trick. Suits never matter in play.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from brag_env.cards import NUM_CARDS, NUM_SUITS, RANK_LABELS
-from brag_env.config_checks import check_bool, check_choice, check_int, is_int
+from brag_env.config_checks import check_bool, check_choice, check_int, is_int, known_options
 
 NUM_RANKS = 13
 CARDS_PER_HAND = 3
@@ -125,11 +125,7 @@ class PutConfig:
     @classmethod
     def from_dict(cls, options: dict[str, Any] | None = None) -> PutConfig:
         """Build from keyword options; unknown keys raise ``ValueError`` naming them."""
-        options = dict(options or {})
-        unknown = sorted(set(options) - {f.name for f in fields(cls)})
-        if unknown:
-            raise ValueError(f"unknown Put option(s): {', '.join(unknown)}")
-        return cls(**options)
+        return cls(**known_options(cls, options, "Put"))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
