@@ -72,10 +72,10 @@ from agents.brag_batch import (
 from agents.registry import register
 from brag_env.brag.hands import FLUSH, PAIR, PRIAL, category_percentile, hand_strength
 from brag_env.brag.observation import HISTORY_LEN, observation_layout
-from brag_env.brag.rules import FIRST_RAISE, FOLD, LOOK, SEE, STAY, discard_choices
+from brag_env.brag.rules import FIRST_RAISE, FOLD, LOOK, SEE, STAY, SeatStatus, discard_choices
 
-# Seat status columns of the observation (brag_env.brag.observation.STATUS_NAMES).
-_FOLDED, _BLIND, _OPEN = 1, 2, 3
+# The seat_status column of a blind seat in the observation, as a plain int for indexing.
+_BLIND = int(SeatStatus.BLIND)  # blind and open (the next column): still in the hand
 
 
 class BragView:

@@ -16,9 +16,10 @@ import numpy as np
 from agents.base import TableInfo
 from brag_env.brag.hands import deck_strength_counts
 from brag_env.brag.observation import HISTORY_LEN, observation_layout
-from brag_env.brag.rules import FIRST_RAISE, LOOK
+from brag_env.brag.rules import FIRST_RAISE, LOOK, SeatStatus
 
-_FOLDED, _BLIND, _OPEN = 1, 2, 3
+# The seat_status column of a blind seat in the observation, as a plain int for indexing.
+_BLIND = int(SeatStatus.BLIND)  # blind and open (the next column): still in the hand
 NO_ACTION = -1  # padding of a preference list
 
 _MAX_OPPONENTS = 16  # opponents + coverers never exceed 2 * 7

@@ -22,6 +22,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from brag_env.config_checks import is_int
+
 NUM_CARDS = 52
 NUM_RANKS = 13
 NUM_SUITS = 4
@@ -133,8 +135,7 @@ def check_seed(seed: object, what: str = "seed") -> int | None:
     for these name neither the argument nor its value)."""
     if seed is None:
         return None
-    whole = isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_))
-    if whole and seed >= 0:  # type: ignore[operator]
+    if is_int(seed) and seed >= 0:  # type: ignore[operator]
         return int(seed)  # type: ignore[arg-type]
     raise ValueError(f"{what} must be a whole number >= 0 or None, got {seed!r}")
 

@@ -15,23 +15,36 @@ import sys
 import time
 from pathlib import Path
 
-from brag_env.ui.cli import OneLineParser, one_line
+from brag_env.io import check_regular_target, remove_stale_temps
+from brag_env.put.rules import PutConfig
+from brag_env.put.solver.cfr import Accumulators, iterate, normalise
+from brag_env.put.solver.game import HandGame, exploitability, parse_score
+from brag_env.put.solver.io import load_checkpoint, load_strategy, save_checkpoint, save_strategy
+from brag_env.ui.cli import OneLineParser, one_line, parse_options
 
 DEFAULT_OUT = "models/put_equilibrium.npz"
 
 
+def config_from_cli(
+    game: str, options: list[str], deck_ranks: int | None, score: str
+) -> tuple[PutConfig, tuple[int, int]]:
+    """The rules and score of a solver command line (``--option k=v``, ``--deck-ranks``,
+    ``--score``); ``ValueError`` naming what is wrong."""
+    if game != "put":
+        raise ValueError(f"game {game!r}: the exact solver covers put only")
+    rules = parse_options(options)
+    if deck_ranks is not None:  # None: not given (the option, else the full pack)
+        if "deck_ranks" in rules and rules["deck_ranks"] != deck_ranks:
+            raise ValueError(
+                f"--deck-ranks {deck_ranks} and --option deck_ranks={rules['deck_ranks']} disagree"
+            )
+        rules["deck_ranks"] = deck_ranks
+    config = PutConfig.from_dict(rules)
+    return config, parse_score(score, config)
+
+
 def solve(config, score, iterations, out, checkpoint, every, resume, force, progress=True):
     """Run DCFR; returns the final ``Exploitability`` of the strategy written to ``out``."""
-    from brag_env.io import check_regular_target, remove_stale_temps
-    from brag_env.put.solver.cfr import Accumulators, iterate, normalise
-    from brag_env.put.solver.game import HandGame, exploitability
-    from brag_env.put.solver.io import (
-        load_checkpoint,
-        load_strategy,
-        save_checkpoint,
-        save_strategy,
-    )
-
     out, checkpoint = Path(out), Path(checkpoint)
     check_regular_target(out, "--out")  # before the run: never a device or a FIFO
     check_regular_target(checkpoint, "--checkpoint")
@@ -120,8 +133,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--force", action="store_true")
     args = parser.parse_args(argv)
     try:
-        from brag_env.put.solver.game import config_from_cli
-
         config, score = config_from_cli(args.game, args.option, args.deck_ranks, args.score)
         ckpt = args.checkpoint or str(Path(args.out).with_suffix("")) + ".ckpt.npz"
         result = solve(

@@ -8,12 +8,15 @@ quarter each step (the 10,000-hand tests), and at every session's end; the scala
 reference.
 """
 
+import functools
+
 import numpy as np
 import pytest
 
 from brag_env import brag_v1
 from brag_env.brag.batched import BatchedBrag
 from brag_env.brag.observation import decode_observation
+from brag_env.brag.reference_observation import ReferenceObserver
 from brag_env.brag.rules import BragConfig
 from brag_env.cards import NUM_CARDS, parse_cards
 
@@ -46,6 +49,11 @@ def _stack(envs, batched, rows, seed):
             envs[i].unwrapped.game._rng = _MirrorShuffle(batched, i)
 
 
+@functools.lru_cache(maxsize=8)
+def _reference(config: BragConfig) -> ReferenceObserver:
+    return ReferenceObserver(config)
+
+
 def _compare_views(envs, batched, rows):
     n = batched.num_players
     for seat in range(n):
@@ -54,6 +62,9 @@ def _compare_views(envs, batched, rows):
             want = envs[i].observe(f"player_{seat}")["observation"]
             assert np.array_equal(got[j], want), (i, seat, np.flatnonzero(got[j] != want))
             assert got[j].tobytes() == want.tobytes()
+            if seat == i % n:  # and one seat per table against the readable reference
+                readable = _reference(batched.config).set_from(envs[i].unwrapped.game, seat)
+                assert got[j].tobytes() == readable.tobytes(), (i, seat)
 
 
 def _play_both(

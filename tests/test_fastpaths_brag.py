@@ -1,8 +1,9 @@
 """Brag fast paths agree with straightforward ones on many random states (issue 7).
 
-- ``IncrementalObserver.observation`` (the env's observation, updated event by event) equals
-  ``BragObserver.fill`` (rebuilt from the game at every call), which in turn equals a slow
-  reference written field by field from the engine's state and the rules (B10, B14, B19).
+- ``IncrementalObserver.observation`` (the env's observation, updated event by event) and
+  ``BragObserver.fill`` (rebuilt from the game at every call) both equal the readable reference
+  ``brag_env.brag.reference_observation``, written field by field from the engine's state and
+  the rules (B10, B14, B19, B22 discards, the perfect-recall block, B1 short decks).
 - ``brag_v1`` returns those vectors as independent arrays: a kept observation never changes.
 - The legal set cached by the engine per decision equals one recomputed from the current state,
   and the env's shared masks match it.
@@ -17,11 +18,12 @@ import numpy as np
 import pytest
 
 from brag_env import brag_v1
-from brag_env.brag.game import FOLDED, OPEN, BragGame
-from brag_env.brag.hands import CATEGORY_NAMES, hand_category, hand_strength, strength_percentile
+from brag_env.brag import observation, rules
+from brag_env.brag.game import BragGame
 from brag_env.brag.incremental_observation import IncrementalObserver
-from brag_env.brag.observation import HISTORY_LEN, BragObserver, observation_layout
-from brag_env.brag.rules import LOOK, BragConfig
+from brag_env.brag.observation import HISTORY_LEN, BragObserver
+from brag_env.brag.reference_observation import FIELD_WRITERS, ReferenceObserver
+from brag_env.brag.rules import BragConfig
 
 CONFIGS = [
     BragConfig(num_players=4),
@@ -48,65 +50,14 @@ CONFIGS = [
     ),
     BragConfig(num_players=7, hands_per_session=15, starting_chips=20, cover_pot=False),
 ]
-
-
-def slow_observation(game: BragGame, me: int) -> np.ndarray:
-    """The observation written field by field through the layout's named views."""
-    cfg = game.config
-    layout = observation_layout(cfg)
-    buf = np.zeros(layout.size, dtype=np.float32)
-    v = layout.views(buf)
-    n, start = cfg.num_players, cfg.starting_chips
-
-    def rel(seat: int) -> int:
-        return (seat - me) % n
-
-    # B10: a player knows its cards once open, or if it looked before folding; always without
-    # blind play.
-    status = game.status[me]
-    looked_this_hand = any(s == me and a == LOOK for s, a, _ in game.betting)
-    knows = status == OPEN or (status == FOLDED and (looked_this_hand or not cfg.allow_blind))
-    if knows:
-        hand = game.hands[me]
-        v["own_cards"][hand] = 1.0
-        v["own_category"][CATEGORY_NAMES.index(hand_category(hand))] = 1.0
-        v["own_strength"][0] = strength_percentile(hand_strength(hand, cfg.lowball), cfg.lowball)
-    for seat in range(n):
-        v["seat_status"][rel(seat), game.status[seat]] = 1.0
-        v["seat_chips"][rel(seat)] = game.chips[seat] / start
-        v["seat_chips_in"][rel(seat)] = game.contributed[seat] / start
-        if game.last_action[seat] >= 0:
-            v["seat_last_action"][rel(seat), game.last_action[seat]] = 1.0
-    if game.dealer >= 0:
-        v["seat_dealer"][rel(game.dealer)] = 1.0
-    if game.current_player >= 0:
-        v["seat_to_act"][rel(game.current_player)] = 1.0
-    v["stake"][0] = game.stake / cfg.max_stake
-    v["pot"][0] = game.pot / start
-    v["hand_number"][0] = game.hand_number / cfg.hands_per_session
-    v["choice_pending"][0] = float(game.choosing)
-    v["shown_cards"][game.shown_cards] = 1.0
-    previous = game.previous_result  # the session's hand before this one
-    if previous is not None:
-        for seat, delta in enumerate(previous.deltas):
-            v["prev_seat_change"][rel(seat), 0 if delta > 0 else 1] = abs(delta) / start
-        if previous.by_see:  # B14: both hands were shown
-            v["prev_by_see"][0] = 1.0
-            v["prev_seat_see"][rel(previous.seer), 0] = 1.0
-            v["prev_seat_see"][rel(previous.seen), 1] = 1.0
-            v["prev_shown_cards"][0, previous.shown[previous.seer]] = 1.0
-            v["prev_shown_cards"][1, previous.shown[previous.seen]] = 1.0
-    for k, (seat, action, paid) in enumerate(reversed(game.betting[-HISTORY_LEN:])):
-        v["history_seat"][k, rel(seat)] = 1.0
-        v["history_action"][k, action] = 1.0
-        v["history_paid"][k] = paid / start
-    if cfg.cover_pot:  # B16: who covered, the pots they closed, the side pot
-        for seat, closed in game.covers:
-            v["seat_covered"][rel(seat)] = 1.0
-            v["seat_covered_pot"][rel(seat)] = closed / start
-        if game.covers and game.pot:
-            v["side_pot"][0] = (game.pot - game.covers[-1][1]) / start
-    return buf
+# The options only BragObserver.fill serves (brag_v1 uses it, not the incremental observer, for
+# B22 deals and perfect recall), and a B1 short deck.
+FILL_ONLY_CONFIGS = [
+    BragConfig(num_players=3, hands_per_session=6, cards_dealt=4, allow_blind=False),
+    BragConfig(num_players=2, hands_per_session=4, cards_dealt=5, allow_blind=False),
+    BragConfig(num_players=3, hands_per_session=5, starting_chips=20, perfect_recall=True),
+    BragConfig(num_players=3, hands_per_session=8, deck_ranks=5, lowball=True),
+]
 
 
 def random_walk(cfg: BragConfig, seed: int, sessions: int) -> Any:
@@ -126,7 +77,7 @@ def random_walk(cfg: BragConfig, seed: int, sessions: int) -> Any:
 @pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_incremental_observation_equals_fill(cfg: BragConfig) -> None:
     """Observed at random moments (often skipping several decisions), by random seats."""
-    fast, reference = IncrementalObserver(cfg), BragObserver(cfg)
+    fast, fill, reference = IncrementalObserver(cfg), BragObserver(cfg), ReferenceObserver(cfg)
     pick = random.Random(cfg.num_players)
     seen = {"choice": 0, "see": 0, "previous see": 0, "long history": 0, "checks": 0}
     for game in random_walk(cfg, seed=cfg.num_players, sessions=40):
@@ -134,7 +85,10 @@ def test_incremental_observation_equals_fill(cfg: BragConfig) -> None:
             continue
         for seat in pick.sample(range(cfg.num_players), pick.randint(1, 2)):
             got = fast.observation(game, seat)
-            np.testing.assert_array_equal(got, reference.fill(game, seat), err_msg=f"seat {seat}")
+            np.testing.assert_array_equal(got, fill.fill(game, seat), err_msg=f"seat {seat}")
+            if seen["checks"] % 4 == 0:  # the readable reference too, on a quarter of them
+                want = reference.set_from(game, seat)
+                np.testing.assert_array_equal(got, want, err_msg=f"seat {seat}")
             seen["checks"] += 1
         seen["choice"] += game.choosing
         seen["see"] += bool(game.shown_cards)
@@ -162,18 +116,27 @@ def test_incremental_observer_follows_several_games() -> None:
             np.testing.assert_array_equal(fast.observation(game, seat), reference.fill(game, seat))
 
 
-@pytest.mark.parametrize("cfg", [*CONFIGS[:4], *CONFIGS[6:]], ids=lambda c: f"{c.num_players}p")
+@pytest.mark.parametrize(
+    "cfg", [*CONFIGS[:4], *CONFIGS[6:], *FILL_ONLY_CONFIGS], ids=lambda c: f"{c.num_players}p"
+)
 @pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
-def test_fill_equals_slow_reference(cfg: BragConfig) -> None:
-    reference = BragObserver(cfg)
+def test_fill_equals_the_reference_observation(cfg: BragConfig) -> None:
+    fill, reference = BragObserver(cfg), ReferenceObserver(cfg)
     checks = 0
     for i, game in enumerate(random_walk(cfg, seed=100 + cfg.num_players, sessions=15)):
         seat = i % cfg.num_players
         np.testing.assert_array_equal(
-            reference.fill(game, seat), slow_observation(game, seat), err_msg=f"state {i}"
+            fill.fill(game, seat), reference.set_from(game, seat), err_msg=f"state {i}"
         )
         checks += 1
     assert checks > 100
+
+
+def test_the_reference_refuses_a_layout_field_it_cannot_write(monkeypatch) -> None:
+    monkeypatch.delitem(FIELD_WRITERS, "side_pot")
+    with pytest.raises(ValueError, match="no writer for side_pot: add one to FIELD_WRITERS"):
+        ReferenceObserver(BragConfig())
+    ReferenceObserver(BragConfig(cover_pot=False))  # no side_pot field: nothing missing
 
 
 def test_env_observations_are_independent_arrays() -> None:
@@ -242,3 +205,9 @@ def test_cached_legal_set_equals_recomputed(cfg: BragConfig) -> None:
                 assert not env.observe(other)["action_mask"].any()
         env.step(int(rng.choice(np.flatnonzero(mask))))
     assert len(env_masks) > 3  # several distinct legal sets were met
+
+
+def test_seat_status_columns_are_the_engine_ids() -> None:
+    """The observation's seat_status one-hot is indexed by SeatStatus (B10, B16)."""
+    assert observation.STATUS_NAMES == rules.STATUS_NAMES
+    assert [rules.STATUS_NAMES.index(s.name.lower()) for s in rules.SeatStatus] == [0, 1, 2, 3]

@@ -87,11 +87,20 @@ import numpy as np
 
 from brag_env.brag.hands import hand_category, hand_strength
 from brag_env.brag.history import HandRecord, record_to_dict
-from brag_env.brag.rules import FIRST_RAISE, FOLD, LOOK, SEE, STAY, BragConfig, discard_choices
+from brag_env.brag.rules import (
+    FIRST_RAISE,
+    FOLD,
+    LOOK,
+    SEE,
+    STAY,
+    BragConfig,
+    SeatStatus,
+    discard_choices,
+)
 from brag_env.cards import NUM_CARDS, Deck, format_cards, make_rng, parse_cards
 
-SITTING_OUT, FOLDED, BLIND, OPEN = 0, 1, 2, 3
-STATUS_NAMES = ("sitting_out", "folded", "blind", "open")
+# SeatStatus as plain ints: the state lists hold these, and histories print them as numbers.
+SITTING_OUT, FOLDED, BLIND, OPEN = (int(status) for status in SeatStatus)
 
 _BONUS_CATEGORIES = ("prial", "running_flush")  # B20
 

@@ -5,11 +5,16 @@ Rule IDs (B1..B23) refer to the project's rules document ``seeds/rules/brag.md``
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
+from enum import IntEnum
 from itertools import combinations
 from typing import Any, Literal
 
 from brag_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
+from brag_env.config_checks import check_bool as _check_bool
+from brag_env.config_checks import check_choice as _check_choice
+from brag_env.config_checks import check_int as _check_int
+from brag_env.config_checks import int_tuple, is_int, known_options
 
 AnteMode = Literal["every_hand", "after_prial", "none"]
 ShuffleMode = Literal["after_prial", "every_hand", "after_prial_or_cycle"]
@@ -26,6 +31,20 @@ FOLD, STAY, LOOK, SEE = 0, 1, 2, 3
 FIRST_RAISE = 4
 CARDS_DEALT = (3, 4, 5)  # B22
 HAND_SIZE = 3  # the cards a hand is ranked on (B2-B6)
+
+
+class SeatStatus(IntEnum):
+    """Where a seat stands in the hand (B10, B16); the value is also the seat's column in the
+    observation's ``seat_status`` one-hot. A coverer is FOLDED: out of the betting, its hand
+    still on the pot."""
+
+    SITTING_OUT = 0  # B16, B17: dealt no cards this hand
+    FOLDED = 1
+    BLIND = 2  # B10: has not looked at its cards
+    OPEN = 3
+
+
+STATUS_NAMES: tuple[str, ...] = tuple(status.name.lower() for status in SeatStatus)
 
 
 def discard_choices(cards_dealt: int) -> tuple[tuple[int, ...], ...]:
@@ -69,7 +88,7 @@ class BragConfig:
     perfect_recall: bool = False
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "raise_sizes", _as_int_tuple(self.raise_sizes))
+        object.__setattr__(self, "raise_sizes", int_tuple(self.raise_sizes, "raise_sizes"))
         _check_int(self, "num_players", MIN_PLAYERS, MAX_PLAYERS)
         _check_int(self, "ante", 0)
         _check_choice(self, "ante_mode", ANTE_MODES)
@@ -105,8 +124,9 @@ class BragConfig:
         _check_bool(self, "blind_keep_hand")
         _check_int(self, "prial_bonus", 0)
         _check_bool(self, "lowball")
-        if type(self.cards_dealt) is not int or self.cards_dealt not in CARDS_DEALT:
+        if not is_int(self.cards_dealt) or self.cards_dealt not in CARDS_DEALT:
             raise ValueError(f"cards_dealt must be 3, 4 or 5, got {self.cards_dealt!r}")
+        object.__setattr__(self, "cards_dealt", int(self.cards_dealt))
         _check_bool(self, "perfect_recall")
         if self.cards_dealt > HAND_SIZE and self.allow_blind:
             raise ValueError(
@@ -126,11 +146,7 @@ class BragConfig:
     @classmethod
     def from_dict(cls, options: dict[str, Any] | None = None) -> BragConfig:
         """Build from keyword options; unknown keys raise ``ValueError`` naming them."""
-        options = dict(options or {})
-        unknown = sorted(set(options) - {f.name for f in fields(cls)})
-        if unknown:
-            raise ValueError(f"unknown Brag option(s): {', '.join(unknown)}")
-        return cls(**options)
+        return cls(**known_options(cls, options, "Brag"))
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -188,37 +204,3 @@ class BragConfig:
     @property
     def take_new_hand_action(self) -> int:
         return FIRST_RAISE + len(self.raise_sizes) + 1
-
-
-def _as_int_tuple(value: Any) -> tuple[int, ...]:
-    if isinstance(value, int) and not isinstance(value, bool):
-        value = (value,)
-    try:
-        items = tuple(value)
-    except TypeError:
-        raise ValueError(f"raise_sizes must be a list of integers, got {value!r}") from None
-    for m in items:
-        if not isinstance(m, int) or isinstance(m, bool):
-            raise ValueError(f"raise_sizes must be a list of integers, got {value!r}")
-    return items
-
-
-def _check_int(cfg: BragConfig, name: str, lo: int, hi: int | None = None) -> None:
-    v = getattr(cfg, name)
-    if not isinstance(v, int) or isinstance(v, bool):
-        raise ValueError(f"{name} must be an integer, got {v!r}")
-    if v < lo or (hi is not None and v > hi):
-        bound = f">= {lo}" if hi is None else f"between {lo} and {hi}"
-        raise ValueError(f"{name} must be {bound}, got {v}")
-
-
-def _check_bool(cfg: BragConfig, name: str) -> None:
-    v = getattr(cfg, name)
-    if not isinstance(v, bool):
-        raise ValueError(f"{name} must be true or false, got {v!r}")
-
-
-def _check_choice(cfg: BragConfig, name: str, choices: tuple[str, ...]) -> None:
-    v = getattr(cfg, name)
-    if v not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(choices)}; got {v!r}")

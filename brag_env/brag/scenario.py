@@ -35,6 +35,7 @@ import numpy as np
 from brag_env.brag.game import BragGame, HandResult
 from brag_env.brag.rules import BragConfig
 from brag_env.cards import format_cards, parse_cards
+from brag_env.io import MAX_JSON_BYTES, loads_bounded, read_text_bounded
 
 _KEYS = {"name", "description", "rules", "config", "seed", "dealer", "deck", "actions", "expected"}
 
@@ -82,8 +83,6 @@ def scenario_from_dict(data: dict[str, Any]) -> Scenario:
 def load_scenario(path: str | Path) -> Scenario:
     """Read a scenario file (see the module docstring for the format); its size and nesting are
     bounded (``brag_env.io``), a bad file is a one-line ``ValueError``."""
-    from brag_env.io import MAX_JSON_BYTES, loads_bounded, read_text_bounded
-
     text = read_text_bounded(path, MAX_JSON_BYTES, "scenario")
     return scenario_from_dict(loads_bounded(text, f"scenario {path}"))
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import IO, Any
 
+from brag_env.brag.rules import BragConfig
 from brag_env.evaluation.games import ADAPTERS, get_adapter
 from brag_env.evaluation.runner import (
     AgentResult,
@@ -58,8 +59,6 @@ def episodes_for(game: str, count: int, options: dict[str, Any] | None = None) -
     if count < 1:
         raise ValueError(f"the number of hands/matches must be at least 1, got {count}")
     if game == "brag":
-        from brag_env.brag.rules import BragConfig
-
         value = (options or {}).get("hands_per_session", 1)  # checked as the env checks it
         per_session = BragConfig.from_dict({"hands_per_session": value}).hands_per_session
         return -(-count // per_session)

@@ -39,7 +39,26 @@ from typing import Any
 
 import numpy as np
 
+from agents import make_agent, table_info
+from agents.batch import natively_batched
+from agents.put import PutBatchView, PutView
+from agents.registry import parse_spec
+from brag_env.brag.game import BLIND, OPEN, SITTING_OUT
+from brag_env.brag.rules import BragConfig
+from brag_env.evaluation import episodes_for
+from brag_env.evaluation.brag_stats import (
+    BET,
+    BLIND_ROW,
+    COVERED,
+    FORCED,
+    LOOKED,
+    BragCollector,
+)
+from brag_env.evaluation.games import get_adapter
+from brag_env.evaluation.put_stats import WEAK_BELOW, PutCollector
+from brag_env.evaluation.runner import tournament_result
 from brag_env.evaluation.schedule import agent_seeds, make_schedule
+from brag_env.put.rules import PutConfig
 
 _DEALS_TAG = 0xBA7C  # the engine's deal stream, apart from the schedule's and the agents'
 _BRAG_CHUNK = 32_768  # tables of one batched Brag block (about 12 KB each at 4 seats)
@@ -49,7 +68,6 @@ _PUT_CHUNK = 32_768  # matches of one batched Put block
 def _put_options_supported(options: dict[str, Any]) -> bool:
     """Matches that ``BatchedPut`` covers (its own check); bad options go to the env's error."""
     from brag_env.put.batched import check_batched_put
-    from brag_env.put.rules import PutConfig
 
     try:
         check_batched_put(PutConfig.from_dict(options))
@@ -62,7 +80,6 @@ def _brag_options_supported(options: dict[str, Any]) -> bool:
     """Sessions of any length that ``BatchedBrag`` covers (its own check, the one-line
     ``ValueError``); bad options go to the scalar env's error."""
     from brag_env.brag.batched import check_batched_brag
-    from brag_env.brag.rules import BragConfig
 
     try:
         check_batched_brag(BragConfig.from_dict(options))
@@ -87,9 +104,6 @@ def supports_batched(
 
 
 def _natively_batched(game: str, specs: Sequence[str], env_config: dict[str, Any]) -> bool:
-    from agents import make_agent, table_info
-    from agents.batch import natively_batched
-
     table = table_info(game, **env_config)
     for spec in specs:
         agent = make_agent(spec, table, 0)
@@ -124,8 +138,6 @@ def run_tournament_batched(
     state rows' chip change (what a player sees when the pot is paid out). ``block_tables``
     plays the sessions in blocks of that many tables, one block after another, so that such
     an agent learns from the earlier blocks (default: blocks of ``_BRAG_CHUNK``)."""
-    from agents.registry import parse_spec
-
     if game not in RUNNERS:
         raise ValueError(f"no batched engine for game {game!r}; use the scalar evaluator")
     parsed = [s if not isinstance(s, str) else parse_spec(s, game) for s in specs]
@@ -224,11 +236,6 @@ def _put_tournament(
     holds exactly the cards and tricks the collector reads from the engine), in blocks of at
     most ``_PUT_CHUNK`` matches. ``make_engine`` ``(tables, config, seed)`` replaces
     ``BatchedPut`` (tests deal the scalar run's cards)."""
-    from agents import make_agent, table_info
-    from agents.put import PutBatchView, PutView
-    from brag_env.evaluation.games import get_adapter
-    from brag_env.evaluation.put_stats import WEAK_BELOW, PutCollector
-    from brag_env.evaluation.runner import tournament_result
     from brag_env.put.batched import BatchedPut
     from brag_env.put.rules import FOLD, PUT, SEE, PutConfig
 
@@ -330,9 +337,6 @@ def _put_tournament(
 def _run_brag(
     agent_spec: str, opponent_spec: str, n: int, seed: int, env_config: dict[str, Any] | None
 ) -> dict[str, Any]:
-    from agents.registry import parse_spec
-    from brag_env.evaluation import episodes_for
-
     options = dict(env_config or {})
     options.setdefault("num_players", 4)  # brag_v1's default table, as run_headsup
     p = int(options["num_players"])
@@ -365,19 +369,8 @@ def _brag_tournament(
     samples are the collector's: one per hand and seat (a seat sitting out: 0), each session
     one unit. ``make_engine`` ``(tables, config, seed)`` replaces ``BatchedBrag`` (tests deal
     the scalar run's cards); ``agents`` and ``block_tables``: ``run_tournament_batched``."""
-    from agents import make_agent, table_info
-    from brag_env.brag.batched import BLIND, OPEN, BatchedBrag
+    from brag_env.brag.batched import BatchedBrag
     from brag_env.brag.rules import FIRST_RAISE, FOLD, LOOK, SEE, STAY, BragConfig
-    from brag_env.evaluation.brag_stats import (
-        BET,
-        BLIND_ROW,
-        COVERED,
-        FORCED,
-        LOOKED,
-        BragCollector,
-    )
-    from brag_env.evaluation.games import get_adapter
-    from brag_env.evaluation.runner import tournament_result
 
     adapter = get_adapter("brag")
     n = adapter.num_players(len(parsed), options)
@@ -514,7 +507,6 @@ class _HandEnd:
     the covers in order (B16) and who sits the hand out (B16)."""
 
     def __init__(self, engine, rows, seats, actions, cover_id) -> None:
-        from brag_env.brag.batched import BLIND, SITTING_OUT
         from brag_env.brag.rules import FOLD, SEE
 
         k = rows.size

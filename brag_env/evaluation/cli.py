@@ -26,6 +26,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from agents.registry import GAMES, styles
+from brag_env.evaluation import evaluate, get_adapter, round_robin
 from brag_env.extras import require
 from brag_env.io import AtomicFile, FileError, check_writable, write_output
 from brag_env.ui.cli import OneLineParser, one_line, parse_options, prog_name, quiet_on_closed_pipe
@@ -35,8 +37,6 @@ _PROG = "evaluate.py"
 
 
 def build_parser(prog: str = _PROG) -> argparse.ArgumentParser:
-    from agents.registry import GAMES, styles
-
     specs = "\n".join(
         f"  {game + ':<style>':<15} styles: {', '.join(sorted(styles(game)))}" for game in GAMES
     )
@@ -192,7 +192,6 @@ def engine_for(args: argparse.Namespace, options: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from brag_env.evaluation import evaluate, get_adapter, round_robin
     from brag_env.evaluation.report import print_round_robin, print_tournament
 
     game = get_adapter(args.game).name

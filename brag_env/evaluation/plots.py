@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.registry import parse_spec
 from brag_env.evaluation.report import significance_mark
 from brag_env.evaluation.runner import RoundRobinResult, TournamentResult
 from brag_env.evaluation.stats import Estimate
@@ -212,8 +213,6 @@ def decile_file(index: int, label: str) -> str:
 
 def plot_files(specs: list[str], round_robin: bool) -> list[str]:
     """The names of every file ``--plot`` writes for these agent specs (before the run)."""
-    from agents.registry import parse_spec
-
     first = "payoff_matrix.png" if round_robin else "payoff_by_seat.png"
     labels = [parse_spec(spec).label for spec in specs]
     return [first, "actions_by_decile.png"] + [decile_file(i, x) for i, x in enumerate(labels)]

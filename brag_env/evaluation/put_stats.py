@@ -41,7 +41,7 @@ from agents.put import live_strength
 from brag_env.evaluation.runner import Collector
 from brag_env.evaluation.schedule import Episode
 from brag_env.evaluation.stats import ratio
-from brag_env.put.rules import FOLD, PUT, PUT_RANK, SEE
+from brag_env.put.rules import FOLD, PUT, PUT_RANK, SEE, hand_rewards
 
 ACTION_COLUMNS = ("put", "no_put", "see", "fold")
 #: A live strength below this is weak: a Put with it is a bluff, a see of a Put with it is light.
@@ -154,12 +154,12 @@ class PutCollector(Collector):
         reason, unit, points = record.result
         unit_of = game.unit_of
         n = game.n
-        loss = -points / 2 if n == 3 else -float(points)
+        shares = hand_rewards(game.config, unit, points)  # P7: the split with three players
         caller = record.put_caller
         folded = reason == _FOLDED_REASON
         for seat in range(n):
             agent = episode.seats[seat]
-            value = 0.0 if unit < 0 else float(points) if unit_of[seat] == unit else loss
+            value = 0.0 if unit < 0 else shares[seat]  # a drawn hand scores nothing
             self.metrics.add("points_per_hand", agent, episode.group, seat, value)
             c = self.counts[agent]
             c.hands += 1

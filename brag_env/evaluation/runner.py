@@ -24,7 +24,7 @@ from typing import IO, Any
 import numpy as np
 
 from agents.base import Agent, TableInfo
-from agents.registry import AgentSpec, make_agent, parse_spec
+from agents.registry import GAMES, AgentSpec, make_agent, parse_spec
 from brag_env.evaluation.schedule import Episode, agent_seeds, make_schedule
 from brag_env.evaluation.stats import Estimate, ratio_ci
 
@@ -492,8 +492,6 @@ def _pair_seed(seed: int, number: int) -> int:
 
 
 def _spec_game(adapter: GameAdapter) -> str | None:
-    from agents.registry import GAMES
-
     return adapter.name if adapter.name in GAMES else None
 
 

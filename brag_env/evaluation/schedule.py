@@ -30,6 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from brag_env.config_checks import is_int
+
 _DEALS, _AGENTS = 0, 1  # SeedSequence spawn keys, so the streams never overlap
 
 # Base orders for 5 to 8 agents: each ordered pair of agents is adjacent round the table (the
@@ -124,7 +126,7 @@ def make_schedule(
     num_agents: int, episodes: int, seed: int, duplicate: bool = False
 ) -> list[Episode]:
     """The episodes of an evaluation: ``episodes`` rounded up to a whole number of designs."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+    if not is_int(seed) or seed < 0:
         raise ValueError(f"the seed must be a whole number >= 0, got {seed!r}")
     design = seating_design(num_agents)
     size = len(design)

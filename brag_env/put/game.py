@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from brag_env.cards import NUM_CARDS, Deck, format_card, parse_deck
+from brag_env.config_checks import is_int
 from brag_env.put.rules import (
     ACTION_NAMES,
     CARDS_PER_HAND,
@@ -167,11 +168,6 @@ def _card_text(card: int) -> str:
     return format_card(card, symbols=False)
 
 
-def _is_whole(value: object) -> bool:
-    """A Python or numpy integer, not a bool (scores and hand numbers are whole numbers)."""
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
-
-
 class PutGame:
     """A Put match. Call ``reset`` to start one, then ``apply`` each decision of ``current``."""
 
@@ -242,25 +238,21 @@ class PutGame:
                     f"deck: {format_card(outside[0], symbols=False)} is not in a deck of the "
                     f"top {self.config.deck_ranks} ranks (deck_ranks)"
                 )
-        if dealer is not None and (
-            not isinstance(dealer, (int, np.integer))
-            or isinstance(dealer, bool)
-            or not 0 <= dealer < n
-        ):
+        if dealer is not None and (not is_int(dealer) or not 0 <= dealer < n):
             raise ValueError(f"dealer must be a seat number 0..{n - 1}, got {dealer!r}")
         if scores is None:
             start_scores = [0] * self.num_units
         else:
             start_scores = list(scores)
             if len(start_scores) != self.num_units or any(
-                not _is_whole(s) or not 0 <= s < self.target for s in start_scores
+                not is_int(s) or not 0 <= s < self.target for s in start_scores
             ):
                 raise ValueError(
                     f"scores must hold {self.num_units} integers in 0..{self.target - 1}, "
                     f"got {start_scores!r}"
                 )
             start_scores = [int(s) for s in start_scores]
-        if not _is_whole(hand_number) or hand_number < 1:
+        if not is_int(hand_number) or hand_number < 1:
             raise ValueError(f"hand_number must be an integer >= 1, got {hand_number!r}")
         self.rng = rng
         self.scores = start_scores

@@ -12,12 +12,11 @@ so a lower put rank wins a trick. Suits never matter in play.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-import numpy as np
-
 from brag_env.cards import NUM_CARDS, NUM_SUITS, RANK_LABELS
+from brag_env.config_checks import check_bool, check_choice, check_int, is_int, known_options
 
 NUM_RANKS = 13
 CARDS_PER_HAND = 3
@@ -98,53 +97,35 @@ class PutConfig:
     perfect_recall: bool = False
 
     def __post_init__(self) -> None:
-        _check_int(self, "num_players", MIN_PLAYERS, MAX_PLAYERS)
-        _check_int(self, "target_points", 1)
+        check_int(self, "num_players", MIN_PLAYERS, MAX_PLAYERS)
+        check_int(self, "target_points", 1)
         spp = self.seen_put_points
         if spp != "game":
-            if not _is_int(spp) or spp < 1:
+            if not is_int(spp) or spp < 1:
                 raise ValueError(f'seen_put_points must be an integer >= 1 or "game", got {spp!r}')
             object.__setattr__(self, "seen_put_points", int(spp))
-        if not isinstance(self.put_draw_to_opponent, bool):
-            raise ValueError(
-                f"put_draw_to_opponent must be true or false, got {self.put_draw_to_opponent!r}"
-            )
+        check_bool(self, "put_draw_to_opponent")
         if self.put_draw_to_opponent and self.num_players != 2:
             raise ValueError(
                 "put_draw_to_opponent is a two-player option (P5), "
                 f"but num_players is {self.num_players}"
             )
-        _check_int(self, "deck_ranks", 1, NUM_RANKS)
-        if not isinstance(self.perfect_recall, bool):
-            raise ValueError(f"perfect_recall must be true or false, got {self.perfect_recall!r}")
+        check_int(self, "deck_ranks", 1, NUM_RANKS)
+        check_bool(self, "perfect_recall")
         need = CARDS_PER_HAND * self.num_players
         if self.deck_ranks * NUM_SUITS < need:
             raise ValueError(
                 f"deck_ranks={self.deck_ranks} leaves {self.deck_ranks * NUM_SUITS} cards, too few "
                 f"to deal {CARDS_PER_HAND} each to {self.num_players} players (P2)"
             )
-        if self.reward not in REWARD_MODES:
-            raise ValueError(
-                f"reward must be one of {', '.join(REWARD_MODES)}; got {self.reward!r}"
-            )
-        if self.put_answers not in PUT_ANSWERS:
-            raise ValueError(
-                f"put_answers must be one of {', '.join(PUT_ANSWERS)}; got {self.put_answers!r}"
-            )
-        if self.partner_exchange not in PARTNER_EXCHANGES:
-            raise ValueError(
-                f"partner_exchange must be one of {', '.join(PARTNER_EXCHANGES)}; "
-                f"got {self.partner_exchange!r}"
-            )
+        check_choice(self, "reward", REWARD_MODES)
+        check_choice(self, "put_answers", PUT_ANSWERS)
+        check_choice(self, "partner_exchange", PARTNER_EXCHANGES)
 
     @classmethod
     def from_dict(cls, options: dict[str, Any] | None = None) -> PutConfig:
         """Build from keyword options; unknown keys raise ``ValueError`` naming them."""
-        options = dict(options or {})
-        unknown = sorted(set(options) - {f.name for f in fields(cls)})
-        if unknown:
-            raise ValueError(f"unknown Put option(s): {', '.join(unknown)}")
-        return cls(**options)
+        return cls(**known_options(cls, options, "Put"))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -195,20 +176,3 @@ def match_rewards(config: PutConfig, winners: list[int]) -> list[float]:
     three players, so the sum stays zero)."""
     loss = -0.5 if config.num_players == 3 else -1.0
     return [1.0 if seat in winners else loss for seat in range(config.num_players)]
-
-
-def _is_int(value: object) -> bool:
-    """A Python or numpy integer, but not a bool."""
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
-
-
-def _check_int(cfg: PutConfig, name: str, lo: int, hi: int | None = None) -> None:
-    """Validate an integer field and store it as a plain int (numpy integers are accepted, so
-    the config stays JSON-serialisable and compares equal to one built from Python ints)."""
-    v = getattr(cfg, name)
-    if not _is_int(v):
-        raise ValueError(f"{name} must be an integer, got {v!r}")
-    if v < lo or (hi is not None and v > hi):
-        bound = f">= {lo}" if hi is None else f"between {lo} and {hi}"
-        raise ValueError(f"{name} must be {bound}, got {v}")
-    object.__setattr__(cfg, name, int(v))

@@ -44,10 +44,12 @@ from brag_env.io import (
     check_model_zip,
     check_writable,
     loads_bounded,
+    one_line_of,
     read_zip_entry,
     write_output,
 )
 from brag_env.resources import shipped_dir
+from brag_env.ui.cli import OneLineParser
 
 #: The largest exported file accepted: a shipped model should be a few MB at most.
 MAX_EXPORT_BYTES = 5 * 2**20
@@ -354,8 +356,6 @@ def write_config(path: str | Path, out: str | Path, force: bool) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from brag_env.ui.cli import OneLineParser
-
     p = OneLineParser(
         prog=_PROG,
         description="Export a trained model (policy weights and record only) for shipping, or "
@@ -396,8 +396,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {args.dest} ({size:,} bytes); reproduce: {command}")
         return 0
     except ValueError as e:  # FileError included
-        from brag_env.io import one_line_of
-
         print(f"{_PROG}: error: {one_line_of(e)}", file=sys.stderr)
         return 2
     except OSError as e:

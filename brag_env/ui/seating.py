@@ -12,6 +12,7 @@ from rich.text import Text
 
 from agents.base import Agent, TableInfo
 from agents.registry import AgentSpec, agent_class, make_agent, parse_spec
+from agents.tables import table_info_from_env
 from brag_env.evaluation.schedule import agent_seeds
 from brag_env.io import AtomicFile
 
@@ -107,8 +108,6 @@ def open_table(
     """The raw env of ``env_module`` (``brag_v1``/``put_v1``) with the rule ``options`` at
     ``seating``'s number of seats, and the seeded agents of the other seats (``console``: where
     to say that an agent is loading a file)."""
-    from agents.tables import table_info_from_env
-
     n = seating.num_players
     wanted = options.get("num_players")
     if wanted is not None and wanted != n:

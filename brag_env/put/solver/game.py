@@ -40,26 +40,6 @@ def parse_score(text: str, config: PutConfig) -> tuple[int, int]:
     return score
 
 
-def config_from_cli(
-    game: str, options: list[str], deck_ranks: int | None, score: str
-) -> tuple[PutConfig, tuple[int, int]]:
-    """The rules and score of a solver command line (``--option k=v``, ``--deck-ranks``,
-    ``--score``); ``ValueError`` naming what is wrong."""
-    from brag_env.ui.cli import parse_options
-
-    if game != "put":
-        raise ValueError(f"game {game!r}: the exact solver covers put only")
-    rules = parse_options(options)
-    if deck_ranks is not None:  # None: not given (the option, else the full pack)
-        if "deck_ranks" in rules and rules["deck_ranks"] != deck_ranks:
-            raise ValueError(
-                f"--deck-ranks {deck_ranks} and --option deck_ranks={rules['deck_ranks']} disagree"
-            )
-        rules["deck_ranks"] = deck_ranks
-    config = PutConfig.from_dict(rules)
-    return config, parse_score(score, config)
-
-
 @dataclass
 class HandGame:
     """Tree + payoff of the heads-up hand for ``config`` at ``score`` (non-dealer, dealer)."""

@@ -24,6 +24,7 @@ from brag_env.io import (
     quoted,
     write_error,
 )
+from brag_env.put.solver.cfr import Accumulators
 from brag_env.put.solver.strategy import Strategy
 from brag_env.put.solver.tree import DEPTH, PutTree, actor_size, num_states, other_size
 
@@ -153,8 +154,6 @@ def load_checkpoint(
     if isinstance(done, bool) or not isinstance(done, int) or done < 0:
         raise ValueError(f"{where}: iterations must be a whole number >= 0, got {quoted(done)}")
     if tree is not None:
-        from brag_env.put.solver.cfr import Accumulators
-
         zeros = Accumulators.zeros(tree).arrays()
         expected = {f"{kind}_{name}": a for kind in "ra" for name, a in zeros.items()}
         missing = sorted(set(expected) - set(arrays))
