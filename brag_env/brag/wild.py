@@ -130,7 +130,9 @@ class Ranking:
 
     def __init__(self, wild_cards: str = "none", lowball: bool = False, deck_ranks: int = 13):
         if wild_cards not in WILD_CARDS:
-            raise ValueError(f"wild_cards must be one of {', '.join(WILD_CARDS)}; got {wild_cards!r}")
+            raise ValueError(
+                f"wild_cards must be one of {', '.join(WILD_CARDS)}; got {wild_cards!r}"
+            )
         if wild_cards != "none" and deck_ranks != NUM_RANKS:
             raise ValueError(f"wild_cards={wild_cards!r} needs the full deck (deck_ranks=13)")
         self.wild_cards = wild_cards
@@ -149,9 +151,7 @@ class Ranking:
         got = self._readings.get(naturals)
         if got is None:
             pairs = [(c >> 2, c & 3) for c in naturals]
-            got = next(
-                s for s in self._best_first if _fits(pairs, _CLASSES[s][1], _CLASSES[s][2])
-            )
+            got = next(s for s in self._best_first if _fits(pairs, _CLASSES[s][1], _CLASSES[s][2]))
             self._readings[naturals] = got
         return got
 
@@ -208,7 +208,7 @@ class Ranking:
             return hand_strength(cards, self.lowball)
         try:
             a, b, c = cards  # type: ignore[misc]
-            s = self._lists[a][b][c] if 0 <= min(a, b, c) and max(a, b, c) < NUM_CARDS else -1
+            s = self._lists[a][b][c] if min(a, b, c) >= 0 and max(a, b, c) < NUM_CARDS else -1
         except (TypeError, ValueError):
             s = -1
         if s < 0:
