@@ -18,10 +18,17 @@ import pytest
 
 from brag_env import brag_v1
 from brag_env.brag.game import FOLDED, OPEN, BragGame
-from brag_env.brag.hands import CATEGORY_NAMES, hand_category, hand_strength, strength_percentile
+from brag_env.brag.hands import (
+    ALL_HANDS,
+    CATEGORY_NAMES,
+    hand_category,
+    hand_strength,
+    strength_percentile,
+)
 from brag_env.brag.incremental_observation import IncrementalObserver
 from brag_env.brag.observation import HISTORY_LEN, BragObserver, observation_layout
 from brag_env.brag.rules import LOOK, BragConfig
+from brag_env.brag.wild import WILD_CARDS, config_ranking
 
 CONFIGS = [
     BragConfig(num_players=4),
@@ -47,6 +54,9 @@ CONFIGS = [
         shuffle="after_prial_or_cycle",
     ),
     BragConfig(num_players=7, hands_per_session=15, starting_chips=20, cover_pot=False),
+    # B25: wild cards (the own_wild and prev_shown_reading fields), also under lowball.
+    BragConfig(num_players=3, hands_per_session=20, wild_cards="nines"),
+    BragConfig(num_players=2, hands_per_session=20, wild_cards="braggers", lowball=True),
 ]
 
 
@@ -66,11 +76,18 @@ def slow_observation(game: BragGame, me: int) -> np.ndarray:
     status = game.status[me]
     looked_this_hand = any(s == me and a == LOOK for s, a, _ in game.betting)
     knows = status == OPEN or (status == FOLDED and (looked_this_hand or not cfg.allow_blind))
-    if knows:
+    order = config_ranking(cfg)
+    if knows and cfg.wild_cards == "none":
         hand = game.hands[me]
         v["own_cards"][hand] = 1.0
         v["own_category"][CATEGORY_NAMES.index(hand_category(hand))] = 1.0
         v["own_strength"][0] = strength_percentile(hand_strength(hand, cfg.lowball), cfg.lowball)
+    elif knows:  # B25: the reading's category; hands strictly weaker, counted one by one
+        hand = game.hands[me]
+        v["own_cards"][hand] = 1.0
+        v["own_category"][CATEGORY_NAMES.index(order.category(hand))] = 1.0
+        v["own_strength"][0] = np.mean(order.strength_batch(ALL_HANDS) < order.strength(hand))
+        v["own_wild"][[c for c in hand if c in WILD_CARDS[cfg.wild_cards]]] = 1.0
     for seat in range(n):
         v["seat_status"][rel(seat), game.status[seat]] = 1.0
         v["seat_chips"][rel(seat)] = game.chips[seat] / start
@@ -96,6 +113,9 @@ def slow_observation(game: BragGame, me: int) -> np.ndarray:
             v["prev_seat_see"][rel(previous.seen), 1] = 1.0
             v["prev_shown_cards"][0, previous.shown[previous.seer]] = 1.0
             v["prev_shown_cards"][1, previous.shown[previous.seen]] = 1.0
+            if cfg.wild_cards != "none":  # B25: what each shown hand counted as
+                v["prev_shown_reading"][0, order.reading(previous.shown[previous.seer])] = 1.0
+                v["prev_shown_reading"][1, order.reading(previous.shown[previous.seen])] = 1.0
     for k, (seat, action, paid) in enumerate(reversed(game.betting[-HISTORY_LEN:])):
         v["history_seat"][k, rel(seat)] = 1.0
         v["history_action"][k, action] = 1.0
