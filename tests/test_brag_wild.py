@@ -9,17 +9,26 @@ evaluator's order must be the same on every hand.
 
 from __future__ import annotations
 
+import json
+import warnings
 from functools import lru_cache
 from itertools import combinations, product
 
 import numpy as np
 import pytest
+from pettingzoo.test import api_test
 
+from agents import make_agent, table_info
+from agents.brag import BragView
+from brag_env import brag_v1
 from brag_env.brag.game import BragGame
-from brag_env.brag.rules import BragConfig
+from brag_env.brag.observation import BragObserver, decode_observation, observation_layout
+from brag_env.brag.replay import replay_session
+from brag_env.brag.rules import LOOK, BragConfig
 from brag_env.brag.scenario import apply_names, stack_deck
 from brag_env.brag.wild import WILD_CARDS, ranking
 from brag_env.cards import format_cards, parse_cards
+from tests.test_brag_engine_random import play_session
 
 ALL = np.array(list(combinations(range(52), 3)), dtype=np.int64)
 WILD_SETS = ("braggers", "nines", "aces")
@@ -203,3 +212,105 @@ def test_b22_b25_kept_three_are_read_with_wilds() -> None:
     game.apply(names.index("discard_1"))  # seat 0: 2d 9s Kh Kc -> drops 2d
     (result,) = apply_names(game, ["stay", "see"])
     assert result.winner == 0 and game.ranking.category(game.hands[0]) == "prial"
+
+
+# ------------------------------------------------------------------ baselines' tables (B25)
+@pytest.mark.parametrize("wild_set", WILD_SETS)
+def test_b25_baseline_thresholds_count_the_wild_readings(wild_set: str) -> None:
+    """The category thresholds the baselines use are the brute force's fractions of hands
+    whose best reading is weaker than a pair, a flush, a prial (the key's thousands)."""
+    best, _ = brute_force(wild_set, False)
+    view = BragView(table_info("brag", num_players=3, wild_cards=wild_set))
+    assert view.pair_at == np.mean(best // 3000 < 1)
+    assert view.flush_at == np.mean(best // 3000 < 2)
+    assert view.prial_at == np.mean(best // 3000 < 5)
+    assert view.pair_at < BragView(table_info("brag", num_players=3)).pair_at  # more pairs
+
+
+@pytest.mark.parametrize("lowball", [False, True])
+def test_b25_batched_equity_covers_every_wild_percentile(lowball: bool) -> None:
+    from agents.brag_batch import _equity_table
+
+    percentiles, _ = _equity_table(13, "nines")
+    strength = ranking("nines", lowball).strength_batch(ALL)
+    own = ranking("nines", lowball).percentile(strength).astype(np.float32)
+    assert np.isin(own, percentiles).all()
+    assert not np.isin(own, _equity_table(13)[0]).all()  # the standard table would miss some
+
+
+def test_b25_four_card_baseline_keeps_the_wild_prial() -> None:
+    """B22: a baseline discards so that its kept three read best with the wild cards."""
+    config = BragConfig(num_players=2, allow_blind=False, cards_dealt=4, wild_cards="nines")
+    agent = make_agent("brag:tight", table_info("brag", **config.to_dict()), seed=0)
+    game = BragGame(config)
+    game.new_session(
+        np.random.default_rng(0), deck=stack_deck(["9s Kh Kc Ad", "As 2d 5c 4h"], 0, ""), dealer=0
+    )
+    observer = BragObserver(config)
+    game.apply(int(agent.act(observer.fill(game, 1), np.array(game.legal_mask(), np.int8))))
+    game.apply(int(agent.act(observer.fill(game, 0), np.array(game.legal_mask(), np.int8))))
+    assert sorted(game.discards[0]) == parse_cards("Ad")  # keeps 9-K-K: a prial of kings
+
+
+# ------------------------------------------------------------------ random play, env API
+@pytest.mark.parametrize("wild_set", WILD_SETS)
+def test_b25_random_sessions_keep_the_invariants_and_replay(wild_set: str) -> None:
+    for seed, lowball in ((0, False), (1, True)):
+        cfg = BragConfig(num_players=3, hands_per_session=15, wild_cards=wild_set, lowball=lowball)
+        game = play_session(cfg, seed)  # chips conserved, every card accounted for, ends
+        history = json.loads(json.dumps(game.history()))
+        assert [r.to_dict() for r in replay_session(history, cfg)] == [
+            r.to_dict() for r in game.hand_results
+        ]
+
+
+@pytest.mark.parametrize("wild_set", WILD_SETS)
+def test_b25_api_test(wild_set: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # api_test passes a made-up reset option on purpose
+        api_test(brag_v1.env(num_players=3, wild_cards=wild_set), num_cycles=100)
+
+
+def test_b25_perfect_recall_and_the_decoder() -> None:
+    """own_wild comes before the recall block; the decoder names the wild cards."""
+    env = brag_v1.raw_env(num_players=2, wild_cards="nines", perfect_recall=True)
+    env.reset(seed=0, options={"deck": "9s Kh Kc Qs Js 2d", "dealer": 0})
+    layout = observation_layout(env.config)
+    assert layout.offset("own_wild") < layout.offset("recall_seat")
+    env.step(LOOK)  # player_1 looks at 9s Kc Js (deal alternates from the dealer's left)
+    view = decode_observation(env.observe("player_1")["observation"], env.config)
+    assert view["own_wild"] == format_cards(parse_cards("9s")) and view["recall"]
+
+
+def test_b25_layout_without_wild_cards_is_unchanged() -> None:
+    assert "own_wild" not in observation_layout(BragConfig()).fields
+    size = observation_layout(BragConfig()).size
+    assert observation_layout(BragConfig(wild_cards="aces")).size == size + 3 * 52
+
+
+def test_b25_batched_engine_refuses_wild_cards() -> None:
+    from brag_env.brag.batched import BatchedBrag
+
+    with pytest.raises(ValueError, match=r"wild_cards='nines'.*vec_env: dummy"):
+        BatchedBrag(2, BragConfig(wild_cards="nines"))
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"wild_cards": "jokers"}, "wild_cards must be one of none, braggers, nines, aces"),
+        ({"wild_cards": "nines", "deck_ranks": 8}, "needs the full deck"),
+    ],
+)
+def test_b25_bad_option_one_line_error(options: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        BragConfig(**options)
+
+
+# ------------------------------------------------------------------ histories (B25)
+def test_b25_history_names_what_each_wild_card_stood_for() -> None:
+    game, _ = showdown(["9s Kh Kc", "9d 9h 5c"], wild_cards="nines")
+    (hist,) = game.history()
+    assert hist["stood_for"] == {"0": {"9s": "Ks"}, "1": {"9h": "5h", "9d": "5d"}}
+    assert hist["see"]["categories"] == {"0": "prial", "1": "prial"}
+    assert "stood_for" not in showdown(["9s Kh Kc", "9d 9h 5c"])[0].history()[0]
