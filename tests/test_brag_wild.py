@@ -314,3 +314,37 @@ def test_b25_history_names_what_each_wild_card_stood_for() -> None:
     assert hist["stood_for"] == {"0": {"9s": "Ks"}, "1": {"9h": "5h", "9d": "5d"}}
     assert hist["see"]["categories"] == {"0": "prial", "1": "prial"}
     assert "stood_for" not in showdown(["9s Kh Kc", "9d 9h 5c"])[0].history()[0]
+
+
+# ------------------------------------------------------------------ screens (B25)
+def _plain(renderable: object) -> str:
+    import io
+
+    from rich.console import Console
+
+    out = io.StringIO()
+    Console(file=out, width=100, color_system=None).print(renderable)
+    return out.getvalue()
+
+
+def test_b25_render_and_result_screens_name_the_stand_ins() -> None:
+    from brag_env.brag.render import render_table
+    from brag_env.ui.brag_view import hand_result
+
+    game, _ = showdown(["9s Kh Kc", "9d 9h 5c"], wild_cards="nines")
+    table = render_table(game, ["a", "b"], game.config.action_names)
+    assert "shown by a: 9♠ K♥ K♣ (prial; 9♠ as K♠)" in table
+    assert "9♦ as 5♦, 9♥ as 5♥" in table
+    screen = _plain(hand_result(game.history()[0], ["a", "b"]))
+    assert "prial (9♠ as K♠)" in screen and "a wins the pot" in screen
+    plain, _ = showdown(["9s Kh Kc", "9d 9h 5c"])
+    assert " as " not in render_table(plain, ["a", "b"], plain.config.action_names)
+
+
+def test_b25_play_screen_marks_own_wild_cards() -> None:
+    from brag_env.ui.brag_view import own_cards_text
+
+    env = brag_v1.raw_env(num_players=2, wild_cards="nines", allow_blind=False)
+    env.reset(seed=0, options={"deck": "9s Kh Kc Qs Js 2d", "dealer": 0})
+    view = decode_observation(env.observe("player_1")["observation"], env.config)
+    assert "wild: 9♠" in own_cards_text(view).plain

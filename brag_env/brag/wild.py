@@ -63,7 +63,7 @@ from brag_env.brag.hands import (
     hand_strength,
     strength_percentile,
 )
-from brag_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, make_card, parse_cards
+from brag_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, format_card, make_card, parse_cards
 
 #: B25: the wild cards of each ``wild_cards`` option, as card ints (``brag_env.cards``).
 WILD_CARDS: dict[str, tuple[int, ...]] = {
@@ -274,6 +274,23 @@ class Ranking:
         ``hands.hand_strength_batch``."""
         h = np.asarray(hands).astype(np.int32)
         return self.table.take(h[..., 0] * NUM_CARDS**2 + h[..., 1] * NUM_CARDS + h[..., 2])
+
+
+def stand_in_text(stands: dict[str, str] | dict[int, int]) -> str:
+    """B25: "9♠ as K♠, 9♦ as 5♦" from ``Ranking.stand_ins`` (card ints) or a history's
+    ``stood_for`` entry (card text); "" without wild cards."""
+    parts = []
+    for wild, card in stands.items():
+        w, c = (
+            (parse_cards([wild])[0], parse_cards([card])[0])
+            if isinstance(wild, str)
+            else (
+                wild,
+                card,
+            )
+        )
+        parts.append(f"{format_card(w)} as {format_card(c)}")  # type: ignore[arg-type]
+    return ", ".join(parts)
 
 
 @lru_cache(maxsize=1)
