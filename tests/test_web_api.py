@@ -362,6 +362,7 @@ def test_a_model_that_fails_to_load_is_explained_on_the_page(client, tmp_path):
         ({"more": "ante=" + "9" * 900}, "more characters)"),  # the value echoed is cut short
         ({"more": "ante"}, "bad rule option 'ante'"),  # the page's words, not --option
         ({"brag_opponent": ["put:caller"]}, "is a put agent"),
+        ({"wild_cards": "jokers"}, "Wild cards must be one of none, braggers, nines, aces"),
     ],
 )
 def test_a_bad_setup_is_explained_on_the_page(client, fields, message):
@@ -381,6 +382,18 @@ def test_pages_render(client):
         response = client.get(url)
         assert response.status_code == 200 and "brag-env" in response.text
     assert json.loads(client.get("/api/games/x").text)["error"]
+
+
+@pytest.mark.slow  # about 0.7 s: a whole session through the API, every answer checked
+def test_b25_the_form_s_wild_cards_deal_a_wild_table(client, app):
+    """B25: the Wild cards menu reaches the table; a session plays through with no leak."""
+    assert 'name="wild_cards"' in client.get("/").text
+    game_id = open_game(client, **brag_form(["brag:tight"], seed="0", hands="2", wild_cards="aces"))
+    assert app.state.games.get(game_id).config.wild_cards == "aces"
+    state, _ = play_through(client, app, game_id, random.Random(0))
+    assert state["phase"] == "over"
+    plain = open_game(client, **brag_form(["brag:tight"], seed="0", hands="1"))
+    assert app.state.games.get(plain).config.wild_cards == "none"
 
 
 def test_a_cover_is_explained(client):
