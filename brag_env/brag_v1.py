@@ -94,7 +94,8 @@ A = number of actions, K = 16:
 | `own_discards`     | 52    | B22, only with `cards_dealt` 4 or 5: the cards one discarded   |
 | `discard_pending`  | 1     | ... 1 while the players are still discarding                   |
 | `own_wild`         | 52    | B25, only with `wild_cards` set: which own cards are wild      |
-| `prev_shown_reading` | 2 x 52 | ... what the previous see's two hands counted as (each wild card replaced by the card it stood for) |
+| `prev_shown_reading` | 2 x 52 | ... the previous see's two hands as read: each wild card |
+|                    |       | replaced by the card it stood for                              |
 | `recall_seat`      | L x n | only with `perfect_recall`: EVERY public event of this hand,   |
 |                    |       | oldest first: relative seat                                    |
 | `recall_action`    | L x A | ... action (looks, the B19 choice and covers included)         |
