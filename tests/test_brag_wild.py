@@ -16,7 +16,7 @@ from itertools import combinations, product
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test
+from pettingzoo.test import api_test, seed_test
 
 from agents import make_agent, table_info
 from agents.brag import BragView
@@ -88,6 +88,7 @@ def test_b25_every_hand_orders_as_the_brute_force(wild_set: str, lowball: bool) 
     assert np.array_equal(dense(got), expected)
 
 
+@pytest.mark.slow  # the brute force: about 0.5 s
 @pytest.mark.parametrize("wild_set", WILD_SETS)
 def test_b25_readings_are_real_hands_of_the_best_key(wild_set: str) -> None:
     """Each reading keeps the natural cards, has no repeated card, and scores the best key."""
@@ -215,6 +216,7 @@ def test_b22_b25_kept_three_are_read_with_wilds() -> None:
 
 
 # ------------------------------------------------------------------ baselines' tables (B25)
+@pytest.mark.slow  # the brute force: about 0.5 s
 @pytest.mark.parametrize("wild_set", WILD_SETS)
 def test_b25_baseline_thresholds_count_the_wild_readings(wild_set: str) -> None:
     """The category thresholds the baselines use are the brute force's fractions of hands
@@ -227,6 +229,7 @@ def test_b25_baseline_thresholds_count_the_wild_readings(wild_set: str) -> None:
     assert view.pair_at < BragView(table_info("brag", num_players=3)).pair_at  # more pairs
 
 
+@pytest.mark.slow  # the equity table of every wild percentile: about 0.5 s
 @pytest.mark.parametrize("lowball", [False, True])
 def test_b25_batched_equity_covers_every_wild_percentile(lowball: bool) -> None:
     from agents.brag_batch import _equity_table
@@ -256,7 +259,7 @@ def test_b25_four_card_baseline_keeps_the_wild_prial() -> None:
 @pytest.mark.parametrize("wild_set", WILD_SETS)
 def test_b25_random_sessions_keep_the_invariants_and_replay(wild_set: str) -> None:
     for seed, lowball in ((0, False), (1, True)):
-        cfg = BragConfig(num_players=3, hands_per_session=15, wild_cards=wild_set, lowball=lowball)
+        cfg = BragConfig(num_players=3, hands_per_session=8, wild_cards=wild_set, lowball=lowball)
         game = play_session(cfg, seed)  # chips conserved, every card accounted for, ends
         history = json.loads(json.dumps(game.history()))
         assert [r.to_dict() for r in replay_session(history, cfg)] == [
@@ -269,6 +272,7 @@ def test_b25_api_test(wild_set: str) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # api_test passes a made-up reset option on purpose
         api_test(brag_v1.env(num_players=3, wild_cards=wild_set), num_cycles=100)
+        seed_test(lambda: brag_v1.env(num_players=3, wild_cards=wild_set), num_cycles=50)
 
 
 def test_b25_perfect_recall_and_the_decoder() -> None:
