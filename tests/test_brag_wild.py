@@ -89,11 +89,13 @@ def test_b25_every_hand_orders_as_the_brute_force(wild_set: str, lowball: bool) 
 
 
 @pytest.mark.slow  # the brute force: about 0.5 s
+@pytest.mark.parametrize("lowball", [False, True])
 @pytest.mark.parametrize("wild_set", WILD_SETS)
-def test_b25_readings_are_real_hands_of_the_best_key(wild_set: str) -> None:
-    """Each reading keeps the natural cards, has no repeated card, and scores the best key."""
-    rank = ranking(wild_set)
-    best, _ = brute_force(wild_set, False)
+def test_b25_readings_are_real_hands_of_the_best_key(wild_set: str, lowball: bool) -> None:
+    """Each reading keeps the natural cards, has no repeated card, and scores the best key
+    (the lowest under lowball, B21)."""
+    rank = ranking(wild_set, lowball)
+    best, _ = brute_force(wild_set, lowball)
     wild = set(WILD_CARDS[wild_set])
     for r in np.flatnonzero(np.isin(ALL, list(wild)).any(axis=1))[::23]:
         hand = ALL[r].tolist()
