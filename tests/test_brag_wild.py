@@ -298,6 +298,13 @@ def test_b25_layout_without_wild_cards_is_unchanged() -> None:
     assert observation_layout(BragConfig(wild_cards="aces")).size == size + 3 * 52
 
 
+def test_b25_brag_v0_keeps_the_original_rules() -> None:
+    from brag_env import brag_v0
+
+    with pytest.raises(ValueError, match="wild_cards: brag_v0 has the original rules only"):
+        brag_v0.env(wild_cards="nines")
+
+
 def test_b25_batched_engine_refuses_wild_cards() -> None:
     from brag_env.brag.batched import BatchedBrag
 
