@@ -70,9 +70,10 @@ from agents.brag_batch import (
     smallest_raise,
 )
 from agents.registry import register
-from brag_env.brag.hands import FLUSH, PAIR, PRIAL, category_percentile, hand_strength
+from brag_env.brag.hands import FLUSH, PAIR, PRIAL
 from brag_env.brag.observation import HISTORY_LEN, observation_layout
 from brag_env.brag.rules import FIRST_RAISE, FOLD, LOOK, SEE, STAY, SeatStatus, discard_choices
+from brag_env.brag.wild import config_ranking
 
 # The seat_status column of a blind seat in the observation, as a plain int for indexing.
 _BLIND = int(SeatStatus.BLIND)  # blind and open (the next column): still in the hand
@@ -91,10 +92,12 @@ class BragView:
         self.chips_scale = float(config.starting_chips)
         self.hands_per_session = config.hands_per_session
         # Where the categories start among the deck's hands: pairs at 16,440 / 22,100 in the
-        # full pack (B6); a short deck (deck_ranks, B1) has its own counts.
-        self.pair_at = category_percentile(PAIR, config.deck_ranks)
-        self.flush_at = category_percentile(FLUSH, config.deck_ranks)
-        self.prial_at = category_percentile(PRIAL, config.deck_ranks)
+        # full pack (B6); a short deck (deck_ranks, B1) has its own counts, and so has each
+        # set of wild cards (B25: the categories of the readings).
+        order = config_ranking(config)
+        self.pair_at = order.category_percentile(PAIR)
+        self.flush_at = order.category_percentile(FLUSH)
+        self.prial_at = order.category_percentile(PRIAL)
         off = layout.offset
         self._cat = slice(off("own_category"), off("own_category") + 6)
         self._strength = off("own_strength")
@@ -195,6 +198,7 @@ class BragBaseline(StyleAgent):
         self.discard_choices = discard_choices(config.cards_dealt)
         self.discard_first = config.first_discard_action
         self._lowball = config.lowball
+        self._strength = config_ranking(config).strength  # B21, B25: the game's own order
         start = observation_layout(config).offset("own_cards")
         self._own_cards = slice(start, start + 52)
         self.cover_id = config.cover_action  # -1 without cover_pot
@@ -332,7 +336,7 @@ class BragBaseline(StyleAgent):
             kept = [c for j, c in enumerate(cards) if j not in positions]
             thrown = sorted((cards[j] >> 2 for j in positions), reverse=True)
             key = (
-                hand_strength(kept, self._lowball),
+                self._strength(kept),
                 [-r for r in thrown] if self._lowball else thrown,
             )
             if best is None or key > best:

@@ -14,9 +14,9 @@ from functools import lru_cache
 import numpy as np
 
 from agents.base import TableInfo
-from brag_env.brag.hands import deck_strength_counts
 from brag_env.brag.observation import HISTORY_LEN, observation_layout
 from brag_env.brag.rules import FIRST_RAISE, LOOK, SeatStatus
+from brag_env.brag.wild import ranking
 
 # The seat_status column of a blind seat in the observation, as a plain int for indexing.
 _BLIND = int(SeatStatus.BLIND)  # blind and open (the next column): still in the hand
@@ -26,14 +26,14 @@ _MAX_OPPONENTS = 16  # opponents + coverers never exceed 2 * 7
 
 
 @lru_cache(maxsize=16)
-def _equity_table(deck_ranks: int) -> tuple[np.ndarray, np.ndarray]:
-    """Every value own_strength can take in a deck of ``deck_ranks`` (float32, as in the
-    vector), ascending, 0.0 included: the fraction of the deck's hands strictly weaker, in the
-    standard and the lowball (B21) order; and ``p ** max(k, 1)`` for each."""
-    counts = deck_strength_counts(deck_ranks)
-    below = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    below_lowball = np.concatenate(([0], np.cumsum(counts[::-1])[:-1]))
-    fractions = np.concatenate([below, below_lowball]) / counts.sum()
+def _equity_table(deck_ranks: int, wild_cards: str = "none") -> tuple[np.ndarray, np.ndarray]:
+    """Every value own_strength can take in a deck of ``deck_ranks`` with these wild cards
+    (B25) (float32, as in the vector), ascending, 0.0 included: the fraction of the deck's
+    hands strictly weaker, in the standard and the lowball (B21) order; and ``p ** max(k, 1)``
+    for each."""
+    fractions = np.concatenate(
+        [ranking(wild_cards, lowball, deck_ranks).percentile_of for lowball in (False, True)]
+    )
     percentiles = np.unique(fractions.astype(np.float32))
     equity = np.array(
         [[float(p) ** max(k, 1) for k in range(_MAX_OPPONENTS + 1)] for p in percentiles.tolist()]
@@ -66,7 +66,7 @@ class BragBatchView:
         self._haction = slice(off("history_action"), off("history_action") + HISTORY_LEN * a)
         self._is_raise = np.zeros(a, bool)
         self._is_raise[FIRST_RAISE : FIRST_RAISE + len(config.raise_sizes)] = True
-        self._percentiles, self._equity = _equity_table(config.deck_ranks)
+        self._percentiles, self._equity = _equity_table(config.deck_ranks, config.wild_cards)
 
     def load(self, obs: np.ndarray) -> None:
         self._obs = obs

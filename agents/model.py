@@ -85,6 +85,7 @@ OBSERVATION_OPTIONS: dict[str, tuple[str, ...]] = {
         "lowball",  # the hand-strength order (B21)
         "cover_pot",  # the cover action and the cover block (B16): off for brag_v0 models
         "perfect_recall",  # the recall block appended to the vector
+        "wild_cards",  # the strength order and percentiles, and the B25 block
     ),
     # seats and sides; scores are / target_points; the recall block
     "put": ("num_players", "target_points", "perfect_recall"),

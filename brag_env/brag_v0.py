@@ -15,7 +15,8 @@ same action ids and the same observation vector as before `brag_v1` existed:
   is no `cover` action and no cover block in the observation;
 - `blind_alone="wins"` and `unopened_pot="wins"` (B15): a pot never carries;
 - `shuffle` is "after_prial" or "every_hand" (B18);
-- `cards_dealt=3`: Four- and Five-card Brag (B22) are `brag_v1` only.
+- `cards_dealt=3`: Four- and Five-card Brag (B22) are `brag_v1` only;
+- `wild_cards="none"`: American Brag's wild cards (B25) are `brag_v1` only.
 
 Asking `brag_v0` for any other value of those options (or passing a `BragConfig` that has one)
 raises `ValueError` naming the field: use `brag_v1`. `tests/test_brag_v0_golden.py` replays 300
@@ -44,7 +45,13 @@ from brag_env.brag.rules import BragConfig
 __all__ = ["BragV0Config", "decode_observation", "env", "raw_env"]
 
 # option -> the only value brag_v0 has (the original rules).
-_ORIGINAL = {"cover_pot": False, "blind_alone": "wins", "unopened_pot": "wins", "cards_dealt": 3}
+_ORIGINAL = {
+    "cover_pot": False,
+    "blind_alone": "wins",
+    "unopened_pot": "wins",
+    "cards_dealt": 3,
+    "wild_cards": "none",
+}
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ bets on them, possibly without looking at them ("blind", for half price), until 
 left or the last two see each other's hands. A player who runs short of chips COVERS THE POT:
 it puts in what it has, its hand waits face down on the pot as it stands, and the others bet on
 into a side pot; their winner must then beat the coverer's hand to take the covered pot (B16).
-The rules are the project's rules document `seeds/rules/brag.md` (rule IDs B1..B23). This
+The rules are the project's rules document `seeds/rules/brag.md` (rule IDs B1..B25). This
 environment plays a session of `hands_per_session` hands (default: one hand per episode) with
 stacks carried from hand to hand.
 
@@ -93,6 +93,9 @@ A = number of actions, K = 16:
 | `side_pot`         | 1     | ... chips beyond the last covered pot / starting_chips         |
 | `own_discards`     | 52    | B22, only with `cards_dealt` 4 or 5: the cards one discarded   |
 | `discard_pending`  | 1     | ... 1 while the players are still discarding                   |
+| `own_wild`         | 52    | B25, only with `wild_cards` set: which own cards are wild      |
+| `prev_shown_reading` | 2 x 52 | ... the previous see's two hands as read: each wild card |
+|                    |       | replaced by the card it stood for                              |
 | `recall_seat`      | L x n | only with `perfect_recall`: EVERY public event of this hand,   |
 |                    |       | oldest first: relative seat                                    |
 | `recall_action`    | L x A | ... action (looks, the B19 choice and covers included)         |
@@ -156,6 +159,7 @@ earlier when fewer than two players can still play); then all agents are termina
 | `cards_dealt`        | 3               | B22: 4 or 5 = Four-/Five-card Brag (no blind play)   |
 | `deck_ranks`         | 13              | B1: a short deck of the k highest ranks, 4 suits each |
 | `perfect_recall`     | False           | observation: every public event of the hand (above)  |
+| `wild_cards`         | "none"          | B25: "braggers" (A♦ J♣ 9♦), "nines" or "aces" are wild |
 | `render_mode`        | None            | "ansi" (returns the table) or "human" (prints it)    |
 | `reveal_cards`       | False           | render every hand, not only the public view          |
 | `keep_histories`     | None            | hands whose history the session keeps: all, 0, or K  |
@@ -166,6 +170,17 @@ A-A-A the best prial; A-2-3 and 3-3-3 need the 2s and 3s. The observation keeps 
 layout (the cards outside the deck are never set), and `own_strength` is the percentile among
 the short deck's own hands. The deck must hold `cards_dealt` cards per player, and 3 more for a
 B19 kept hand when sessions last more than one hand with blind play; else `ValueError`.
+
+American Brag (B25, `wild_cards` other than "none", full deck only): a wild card counts as
+whichever card makes its hand best under the game's own order (with `lowball`, the best lowball
+hand, so a wild card then lowers the hand); between hands with equal readings the one with
+fewer wild cards wins, then the discards (B22) and the seen player (B14) as usual.
+`own_category` and `own_strength` are those of the reading on that order; `own_wild` (52) and
+`prev_shown_reading` (2 x 52) are appended after the B22 fields and before the recall block,
+so every layout without wild cards keeps its offsets. Histories gain `stood_for` (each shown
+wild card -> the card it stood for) and the screens print "9♠ as K♠". The batched engines,
+LBR and the exact tree refuse the option (`vec_env: dummy` trains it); `brag_env.brag.wild`
+documents the ranking.
 
 Carried pots (B15) never leave a session: on its last hand (always, with `hands_per_session=1`)
 and when the session would end after the hand, the lone player wins the pot. While a covered
@@ -192,6 +207,9 @@ recent betting, and the cards shown at a see or a cover comparison; hidden hands
 
 ### Version History
 
+* v1 (later, no default change): option `wild_cards` (B25, American Brag; default "none", the
+  game and the observation layout unchanged; the `own_wild` and `prev_shown_reading` fields
+  only with wild cards), so no version change.
 * v1 (later, no default change): option `deck_ranks` (default 13, the full pack).
 * v1: (added option, default off, so no version change) `perfect_recall`: the whole public
   history of the hand appended to the observation.

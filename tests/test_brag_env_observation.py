@@ -270,14 +270,32 @@ def test_previous_hand_shows_a_prial_that_made_the_deck_shuffle() -> None:
     assert previous["seer"] is None and sum(previous["chip_changes"]) == 0
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_no_leak_counterfactual_over_sessions(seed: int) -> None:
+@pytest.mark.parametrize(
+    ("seed", "wild_cards"),
+    [
+        (0, "none"),
+        (1, "none"),
+        (2, "none"),
+        (3, "none"),
+        (0, "nines"),
+        (1, "braggers"),
+        (2, "aces"),
+    ],
+)
+def test_no_leak_counterfactual_over_sessions(seed: int, wild_cards: str) -> None:
     """No observation depends on a card its observer has not been shown: every card outside
     the observer's knowledge (others' hands, its own before it looks, a kept B19 hand, the
-    previous hand's unshown cards) is replaced, and the vector stays the same."""
+    previous hand's unshown cards) is replaced, and the vector stays the same. Also with
+    B25's wild cards (own_wild, the shown hands' readings)."""
     rnd = np.random.default_rng(seed)
     n = 2 + seed
-    cfg = BragConfig(num_players=n, hands_per_session=20, starting_chips=60, prial_bonus=2)
+    cfg = BragConfig(
+        num_players=n,
+        hands_per_session=20,
+        starting_chips=60,
+        prial_bonus=2,
+        wild_cards=wild_cards,
+    )
     game = BragGame(cfg)
     game.new_session(np.random.default_rng(seed))
     observer = obs_module.BragObserver(cfg)

@@ -31,6 +31,10 @@ def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
         (["--game", "brag", "--agents", "random", "random", "--option", "ante"], "bad --option"),
         (["--game", "brag", "--agents", "random", "random", "--option", "ante=-1"], "ante"),
         (
+            ["--game", "brag", "--agents", "random", "random", "--option", "wild_cards=jokers"],
+            "wild_cards must be one of none, braggers, nines, aces",
+        ),
+        (
             ["--game", "brag", "--agents", "random", "random", "--option", "hands_per_session=x"],
             "hands_per_session must be an integer, got 'x'",
         ),
@@ -107,6 +111,29 @@ def test_round_robin_command_writes_the_matrix(tmp_path):
     again = tmp_path / "again.json"
     assert run(*args, "--json", str(again)).returncode == 0
     assert out.read_bytes() == again.read_bytes()
+
+
+@pytest.mark.slow  # a subprocess: about 2 s
+def test_b25_wild_cards_evaluate_on_the_scalar_engine(tmp_path):
+    """B25: --option wild_cards plays (the batched engine refuses it, so the scalar one runs)
+    and its histories name what a shown wild card stood for."""
+    history = tmp_path / "h.jsonl"
+    args = ["--game", "brag", "--agents", "brag:tight", "brag:caller", "--hands", "200"]
+    result = run(
+        *args,
+        "--option",
+        "num_players=2",
+        "--option",
+        "wild_cards=nines",
+        "--history",
+        str(history),
+        "--no-progress",
+    )
+    assert result.returncode == 0, result.stderr
+    assert "scalar engine" in result.stdout
+    records = [json.loads(line) for line in history.read_text().splitlines()]
+    assert {r["config"]["wild_cards"] for r in records} == {"nines"}
+    assert any(r.get("stood_for") for r in records)
 
 
 @pytest.mark.slow

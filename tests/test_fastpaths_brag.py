@@ -49,6 +49,9 @@ CONFIGS = [
         shuffle="after_prial_or_cycle",
     ),
     BragConfig(num_players=7, hands_per_session=15, starting_chips=20, cover_pot=False),
+    # B25: wild cards (the own_wild and prev_shown_reading fields), also under lowball.
+    BragConfig(num_players=3, hands_per_session=20, wild_cards="nines"),
+    BragConfig(num_players=2, hands_per_session=20, wild_cards="braggers", lowball=True),
 ]
 # The options only BragObserver.fill serves (brag_v1 uses it, not the incremental observer, for
 # B22 deals and perfect recall), and a B1 short deck.

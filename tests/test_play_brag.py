@@ -212,6 +212,7 @@ def test_end_of_input_is_a_clean_exit():
         (["brag", "--option", "num_players=3"], "--option num_players=3 but the table has 4"),
         (["brag", "--hands", "0"], "hands_per_session must be >= 1"),
         (["brag", "--option", "nonsense"], "bad --option 'nonsense'"),
+        (["brag", "--option", "wild_cards=jokers"], "wild_cards must be one of none, braggers"),
     ],
 )
 def test_bad_command_lines_give_one_line_errors(argv, message, capsys):
@@ -401,3 +402,22 @@ def test_variant_screens(option, present, absent):
     )
     assert code == 0
     assert present in out and absent not in out
+
+
+@pytest.mark.slow  # about 4 s: a session played, then every step of its replay drawn
+def test_b25_wild_cards_through_play_and_replay(tmp_path):
+    """B25: --option wild_cards reaches the table, its history and the replay screens, which
+    name what a shown wild card stood for (this seed shows 9♦ standing for A♥)."""
+    from brag_env.replay import main as replay_main
+
+    history = tmp_path / "h.jsonl"
+    opponents = ["--opponents", "brag:caller", "brag:caller", "brag:caller"]
+    argv = ["brag", *opponents, "--seed", "0", "--hands", "2", "--history", str(history)]
+    code, out = play([*argv, "--option", "wild_cards=nines"], "1\n" * 80)
+    assert code == 0 and "flush (9♦ as A♥)" in out
+    records = read_history(history)
+    assert {r["config"]["wild_cards"] for r in records} == {"nines"}
+    assert any(r.get("stood_for") for r in records)
+    shown = io.StringIO()
+    assert replay_main([str(history)], stdin=io.StringIO(""), stdout=shown) == 0
+    assert "(9♦ as A♥)" in shown.getvalue()

@@ -56,3 +56,27 @@ def test_close_quietly_tolerates_dead_workers():
         process.kill()
         process.join()
     close_quietly(venv)  # no BrokenPipeError / ConnectionResetError
+
+
+def test_b25_a_wild_card_config_trains_on_the_scalar_envs_and_batched_refuses_it():
+    """B25: ``env: {wild_cards: ...}`` builds the dummy vector (the self-play env steps with
+    the wild-card observation); ``vec_env: batched`` is a one-line error."""
+    raw = {
+        "game": "brag",
+        "env": {"num_players": 2, "wild_cards": "braggers"},
+        "n_envs": 2,
+        "vec_env": "dummy",
+        "ppo": {"n_steps": 64, "batch_size": 64},
+    }
+    venv = make_vec_env(config_from_dict(raw), seed=0)
+    try:
+        obs = venv.reset()
+        env = venv.envs[0].unwrapped
+        assert env.aec.unwrapped.config.wild_cards == "braggers"
+        assert obs.shape[1] == env.observation_space.shape[0]
+        masks = np.stack(venv.env_method("action_masks"))
+        venv.step(np.array([int(np.flatnonzero(m)[0]) for m in masks]))
+    finally:
+        close_quietly(venv)
+    with pytest.raises(ValueError, match="BatchedBrag does not support wild_cards='braggers'"):
+        config_from_dict({**raw, "vec_env": "batched"})

@@ -362,6 +362,7 @@ def test_a_model_that_fails_to_load_is_explained_on_the_page(client, tmp_path):
         ({"more": "ante=" + "9" * 900}, "more characters)"),  # the value echoed is cut short
         ({"more": "ante"}, "bad rule option 'ante'"),  # the page's words, not --option
         ({"brag_opponent": ["put:caller"]}, "is a put agent"),
+        ({"wild_cards": "jokers"}, "Wild cards must be one of none, braggers, nines, aces"),
     ],
 )
 def test_a_bad_setup_is_explained_on_the_page(client, fields, message):
@@ -381,6 +382,38 @@ def test_pages_render(client):
         response = client.get(url)
         assert response.status_code == 200 and "brag-env" in response.text
     assert json.loads(client.get("/api/games/x").text)["error"]
+
+
+@pytest.mark.slow  # about 1 s: a whole session through the API, every answer checked
+def test_b25_the_form_s_wild_cards_deal_a_wild_table(client, app):
+    """B25: the Wild cards menu reaches the table; the page marks the human's wild cards and
+    names what a shown wild card stood for, and no hidden card is sent on the way."""
+    assert 'name="wild_cards"' in client.get("/").text
+    game_id = open_game(client, **brag_form(["brag:tight"], seed="0", hands="2", wild_cards="aces"))
+    table = app.state.games.get(game_id)
+    assert table.config.wild_cards == "aces"
+    witness = Witness(table)
+    state = client.get(f"/api/games/{game_id}").json()
+    pages = []
+    for _ in range(500):
+        witness.check_state(state)
+        pages.append(client.get(f"/play/{game_id}/table").text)
+        witness.check(pages[-1])
+        if state["phase"] == "over":
+            break
+        if state["phase"] == "your_turn":  # look, then see as soon as it may, else stay
+            names = [a["name"] for a in state["actions"]]
+            action = next(a for a in ("look", "see", "stay", "fold") if a in names)
+            body = {"action": action, "turn": state["turn"]}
+            state = client.post(f"/api/games/{game_id}/act", json=body).json()
+        else:
+            body = {"turn": state["turn"]}
+            state = client.post(f"/api/games/{game_id}/advance", json=body).json()
+    assert state["phase"] == "over"
+    assert any('id="my-wild"' in page for page in pages)  # this deal gives the human an ace
+    assert any(re.search(r"</span> as <span class=\"card", page) for page in pages)  # "A♠ as Q♠"
+    plain = open_game(client, **brag_form(["brag:tight"], seed="0", hands="1"))
+    assert app.state.games.get(plain).config.wild_cards == "none"
 
 
 def test_a_cover_is_explained(client):

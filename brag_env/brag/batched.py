@@ -76,6 +76,10 @@ def check_batched_brag(config: BragConfig) -> None:
             "BatchedBrag does not support perfect_recall (the default observation only); "
             "use vec_env: dummy"
         )
+    if config.wild_cards != "none":  # B25: strength, category and percentile are 3 tables here
+        raise ValueError(
+            f"BatchedBrag does not support wild_cards={config.wild_cards!r}; use vec_env: dummy"
+        )
 
 
 class BatchedBrag:

@@ -85,7 +85,6 @@ from typing import Any
 
 import numpy as np
 
-from brag_env.brag.hands import hand_category, hand_strength
 from brag_env.brag.history import HandRecord, record_to_dict
 from brag_env.brag.rules import (
     FIRST_RAISE,
@@ -97,6 +96,7 @@ from brag_env.brag.rules import (
     SeatStatus,
     discard_choices,
 )
+from brag_env.brag.wild import config_ranking
 from brag_env.cards import NUM_CARDS, Deck, format_cards, make_rng, parse_cards
 
 # SeatStatus as plain ints: the state lists hold these, and histories print them as numbers.
@@ -237,6 +237,7 @@ class BragGame:
         "num_players",
         "pot",
         "previous_result",
+        "ranking",
         "session_over",
         "shown_cards",
         "stake",
@@ -262,6 +263,7 @@ class BragGame:
         # B16: what a seat that cannot afford to stay may do: only FOLD (the original ruling),
         # or COVER as well, blind seats also LOOK first.
         self._cover_action = config.cover_action
+        self.ranking = config_ranking(config)  # B2-B6, B21 and B25's wild cards
         if config.cover_pot:
             cover_bit = 1 << config.cover_action
             self._short_blind, self._short_open = 1 | 1 << LOOK | cover_bit, 1 | cover_bit
@@ -743,8 +745,9 @@ class BragGame:
         """Whether seat ``a``'s hand beats seat ``b``'s (B2-B6, B21); equal hands compared by
         the discards, highest first (B22). False when still equal."""
         lowball = self.config.lowball
-        mine = hand_strength(self.hands[a], lowball)
-        theirs = hand_strength(self.hands[b], lowball)
+        strength = self.ranking.strength  # B25: the best readings, then fewer wild cards
+        mine = strength(self.hands[a])
+        theirs = strength(self.hands[b])
         if mine != theirs or self._discard_first < 0:
             return mine > theirs
         ours = sorted((c >> 2 for c in self.discards[a]), reverse=True)
@@ -879,7 +882,7 @@ class BragGame:
                 if s not in shown:
                     cards = shown[s] = list(self.hands[s])
                     self.shown_cards.extend(cards)
-                    prial_shown = prial_shown or hand_category(cards) == "prial"
+                    prial_shown = prial_shown or self.ranking.category(cards) == "prial"
         self._prev_prial = prial_shown
         self._carry_in = carried
         deltas = list(map(operator.sub, chips, self._chips_before))
@@ -992,7 +995,7 @@ class BragGame:
         shown = {s: list(hands[s]) for s in (seer, self._see[1])}
         for cards in shown.values():
             self.shown_cards.extend(cards)
-        cats = {s: hand_category(cards) for s, cards in shown.items()}
+        cats = {s: self.ranking.category(cards) for s, cards in shown.items()}  # B25: readings
         bonus: list[int] = []
         due = self.config.prial_bonus
         if due and cats[winner] in _BONUS_CATEGORIES:  # B20, never more than a player holds

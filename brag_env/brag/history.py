@@ -32,6 +32,9 @@ back. One hand's dict holds:
   The ``winner`` of such a hand is the winner of the first covered pot;
 - ``carried_in`` (B15): chips the pot started with, carried from the hand before; ``carried``:
   chips left on the table for the next deal (``winner`` is then -1), 0 when the pot was won;
+- only with ``wild_cards`` other than "none" (B25): ``stood_for``, per shown hand holding wild
+  cards (seat number as text), each wild card -> the card it stood for, e.g.
+  ``{"1": {"9s": "Kd"}}``; the see's ``categories`` are those of the readings;
 - only with ``cards_dealt`` 4 or 5 (B22): ``cards`` hold the whole deal and ``discards`` lists
   each seat's discard, in the order made (before the betting): ``{"seat", "action", "cards"}``.
   The ``actions`` are the betting only; a see's ``hands`` are the kept three cards.
@@ -41,8 +44,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from brag_env.brag.hands import hand_category
 from brag_env.brag.rules import FIRST_RAISE, LOOK, BragConfig
+from brag_env.brag.wild import config_ranking
 from brag_env.cards import format_cards
 
 if TYPE_CHECKING:
@@ -69,6 +72,17 @@ class HandRecord(NamedTuple):
 
 def cards_text(cards: list[int] | None) -> str | None:
     return None if cards is None else format_cards(cards, symbols=False)
+
+
+def stood_for(order: Any, shown: dict[int, list[int]]) -> dict[str, dict[str, str]]:
+    """B25: per shown hand that holds wild cards (seat as text), each wild card's text -> the
+    card it stood for (``Ranking.stand_ins``)."""
+    out = {}
+    for seat, cards in shown.items():
+        stands = order.stand_ins(cards)
+        if stands:
+            out[str(seat)] = {cards_text([w]): cards_text([c]) for w, c in stands.items()}
+    return out
 
 
 def record_to_dict(rec: HandRecord, config: BragConfig) -> dict[str, Any]:
@@ -101,6 +115,7 @@ def record_to_dict(rec: HandRecord, config: BragConfig) -> dict[str, Any]:
             "new_hand": cards_text(dealt[seat]),
             "choice": names[choice] if choice >= 0 else None,
         }
+    hand_order = config_ranking(config)  # B25: categories are those of the readings
     see = None
     if rec.see is not None:
         seer, seen, cost = rec.see
@@ -110,7 +125,7 @@ def record_to_dict(rec: HandRecord, config: BragConfig) -> dict[str, Any]:
             "seen": seen,
             "cost": cost,
             "hands": {str(s): cards_text(hands[s]) for s in (seer, seen)},
-            "categories": {str(s): hand_category(hands[s]) for s in (seer, seen)},
+            "categories": {str(s): hand_order.category(hands[s]) for s in (seer, seen)},
         }
     in_hand = set(order)
     out = {
@@ -143,6 +158,8 @@ def record_to_dict(rec: HandRecord, config: BragConfig) -> dict[str, Any]:
         "carried_in": result.carried_in,
         "carried": result.carried,
     }
+    if hand_order.has_wilds:  # B25: what each wild card of a shown hand stood for
+        out["stood_for"] = stood_for(hand_order, result.shown)
     if rec.discards is not None:  # B22
         discarded, log = rec.discards
         out["discards"] = [

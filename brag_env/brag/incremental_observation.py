@@ -6,7 +6,8 @@ vectors (``tests/test_fastpaths_brag.py`` compares them on many random states) f
 
 - It keeps ONE table-wide ``state`` buffer in absolute seat order: the public fields at the
   offsets of the observation layout, then one private block per seat (its cards, category and
-  strength, left zero until that seat has looked, B10), then the hand's public events in a ring
+  strength, and with B25's wild cards which of them are wild, left zero until that seat has
+  looked, B10), then the hand's public events in a ring
   of ``HISTORY_LEN`` rows (absolute seat one-hot, action one-hot, chips paid).
 - A player's vector is one numpy gather, ``state[index[player][head]]``. The index arrays,
   built once per observer and ring position, hold the rotation to relative seats, the "most
@@ -43,6 +44,7 @@ from brag_env.brag.observation import (
     side_pot,
 )
 from brag_env.brag.rules import LOOK, BragConfig
+from brag_env.brag.wild import config_ranking
 from brag_env.cards import NUM_CARDS
 
 _PRIVATE = NUM_CARDS + len(CATEGORY_NAMES) + 1  # own cards, own category, own strength
@@ -70,6 +72,7 @@ class IncrementalObserver:
         "_o_ring",
         "_o_shown",
         "_private_at",
+        "_private_width",
         "_ranking",
         "_reference",
         "_results",
@@ -77,6 +80,7 @@ class IncrementalObserver:
         "_seat_at",
         "_status_at",
         "_to_act_at",
+        "_wild",
         "config",
         "state",
     )
@@ -87,12 +91,15 @@ class IncrementalObserver:
         layout = observation_layout(config)
         n, na, k = config.num_players, config.num_actions, HISTORY_LEN
         ring_row = n + na + 1
+        # B25: with wild cards a private block also holds the own_wild one-hot.
+        self._wild = config_ranking(config).wild
+        self._private_width = _PRIVATE + (NUM_CARDS if self._wild else 0)
         self._o_private = layout.size
-        self._o_ring = layout.size + n * _PRIVATE
+        self._o_ring = layout.size + n * self._private_width
         self.state = np.zeros(self._o_ring + k * ring_row, dtype=np.float32)
         self._mv = memoryview(self.state)
         self._keep_action = config.keep_old_hand_action
-        self._ranking = (config.lowball, config.deck_ranks)
+        self._ranking = (config.lowball, config.deck_ranks, config.wild_cards)
         self._inv_hands = 1.0 / config.hands_per_session
         off = layout.offset
         # Per seat: (status row start, stack, chips in, last-action row start), absolute order.
@@ -151,12 +158,15 @@ class IncrementalObserver:
         table: list[list[np.ndarray]] = [[] for _ in range(k)]
         for me in range(n):
             base = np.arange(layout.size, dtype=np.intp)
-            private = self._o_private + me * _PRIVATE
+            private = self._o_private + me * self._private_width
             for name, start in (
                 ("own_cards", 0),
                 ("own_category", NUM_CARDS),
                 ("own_strength", NUM_CARDS + len(CATEGORY_NAMES)),
+                ("own_wild", _PRIVATE),  # B25, only with wild cards
             ):
+                if name not in fields:
+                    continue
                 f = fields[name]
                 base[f.offset : f.offset + f.size] = private + start + np.arange(f.size)
             absolute = (seats + me) % n  # relative row r shows absolute seat (r + me) % n
@@ -313,7 +323,7 @@ class IncrementalObserver:
     def _private(self, game: Any, s: int) -> None:
         """Seat ``s``'s own cards, category and strength, or zeros while it has not looked."""
         mv = self._mv
-        base = self._o_private + s * _PRIVATE
+        base = self._o_private + s * self._private_width
         for at in self._private_at[s]:
             mv[at] = 0.0
         strength_at = base + NUM_CARDS + len(CATEGORY_NAMES)
@@ -321,6 +331,8 @@ class IncrementalObserver:
             hand = game.hands[s]
             category, percentile = _hand_features(hand, self._ranking)
             written = (*(base + c for c in hand), base + NUM_CARDS + category)
+            if self._wild:  # B25: the seat's wild cards
+                written += tuple(base + _PRIVATE + c for c in hand if c in self._wild)
             for at in written:
                 mv[at] = 1.0
             mv[strength_at] = percentile

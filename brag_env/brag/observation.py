@@ -16,7 +16,9 @@ own_cards             52        one-hot of the observer's three cards (card id =
 own_category          6         one-hot hand category, weakest first: high_card, pair, flush,
                                 run, running_flush, prial (B2); zero until looked
 own_strength          1         fraction of the 22,100 hands strictly weaker than the
-                                observer's (lowball order under B21); zero until looked
+                                observer's (lowball order under B21; with wild cards, B25,
+                                the order of readings then fewer wild cards, and the
+                                category is the reading's); zero until looked
 seat_status           n x 4     one-hot: sitting_out, folded, blind, open (B10, B16)
 seat_chips            n         stack (chips not in the pot) / starting_chips
 seat_chips_in         n         chips put in this hand, ante included / starting_chips
@@ -55,6 +57,14 @@ only with ``cards_dealt`` 4 or 5 (B22), after everything above
 --------------------  --------  -----------------------------------------------------------
 own_discards          52        one-hot of the cards the observer discarded this hand
 discard_pending       1         1 while the players are still discarding (before the betting)
+--------------------  --------  -----------------------------------------------------------
+only with ``wild_cards`` other than "none" (B25), after everything above
+--------------------  --------  -----------------------------------------------------------
+own_wild              52        one-hot of the observer's own cards that are wild (zero
+                                until looked, like own_cards)
+prev_shown_reading    2 x 52    what the previous hand's shown hands counted as: each
+                                shown card, a wild card replaced by the card it stood for
+                                (row 0 the seer's, row 1 the seen player's; zero after folds)
 --------------------  --------  -----------------------------------------------------------
 only with ``perfect_recall``, at the very end (``L`` = ``recall_length(config)``)
 --------------------  --------  -----------------------------------------------------------
@@ -102,15 +112,9 @@ from typing import Any
 
 import numpy as np
 
-from brag_env.brag.hands import (
-    ALL_HANDS,
-    CATEGORY_NAMES,
-    CATEGORY_OF_STRENGTH,
-    MAX_STRENGTH,
-    hand_strength_batch,
-    strength_percentile,
-)
+from brag_env.brag.hands import ALL_HANDS, CATEGORY_NAMES
 from brag_env.brag.rules import LOOK, BragConfig
+from brag_env.brag.wild import config_ranking, ranking
 from brag_env.cards import NUM_CARDS, format_cards
 
 HISTORY_LEN = 16
@@ -186,6 +190,8 @@ class ObservationLayout:
             ]
         if config.cards_dealt > 3:  # B22, appended: the three-card layout stays the same
             spec += [("own_discards", (NUM_CARDS,), 1.0), ("discard_pending", (1,), 1.0)]
+        if config.wild_cards != "none":  # B25, appended: layouts without wild cards stay the same
+            spec += [("own_wild", (NUM_CARDS,), 1.0), ("prev_shown_reading", (2, NUM_CARDS), 1.0)]
         if config.perfect_recall:  # appended last: every other offset stays the same
             length = recall_length(config)
             spec += [
@@ -232,27 +238,29 @@ def observation_layout(config: BragConfig) -> ObservationLayout:
     return ObservationLayout(config)
 
 
-# Per ranking order and deck (lowball, deck_ranks): every hand's card bitmask -> (category id,
+# Per ranking (lowball, deck_ranks, wild_cards): every hand's card bitmask -> (category id,
 # percentile among the deck's hands), built on first use.
-_HAND_FEATURES: dict[tuple[bool, int], dict[int, tuple[int, float]]] = {}
+_HAND_FEATURES: dict[tuple[bool, int, str], dict[int, tuple[int, float]]] = {}
 
 
-def _features_table(lowball: bool, deck_ranks: int) -> dict[int, tuple[int, float]]:
+def _features_table(
+    lowball: bool, deck_ranks: int, wild_cards: str
+) -> dict[int, tuple[int, float]]:
     """All 22,100 hands at once (numpy), so that the fill never meets an uncached hand."""
-    strengths = hand_strength_batch(ALL_HANDS, lowball)
-    standard = MAX_STRENGTH - strengths if lowball else strengths
-    categories = CATEGORY_OF_STRENGTH.take(standard).tolist()
-    percentiles = strength_percentile(strengths, lowball, deck_ranks).tolist()
+    order = ranking(wild_cards, lowball, deck_ranks)  # B21, B1, B25
+    strengths = order.strength_batch(ALL_HANDS)
+    categories = order.category_of.take(strengths).tolist()
+    percentiles = order.percentile(strengths).tolist()
     bits = np.left_shift(np.int64(1), ALL_HANDS.astype(np.int64))
     keys = np.bitwise_or.reduce(bits, axis=1).tolist()
     return dict(zip(keys, zip(categories, percentiles, strict=True), strict=True))
 
 
-def _hand_features(cards: list[int], ranking: tuple[bool, int]) -> tuple[int, float]:
-    """Category and percentile of a hand under ``ranking`` = (lowball, deck_ranks)."""
-    table = _HAND_FEATURES.get(ranking)
+def _hand_features(cards: list[int], order: tuple[bool, int, str]) -> tuple[int, float]:
+    """Category and percentile of a hand under ``order`` = (lowball, deck_ranks, wild_cards)."""
+    table = _HAND_FEATURES.get(order)
     if table is None:
-        table = _HAND_FEATURES[ranking] = _features_table(*ranking)
+        table = _HAND_FEATURES[order] = _features_table(*order)
     a, b, c = cards
     return table[(1 << a) | (1 << b) | (1 << c)]
 
@@ -276,7 +284,9 @@ class BragObserver:
         self._inv_chips = 1.0 / config.starting_chips
         self._inv_stake = 1.0 / config.max_stake
         self._inv_hands = 1.0 / config.hands_per_session
-        self._ranking = (config.lowball, config.deck_ranks)  # B21, B1: what percentiles count
+        # B21, B1, B25: what categories and percentiles count
+        self._ranking = (config.lowball, config.deck_ranks, config.wild_cards)
+        self._order = config_ranking(config)
         self._allow_blind = config.allow_blind
         off = self.layout.offset
         # Flat indices, precomputed so that the fill is only look-ups and writes.
@@ -330,6 +340,9 @@ class BragObserver:
             else None
         )
         self._recall_length = recall_length(config)
+        self._o_wild = (
+            (off("own_wild"), off("prev_shown_reading")) if config.wild_cards != "none" else None
+        )
 
     def has_looked(self, game: Any, player: int) -> bool:
         """Whether ``player`` has seen its own cards this hand (B10)."""
@@ -392,6 +405,11 @@ class BragObserver:
                 category, percentile = _hand_features(hand, self._ranking)
                 mv[o_category + category] = 1.0
                 mv[o_strength] = percentile
+            if self._o_wild is not None:  # B25: which of the observer's cards are wild
+                o_wild, wild = self._o_wild[0], self._order.wild
+                for c in hand:
+                    if c in wild:
+                        mv[o_wild + c] = 1.0
         if game.previous_result is not None:
             self.write_previous_hand(mv, game, player)
         if self._o_cover is not None and game.covers:
@@ -454,6 +472,11 @@ class BragObserver:
                 mv[o_cards + c] = 1.0
             for c in prev.shown[prev.seen]:
                 mv[o_cards + NUM_CARDS + c] = 1.0
+            if self._o_wild is not None:  # B25: the cards the shown hands counted as
+                o_reading = self._o_wild[1]
+                for row, seat in enumerate((prev.seer, prev.seen)):
+                    for c in self._order.reading(prev.shown[seat]):
+                        mv[o_reading + row * NUM_CARDS + c] = 1.0
 
 
 def side_pot(game: Any) -> int:
@@ -475,7 +498,9 @@ def decode_observation(vector: np.ndarray, config: BragConfig) -> dict[str, Any]
     folds), ``seer_cards`` and ``seen_cards`` (card text, or None). With ``cover_pot`` (B16)
     each seat also has ``covered`` and ``covered_pot`` (chips, 0 when it did not cover), and
     there is ``side_pot`` (chips). With ``cards_dealt`` 4 or 5 (B22): ``own_discards`` (card
-    text or None) and ``discard_pending``. With ``perfect_recall``: ``recall``, every event
+    text or None) and ``discard_pending``. With ``wild_cards`` (B25): ``own_wild`` (card text
+    or None) and, in ``previous_hand``, ``seer_reading`` and ``seen_reading`` (the cards the
+    shown hands counted as, or None). With ``perfect_recall``: ``recall``, every event
     of the hand oldest first (``relative_seat``, ``action``, ``paid``).
     """
     layout = observation_layout(config)
@@ -554,6 +579,12 @@ def decode_observation(vector: np.ndarray, config: BragConfig) -> dict[str, Any]
         discarded = np.flatnonzero(v["own_discards"] > 0.5).tolist()
         decoded["own_discards"] = format_cards(discarded) if discarded else None
         decoded["discard_pending"] = bool(v["discard_pending"][0] > 0.5)
+    if config.wild_cards != "none":  # B25
+        wild = np.flatnonzero(v["own_wild"] > 0.5).tolist()
+        decoded["own_wild"] = format_cards(wild) if wild else None
+        read = [np.flatnonzero(row > 0.5).tolist() for row in v["prev_shown_reading"]]
+        previous["seer_reading"] = format_cards(read[0]) if read[0] else None
+        previous["seen_reading"] = format_cards(read[1]) if read[1] else None
     if config.perfect_recall:
         recall = []
         for seat_row, action_row, paid in zip(

@@ -21,9 +21,16 @@ from typing import Any
 
 import numpy as np
 
-from brag_env.brag.hands import CATEGORY_NAMES, hand_category, hand_strength, strength_percentile
+from brag_env.brag.hands import (
+    ALL_HANDS,
+    CATEGORY_NAMES,
+    hand_category,
+    hand_strength,
+    strength_percentile,
+)
 from brag_env.brag.observation import HISTORY_LEN, observation_layout
 from brag_env.brag.rules import HAND_SIZE, LOOK, BragConfig, SeatStatus
+from brag_env.brag.wild import WILD_CARDS, config_ranking
 
 
 @dataclass(frozen=True)
@@ -74,15 +81,30 @@ def _own_cards(view: np.ndarray, at: Viewpoint) -> None:
 
 def _own_category(view: np.ndarray, at: Viewpoint) -> None:
     hand = at.ranked_hand()
-    if hand is not None:
+    if hand is None:
+        return
+    if at.config.wild_cards == "none":
         view[CATEGORY_NAMES.index(hand_category(hand))] = 1.0
+    else:  # B25: the category of the hand's best reading
+        view[CATEGORY_NAMES.index(config_ranking(at.config).category(hand))] = 1.0
 
 
 def _own_strength(view: np.ndarray, at: Viewpoint) -> None:
     hand = at.ranked_hand()
-    if hand is not None:  # B21 order, among the hands of a B1 short deck
-        cfg = at.config
+    if hand is None:
+        return
+    cfg = at.config
+    if cfg.wild_cards == "none":  # B21 order, among the hands of a B1 short deck
         view[0] = strength_percentile(hand_strength(hand, cfg.lowball), cfg.lowball, cfg.deck_ranks)
+    else:  # B25: the share of all hands strictly weaker, counted one by one
+        order = config_ranking(cfg)
+        view[0] = np.mean(order.strength_batch(ALL_HANDS) < order.strength(hand))
+
+
+def _own_wild(view: np.ndarray, at: Viewpoint) -> None:
+    if at.knows_own_cards():  # B25: which of my cards are wild
+        wild = WILD_CARDS[at.config.wild_cards]
+        view[[card for card in at.game.hands[at.me] if card in wild]] = 1.0
 
 
 def _seat_status(view: np.ndarray, at: Viewpoint) -> None:
@@ -161,6 +183,14 @@ def _prev_shown_cards(view: np.ndarray, at: Viewpoint) -> None:
     if previous is not None and previous.by_see:  # B15: a hand won by folds shows nothing
         view[0, previous.shown[previous.seer]] = 1.0
         view[1, previous.shown[previous.seen]] = 1.0
+
+
+def _prev_shown_reading(view: np.ndarray, at: Viewpoint) -> None:
+    previous = at.game.previous_result
+    if previous is not None and previous.by_see:  # B25: what each shown hand counted as
+        order = config_ranking(at.config)
+        view[0, order.reading(previous.shown[previous.seer])] = 1.0
+        view[1, order.reading(previous.shown[previous.seen])] = 1.0
 
 
 def _recent_events(at: Viewpoint) -> list[tuple[int, int, int]]:
@@ -242,6 +272,8 @@ FIELD_WRITERS: dict[str, Writer] = {
     "prev_seat_change": _prev_seat_change,
     "prev_seat_see": _prev_seat_see,
     "prev_shown_cards": _prev_shown_cards,
+    "prev_shown_reading": _prev_shown_reading,
+    "own_wild": _own_wild,
     "history_seat": _history_seat,
     "history_action": _history_action,
     "history_paid": _history_paid,

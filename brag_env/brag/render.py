@@ -12,15 +12,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from brag_env.brag.hands import hand_category
 from brag_env.brag.observation import STATUS_NAMES, side_pot
+from brag_env.brag.wild import Ranking, stand_in_text
 from brag_env.cards import format_cards
 
 HIDDEN = "▮ ▮ ▮"
 RECENT_EVENTS = 8
 
 
-def _result_text(result: Any, names: Sequence[str]) -> list[str]:
+def _result_text(result: Any, names: Sequence[str], order: Ranking) -> list[str]:
     deltas = ", ".join(f"{names[s]} {d:+d}" for s, d in enumerate(result.deltas))
     head = f"Hand {result.hand_number + 1}: "
     if result.carried:  # B15
@@ -39,7 +39,10 @@ def _result_text(result: Any, names: Sequence[str]) -> list[str]:
             f"{head}{names[result.winner]} wins the pot of {result.pot} {how}. Changes: {deltas}"
         ]
     for seat, cards in result.shown.items():
-        lines.append(f"  shown by {names[seat]}: {format_cards(cards)} ({hand_category(cards)})")
+        what = order.category(cards)  # B25: the reading's category, and what each wild was
+        stands = stand_in_text(order.stand_ins(cards)) if order.has_wilds else ""
+        what += f"; {stands}" if stands else ""
+        lines.append(f"  shown by {names[seat]}: {format_cards(cards)} ({what})")
     return lines
 
 
@@ -112,5 +115,5 @@ def render_table(
         more = "... " if len(game.betting) > RECENT_EVENTS else ""
         lines.append(f"betting: {more}{events}")
     if last_result is not None and (finished or last_result.hand_number == game.hand_number - 1):
-        lines.extend(_result_text(last_result, names))
+        lines.extend(_result_text(last_result, names, game.ranking))
     return "\n".join(lines) + "\n"

@@ -27,8 +27,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from brag_env.brag.game import BragGame, HandResult
-from brag_env.brag.hands import hand_category
 from brag_env.brag.rules import BragConfig
+from brag_env.brag.wild import config_ranking
 from brag_env.cards import format_card, format_cards, parse_cards
 
 
@@ -170,7 +170,7 @@ def replay_session(
     for i, hist in enumerate(histories):
         if hist["hand_number"] != i:
             raise _mismatch(i, "hand number", hist["hand_number"], i)
-        prial_before = prev is not None and _showed_prial(prev)
+        prial_before = prev is not None and _showed_prial(prev, cfg)
         _check_antes(hist, cfg, prial_before)
         # B18: shuffled before the first deal unless stacked, then after a shown prial or always,
         # or (the cycle option) once every card was dealt since the last shuffle.
@@ -270,11 +270,12 @@ def _check_antes(hist: dict[str, Any], cfg: BragConfig, prial_before: bool | Non
         raise ValueError(f"hand {k}: antes differ (recorded {antes}, B8 expects {expected})")
 
 
-def _showed_prial(hist: dict[str, Any]) -> bool:
+def _showed_prial(hist: dict[str, Any], cfg: BragConfig) -> bool:
     """Whether a prial was among the hands revealed at the see or in a B16 comparison (B8,
-    B18)."""
+    B18); with wild cards, a prial reading counts (B25)."""
     if "shown" in hist:
-        return any(hand_category(parse_cards(c)) == "prial" for c in hist["shown"].values())
+        category = config_ranking(cfg).category
+        return any(category(parse_cards(c)) == "prial" for c in hist["shown"].values())
     see = hist.get("see")
     return see is not None and "prial" in see["categories"].values()
 

@@ -1,6 +1,6 @@
 """Brag configuration and action ids: every option of the rules in one validated dataclass.
 
-Rule IDs (B1..B23) refer to the project's rules document ``seeds/rules/brag.md``.
+Rule IDs (B1..B25) refer to the project's rules document ``seeds/rules/brag.md``.
 """
 
 from __future__ import annotations
@@ -19,10 +19,12 @@ from brag_env.config_checks import int_tuple, is_int, known_options
 AnteMode = Literal["every_hand", "after_prial", "none"]
 ShuffleMode = Literal["after_prial", "every_hand", "after_prial_or_cycle"]
 CarryMode = Literal["wins", "carries"]
+WildMode = Literal["none", "braggers", "nines", "aces"]
 
 ANTE_MODES = ("every_hand", "after_prial", "none")
 SHUFFLE_MODES = ("after_prial", "every_hand", "after_prial_or_cycle")
 CARRY_MODES = ("wins", "carries")
+WILD_MODES = ("none", "braggers", "nines", "aces")  # B25
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
 
 # Fixed action ids. The raise ladder (B13) follows SEE, then the two B19 choices, then (only
@@ -83,6 +85,8 @@ class BragConfig:
     lowball: bool = False  # B21
     cards_dealt: int = 3  # B22: 4 or 5 = Four-/Five-card Brag (discard 1 or 2, no blind play)
     deck_ranks: int = NUM_RANKS  # B1: only the k highest ranks (A K Q ... down), 4 suits each
+    # B25 (American Brag): which cards are wild (``brag_env.brag.wild``); "none" is today's game.
+    wild_cards: WildMode = "none"
     # Read by the observation only: append every public event of the hand, oldest first
     # (``brag_env.brag.observation``); no rule changes.
     perfect_recall: bool = False
@@ -134,6 +138,12 @@ class BragConfig:
                 "looks to discard, so nobody plays blind)"
             )
         _check_int(self, "deck_ranks", 1, NUM_RANKS)
+        _check_choice(self, "wild_cards", WILD_MODES)
+        if self.wild_cards != "none" and self.deck_ranks != NUM_RANKS:
+            raise ValueError(
+                f"wild_cards={self.wild_cards!r} needs the full deck (deck_ranks={NUM_RANKS}), "
+                f"got deck_ranks={self.deck_ranks}"
+            )
         need, why = self.cards_dealt * self.num_players, "to deal"
         if self.hands_per_session > 1 and self.blind_keep_hand and self.allow_blind:
             need, why = need + 3, "to deal, with a B19 kept hand out of the deck,"

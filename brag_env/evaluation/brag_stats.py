@@ -70,8 +70,8 @@ from typing import Any
 import numpy as np
 
 from brag_env.brag.game import BLIND, OPEN
-from brag_env.brag.hands import hand_strength, strength_percentile
 from brag_env.brag.rules import FIRST_RAISE, FOLD, LOOK, SEE, STAY, discard_choices
+from brag_env.brag.wild import config_ranking
 from brag_env.evaluation.runner import Collector
 from brag_env.evaluation.schedule import Episode
 from brag_env.evaluation.stats import ratio
@@ -194,6 +194,7 @@ class BragCollector(Collector):
         self.payoff_unit = "antes/hand" if antes else "min-stakes/hand"
         self.lowball = cfg.lowball
         self.deck_ranks = cfg.deck_ranks  # B1: percentiles among the short deck's hands
+        self.ranking = config_ranking(cfg)  # B21, B1, B25: the order and percentiles
         self.keep_ids = (cfg.keep_old_hand_action, cfg.take_new_hand_action)
         self.cover_id = cfg.cover_action  # B16; -1 without cover_pot
         # B22: discard actions (ids from first_discard), a private choice before the betting.
@@ -226,7 +227,7 @@ class BragCollector(Collector):
         hand = game.hands[seat]
         if len(hand) != 3:  # sits out (B16), or has not discarded yet (B22)
             return -1.0
-        return strength_percentile(hand_strength(hand, self.lowball), self.lowball, self.deck_ranks)
+        return self.ranking.percentile(self.ranking.strength(hand))
 
     def start_episode(self, env: Any, episode: Episode) -> None:
         self._episode = episode
@@ -250,16 +251,15 @@ class BragCollector(Collector):
             by_id = sorted(game.hands[seat])
             kept = [
                 max(
-                    hand_strength([x for j, x in enumerate(by_id) if j not in p], self.lowball)
+                    self.ranking.strength([x for j, x in enumerate(by_id) if j not in p])
                     for p in self.discard_choices
                 ),
-                hand_strength(
+                self.ranking.strength(
                     [
                         x
                         for j, x in enumerate(by_id)
                         if j not in self.discard_choices[action - self.first_discard]
-                    ],
-                    self.lowball,
+                    ]
                 ),
             ]
             c.discards += 1

@@ -21,10 +21,10 @@ from rich.panel import Panel
 from rich.text import Text
 
 from brag_env.brag.game import BragGame, HandResult
-from brag_env.brag.hands import hand_category
 from brag_env.brag.observation import BragObserver, decode_observation
 from brag_env.brag.replay import replay_hand
 from brag_env.brag.rules import BragConfig
+from brag_env.brag.wild import config_ranking, stand_in_text
 from brag_env.cards import parse_cards
 from brag_env.ui.brag_view import CATEGORY_TEXT, event_text, table_view
 from brag_env.ui.terminal import action_label, card_text, hand_text
@@ -222,6 +222,7 @@ def hidden_hands(
     """After the hand: every hand played, which stayed hidden from the others at the table
     (B19: the hand a keeper chose, and the one that went under the deck)."""
     looked = {s.seat: s.index for s in steps if s.action == "look"}
+    order = config_ranking(config)  # B25: categories of the readings
     lines: list[RenderableType] = [Text("Dealt hands (hidden at the table):", style="bold")]
     keep = record.get("keep")
     thrown = {d["seat"]: parse_cards(d["cards"]) for d in record.get("discards") or []}
@@ -238,7 +239,9 @@ def hidden_hands(
                 other, how = old, "took the new hand"
         line = Text(f"  {names[seat]}: ")
         line.append_text(card_text(hand_text(played)))
-        line.append(f"  {CATEGORY_TEXT[hand_category(played)]}")
+        line.append(f"  {CATEGORY_TEXT[order.category(played)]}")
+        if order.has_wilds and order.stand_ins(played):
+            line.append(f" ({stand_in_text(order.stand_ins(played))})")
         if seat in looked:
             line.append(f" · looked at step {looked[seat] + 1}")
         elif config.allow_blind:

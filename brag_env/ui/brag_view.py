@@ -21,8 +21,8 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from brag_env.brag.hands import hand_category, hand_strength
 from brag_env.brag.rules import BragConfig
+from brag_env.brag.wild import Ranking, ranking, stand_in_text
 from brag_env.cards import parse_cards
 from brag_env.ui.terminal import (
     action_label,
@@ -187,6 +187,9 @@ def own_cards_text(view: Mapping[str, Any], you: str = "Your") -> Text:
         return text
     text.append_text(card_text(hand_text(view["own_cards"])))
     text.append(f"  {note}")
+    if view.get("own_wild"):  # B25: which of them are wild
+        text.append("  · wild: ")
+        text.append_text(card_text(hand_text(view["own_wild"])))
     if view["own_category"] is not None and view.get("own_discards"):
         text.append("  · discarded: ")
         text.append_text(card_text(view["own_discards"]))
@@ -312,6 +315,7 @@ def shown_text(cards: str) -> str:
 
 def hand_result(record: Mapping[str, Any], names: Sequence[str], lowball: bool = False) -> Group:
     """The public outcome of a finished hand (never its hidden cards)."""
+    order = record_ranking(record, lowball)
     winner = record["winner"]
     lines: list[RenderableType] = []
     see = record.get("see")
@@ -322,10 +326,11 @@ def hand_result(record: Mapping[str, Any], names: Sequence[str], lowball: bool =
         strengths = []
         for seat in (seer, seen):
             cards = see["hands"][str(seat)]
-            strengths.append(hand_strength(parse_cards(cards), lowball))
+            strengths.append(order.strength(parse_cards(cards)))
             line = Text(f"  {names[seat]} {verb(names[seat], 'show')} ")
             line.append_text(card_text(shown_text(cards)))
             line.append(f"  {CATEGORY_TEXT.get(see['categories'][str(seat)], '')}")
+            line.append(_stood_for(record, seat))
             lines.append(line)
         tie = " (equal hands: the player seen wins ties)" if strengths[0] == strengths[1] else ""
         if not pots:
@@ -337,7 +342,7 @@ def hand_result(record: Mapping[str, Any], names: Sequence[str], lowball: bool =
                 )
             )
     if pots:  # B16: the side pot, then each covered pot from the last closed outwards
-        lines.extend(_cover_lines(record, pots, names))
+        lines.extend(_cover_lines(record, pots, names, order))
     elif record.get("carried"):  # B15
         lines.append(
             Text(
@@ -375,8 +380,22 @@ def hand_result(record: Mapping[str, Any], names: Sequence[str], lowball: bool =
     return Group(*lines)
 
 
+def record_ranking(record: Mapping[str, Any], lowball: bool = False) -> Ranking:
+    """The hand order a history was played with (B21, B25: its config's ``wild_cards``)."""
+    return ranking(str((record.get("config") or {}).get("wild_cards", "none")), lowball)
+
+
+def _stood_for(record: Mapping[str, Any], seat: Any) -> str:
+    """B25: " (9♠ as K♠)" for a shown hand with wild cards, from the history; else ""."""
+    stands = (record.get("stood_for") or {}).get(str(seat))
+    return f" ({stand_in_text(stands)})" if stands else ""
+
+
 def _cover_lines(
-    record: Mapping[str, Any], pots: Sequence[Mapping[str, Any]], names: Sequence[str]
+    record: Mapping[str, Any],
+    pots: Sequence[Mapping[str, Any]],
+    names: Sequence[str],
+    order: Ranking,
 ) -> list[RenderableType]:
     """B16: the hands shown for the covered pots and who took each pot."""
     lines: list[RenderableType] = []
@@ -388,7 +407,8 @@ def _cover_lines(
         name = names[int(seat)]
         line = Text(f"  {name} {verb(name, 'show')} ")
         line.append_text(card_text(shown_text(cards)))
-        line.append(f"  {CATEGORY_TEXT.get(hand_category(parse_cards(cards)), '')}")
+        line.append(f"  {CATEGORY_TEXT.get(order.category(parse_cards(cards)), '')}")
+        line.append(_stood_for(record, seat))
         lines.append(line)
     for pot in pots:
         if not pot["chips"]:  # nothing was bet after that cover

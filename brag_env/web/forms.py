@@ -19,7 +19,7 @@ from typing import Any
 
 from agents.model import OBSERVATION_OPTIONS, load_policy, trained_env, training_config
 from agents.registry import MODELS_DIR, parse_spec, shipped_models, styles
-from brag_env.brag.rules import BragConfig
+from brag_env.brag.rules import WILD_MODES, BragConfig
 from brag_env.io import brief, one_line_of
 from brag_env.put.rules import PutConfig
 from brag_env.ui.cli import parse_options
@@ -144,9 +144,15 @@ class NewGameForm:
     starting_chips: str = str(BragConfig().starting_chips)
     allow_blind: bool = BragConfig().allow_blind
     cover_pot: bool = BragConfig().cover_pot
+    wild_cards: str = BragConfig().wild_cards  # B25: the page's choice of wild cards
     target_points: str = str(PutConfig().target_points)
     simultaneous: bool = True  # P7 with three players
     more: str = ""  # other rule options, KEY=VALUE words
+
+    @property
+    def wild_choices(self) -> tuple[str, ...]:
+        """B25: the Wild cards menu's entries, "none" first."""
+        return WILD_MODES
 
     @classmethod
     def defaults(cls) -> NewGameForm:
@@ -182,6 +188,8 @@ class NewGameForm:
                 form.target_points = str(value)
             elif key == "cover_pot":
                 form.cover_pot = bool(value)
+            elif key == "wild_cards":
+                form.wild_cards = str(value)
             elif value != defaults[key]:  # no field of its own: only when not the default
                 more.append(_option_word(key, value))
         form.more = " ".join(more)
@@ -217,6 +225,7 @@ class NewGameForm:
             starting_chips=text("starting_chips", form.starting_chips),
             allow_blind="allow_blind" in data if brag_boxes else form.allow_blind,
             cover_pot="cover_pot" in data if brag_boxes else form.cover_pot,
+            wild_cards=text("wild_cards", form.wild_cards),
             target_points=text("target_points", form.target_points),
             simultaneous="simultaneous" in data if put_boxes else form.simultaneous,
             more=text("more", form.more),
@@ -261,6 +270,11 @@ class NewGameForm:
         if self.game == "brag":
             options.setdefault("allow_blind", self.allow_blind)
             options.setdefault("cover_pot", self.cover_pot)
+            if self.wild_cards not in WILD_MODES:
+                modes = ", ".join(WILD_MODES)
+                raise SetupError(f"Wild cards must be one of {modes}, got {brief(self.wild_cards)}")
+            if self.wild_cards != "none":  # B25; the default leaves the options as they were
+                options.setdefault("wild_cards", self.wild_cards)
         elif len(self.opponents["put"]) == 2:  # P7: how the two opponents answer a Put
             options.setdefault("put_answers", "simultaneous" if self.simultaneous else "in_turn")
         return options

@@ -276,6 +276,7 @@ class BragWebTable(WebTable):
                 "my_cards": card_list(view["own_cards"]),
                 "my_note": brag_view.own_cards_note(view),
                 "my_discards": card_list(view.get("own_discards")),
+                "my_wild": card_list(view.get("own_wild")),  # B25
             }
         return state
 

@@ -46,6 +46,8 @@ def check_hand_config(config: BragConfig) -> None:
         )
     if config.prial_bonus:
         raise ValueError("the exact Brag tree does not cover prial_bonus (B20 pays by category)")
+    if config.wild_cards != "none":
+        raise ValueError(f"the exact Brag tree does not cover wild_cards={config.wild_cards!r}")
 
 
 @dataclass
