@@ -23,6 +23,7 @@ NAMESPACE = "brag_env"
 ENVIRONMENTS: dict[str, str] = {
     "brag_v0": "brag_env.brag_v0",
     "brag_v1": "brag_env.brag_v1",
+    "brag7_v0": "brag_env.brag7_v0",
     "put_v0": "brag_env.put_v0",
     "put_v1": "brag_env.put_v1",
     "put_v2": "brag_env.put_v2",

@@ -1,0 +1,279 @@
+"""The Seven-card Brag engine (rule B24): deals, arrangements, the showdown, the carried pot.
+
+A session is ``hands_per_session`` deals. Each deal (B24):
+
+1. Every player pays ``ante`` into the pot (which may hold chips carried from earlier deals).
+2. The deck (the ``deck_ranks`` highest ranks, B1) is shuffled and seven cards go to each
+   player, one at a time starting left of the dealer (as B9 deals).
+3. Each player, in seat order from the dealer's left, makes ONE decision: an arrangement id
+   0..139 (``brag_env.brag7.rules``). Nothing of the earlier choices is shown meanwhile.
+4. The first hands are compared with the Brag ranking (B2-B6, reversed under B21 lowball),
+   then the second hands. A player holding the best first hand AND the best second hand, with
+   nobody equal in either, takes the pot; any other result leaves the pot for the next deal.
+5. After the session's last deal a pot still standing is shared equally; the chips that do not
+   divide go one each to the seats from the dealer's left onwards.
+
+The dealer (B7, which B24 does not change): the first dealer is drawn by the seeded cut of the
+Brag engine (``BragGame``'s rule: highest card deals); the button then moves one seat left
+each deal. Nobody can run short: the config makes ``starting_chips`` cover every ante.
+
+``apply(action)`` plays the decision of ``current_player`` (``-1`` once the session is over)
+and returns the :class:`DealResult` when the action finished a deal, else ``None``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from brag_env.brag.game import _seat_number, seeded_cut
+from brag_env.brag.hands import hand_strength
+from brag_env.brag7.rules import CARDS_EACH, Brag7Config, arrangement, check_arrangement
+from brag_env.cards import NUM_CARDS, format_cards, make_rng, parse_cards
+
+NO_WINNER = -1
+
+
+@dataclass(frozen=True)
+class DealResult:
+    """What one deal showed and paid (seats are absolute)."""
+
+    deal_number: int  # 0-based index in the session
+    dealer: int
+    first_hands: tuple[tuple[int, int, int], ...]  # per seat, cards ascending
+    second_hands: tuple[tuple[int, int, int], ...]
+    discards: tuple[int, ...]  # per seat; never shown to other players
+    first_best: tuple[int, ...]  # seats holding the best first hand (more than one: a tie)
+    second_best: tuple[int, ...]
+    winner: int  # the seat that took the pot (B24 scoop), or NO_WINNER
+    pot: int  # the pot at the showdown, this deal's antes included
+    carried: int  # chips left in the pot for the next deal (0 after a scoop or the share-out)
+    shares: tuple[int, ...]  # B24 share-out per seat at the session's end (zeros otherwise)
+    deltas: tuple[int, ...]  # per seat chip change this deal: -ante, + pot won, + share
+    chips: tuple[int, ...]  # per seat stacks after the deal
+
+    @property
+    def scooped(self) -> bool:
+        return self.winner != NO_WINNER
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable record, the cards as text."""
+        return {
+            "deal_number": self.deal_number,
+            "dealer": self.dealer,
+            "first_hands": [format_cards(h, symbols=False) for h in self.first_hands],
+            "second_hands": [format_cards(h, symbols=False) for h in self.second_hands],
+            "discards": [format_cards([c], symbols=False) for c in self.discards],
+            "first_best": list(self.first_best),
+            "second_best": list(self.second_best),
+            "winner": self.winner,
+            "pot": self.pot,
+            "carried": self.carried,
+            "shares": list(self.shares),
+            "deltas": list(self.deltas),
+            "chips": list(self.chips),
+        }
+
+
+def best_seats(strengths: Sequence[int]) -> tuple[int, ...]:
+    """The seats holding the highest strength (several: a tie)."""
+    top = max(strengths)
+    return tuple(s for s, v in enumerate(strengths) if v == top)
+
+
+def scoop_winner(first_strengths: Sequence[int], second_strengths: Sequence[int]) -> int:
+    """B24: the seat best in both hands and alone in both, else ``NO_WINNER``."""
+    first, second = best_seats(first_strengths), best_seats(second_strengths)
+    if len(first) == 1 and first == second:
+        return first[0]
+    return NO_WINNER
+
+
+def share_out(pot: int, num_players: int, dealer: int) -> list[int]:
+    """B24: ``pot`` shared equally; the odd chips one each to the seats from the dealer's left."""
+    base, odd = divmod(pot, num_players)
+    shares = [base] * num_players
+    for k in range(odd):
+        shares[(dealer + 1 + k) % num_players] += 1
+    return shares
+
+
+class Brag7Game:
+    """One table of Seven-card Brag: a session of deals (see the module docstring)."""
+
+    def __init__(self, config: Brag7Config | None = None) -> None:
+        self.config = config if config is not None else Brag7Config()
+        self.num_players = self.config.num_players
+        self._pack = list(self.config.deck_cards())
+        self._rng: np.random.Generator | None = None
+        self.current_player = -1
+        self.session_over = True
+        self.deal_results: list[DealResult] = []
+        self.hands: list[list[int]] = []
+        self.chips: list[int] = []
+        self.pot = 0
+        self.dealer = -1
+        self.deal_number = -1
+        self._stacked: list[list[int]] = []
+        self._order: list[int] = []
+        self._choices: dict[int, int] = {}
+
+    # ------------------------------------------------------------------ session
+    def new_session(
+        self,
+        rng: np.random.Generator | int | None = None,
+        deck: Any = None,
+        dealer: int | None = None,
+    ) -> None:
+        """Start a session and deal its first deal.
+
+        ``rng`` drives every random choice (the cut, the shuffles). ``deck`` stacks cards for
+        tests: card text or card ints (top card first, dealt one at a time from the dealer's
+        left) for the first deal, or a list of such decks, one per deal from the first; the
+        cards a stacked deck leaves out, and every later deal, are shuffled by ``rng``.
+        ``dealer`` fixes the first dealer (else the B7 cut).
+        """
+        n = self.num_players
+        if dealer is not None:
+            dealer = _seat_number(dealer, n)
+        self._stacked = _stacked_decks(deck, set(self._pack))
+        rng = make_rng(rng)
+        self._rng = rng
+        if dealer is None:
+            dealer = seeded_cut(rng, self._pack, n)  # B7
+        self.chips = [self.config.starting_chips] * n
+        self.pot = 0
+        self.deal_results = []
+        self.deal_number = -1
+        self.dealer = dealer
+        self.session_over = False
+        self._start_deal(first=True)
+
+    def _start_deal(self, first: bool) -> None:
+        cfg, n = self.config, self.num_players
+        self.deal_number += 1
+        if not first:
+            self.dealer = (self.dealer + 1) % n  # B7: the button moves one seat left
+        for seat in range(n):  # B24: every player antes (the config makes it affordable)
+            self.chips[seat] -= cfg.ante
+        self.pot += cfg.ante * n
+        assert self._rng is not None
+        if self._stacked:  # a test's deck: its cards on top, the rest shuffled
+            top = self._stacked.pop(0)
+            taken = set(top)
+            rest = [c for c in self._rng.permutation(self._pack).tolist() if c not in taken]
+            cards = top + rest
+        else:  # B24: a fresh shuffle every deal
+            cards = self._pack[:]
+            self._rng.shuffle(cards)
+        self._order = [(self.dealer + 1 + k) % n for k in range(n)]
+        hands: list[list[int]] = [[] for _ in range(n)]
+        for i in range(CARDS_EACH * n):  # one card at a time from the dealer's left (B9)
+            hands[self._order[i % n]].append(cards[i])
+        self.hands = [sorted(h) for h in hands]
+        self._choices = {}
+        self.current_player = self._order[0]
+
+    # ------------------------------------------------------------------ decisions
+    def legal_mask(self) -> list[int]:
+        """Every arrangement is legal for the player to act (none once the session is over)."""
+        return [int(not self.session_over)] * self.config.num_actions
+
+    def apply(self, action: Any) -> DealResult | None:
+        """Play ``current_player``'s arrangement; the deal's result when it was the last one."""
+        if self.session_over:
+            raise ValueError("the session is over; start a new one")
+        seat = self.current_player
+        self._choices[seat] = check_arrangement(action)
+        if len(self._choices) < self.num_players:
+            self.current_player = self._order[len(self._choices)]
+            return None
+        return self._showdown()
+
+    def _showdown(self) -> DealResult:
+        cfg, n = self.config, self.num_players
+        laid = [arrangement(self._choices[s], self.hands[s]) for s in range(n)]
+        first = [hand_strength(f, cfg.lowball) for f, _, _ in laid]  # B24 with B2-B6 / B21
+        second = [hand_strength(s, cfg.lowball) for _, s, _ in laid]
+        winner = scoop_winner(first, second)
+        deltas = [-cfg.ante] * n
+        pot = self.pot
+        shares = [0] * n
+        if winner != NO_WINNER:
+            deltas[winner] += pot
+            self.chips[winner] += pot
+            self.pot = 0
+        last = self.deal_number + 1 >= cfg.hands_per_session
+        if last and self.pot:  # B24: the pot never outlives the session
+            shares = share_out(self.pot, n, self.dealer)
+            for s in range(n):
+                deltas[s] += shares[s]
+                self.chips[s] += shares[s]
+            self.pot = 0
+        result = DealResult(
+            deal_number=self.deal_number,
+            dealer=self.dealer,
+            first_hands=tuple(f for f, _, _ in laid),
+            second_hands=tuple(s for _, s, _ in laid),
+            discards=tuple(d for _, _, d in laid),
+            first_best=best_seats(first),
+            second_best=best_seats(second),
+            winner=winner,
+            pot=pot,
+            carried=self.pot,
+            shares=tuple(shares),
+            deltas=tuple(deltas),
+            chips=tuple(self.chips),
+        )
+        self.deal_results.append(result)
+        if last:
+            self.session_over = True
+            self.current_player = -1
+        else:
+            self._start_deal(first=False)
+        return result
+
+    # ------------------------------------------------------------------ views
+    @property
+    def last_result(self) -> DealResult | None:
+        return self.deal_results[-1] if self.deal_results else None
+
+    def history(self) -> list[dict[str, Any]]:
+        """The session's finished deals as JSON-serialisable records, with the rules config."""
+        config = self.config.to_dict()
+        return [{"config": config, **r.to_dict()} for r in self.deal_results]
+
+
+def _stacked_decks(deck: Any, pack: set[int]) -> list[list[int]]:
+    """The ``deck`` argument as one card list per stacked deal (see ``new_session``)."""
+    if deck is None:
+        return []
+    if isinstance(deck, (bytes, bytearray)) or not isinstance(deck, (str, Sequence, np.ndarray)):
+        raise ValueError(f"deck must be card text or a list of cards, got {deck!r}")
+    items = list(deck) if not isinstance(deck, str) else [deck]
+    # A list of decks: every item is a sequence of cards, or card text naming several cards.
+    many = bool(items) and all(
+        (isinstance(d, str) and len(d.split()) > 1) or (isinstance(d, (list, tuple, np.ndarray)))
+        for d in items
+    )
+    decks = items if many and not isinstance(deck, str) else [deck]
+    out = []
+    for i, d in enumerate(decks):
+        try:
+            cards = parse_cards(d if isinstance(d, str) else list(d))
+        except ValueError as err:
+            where = f"deck {i}" if len(decks) > 1 else "deck"
+            raise ValueError(f"{where}: {err}") from None
+        outside = [c for c in cards if c not in pack]
+        if outside:
+            raise ValueError(
+                f"deck: {format_cards(outside[:3], symbols=False)} not in the "
+                f"{len(pack) // 4}-rank deck (deck_ranks)"
+            )
+        if len(cards) > NUM_CARDS:
+            raise ValueError("deck: more than 52 cards")
+        out.append(cards)
+    return out
