@@ -247,6 +247,18 @@ class Brag7Game:
         return [{"config": config, **r.to_dict()} for r in self.deal_results]
 
 
+def stacked_deck(hands: Sequence[Sequence[int] | str], dealer: int) -> list[int]:
+    """The top of a deck that deals ``hands[seat]`` (7 cards each, card ints or text) to every
+    seat when ``dealer`` deals: the inverse of the deal (one card at a time from the dealer's
+    left). For tests and for the best-response enumeration."""
+    n = len(hands)
+    seven = [parse_cards(h) for h in hands]
+    if any(len(h) != CARDS_EACH for h in seven):
+        raise ValueError("stacked_deck needs 7 cards for every seat")
+    order = [(dealer + 1 + k) % n for k in range(n)]
+    return [seven[order[i % n]][i // n] for i in range(CARDS_EACH * n)]
+
+
 def _stacked_decks(deck: Any, pack: set[int]) -> list[list[int]]:
     """The ``deck`` argument as one card list per stacked deal (see ``new_session``)."""
     if deck is None:
