@@ -41,6 +41,10 @@ Policy = Callable[[tuple[int, ...]], np.ndarray]
 EXACT_LIMIT = 200_000_000
 
 
+class TooLargeError(ValueError):
+    """The exact enumeration would take more than ``EXACT_LIMIT`` comparisons."""
+
+
 @dataclass(frozen=True)
 class ResponseResult:
     """The best response's value per deal in antes, and how it was found."""
@@ -119,7 +123,7 @@ def _opponents_by_hand(
     ]
     work = len(hands) * others * max(len(p) for _, p in points) * NUM_ARRANGEMENTS
     if work > EXACT_LIMIT:
-        raise ValueError(
+        raise TooLargeError(
             f"an exact best response here takes {work:,} comparisons (limit {EXACT_LIMIT:,}): "
             "use a shorter deck (deck_ranks=4) or sampled_best_response"
         )

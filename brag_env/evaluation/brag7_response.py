@@ -24,6 +24,7 @@ from agents.registry import make_agent, parse_spec
 from agents.tables import table_info_from_env
 from brag_env.brag7.best_response import (
     Policy,
+    TooLargeError,
     exact_best_response,
     policy_value,
     sampled_best_response,
@@ -68,14 +69,13 @@ def best_response_report(
     """The best response to ``opponent`` and the baselines' values against it (antes/deal)."""
     config = Brag7Config(num_players=2, hands_per_session=1, deck_ranks=deck_ranks, lowball=lowball)
     theirs = policy_from_spec(opponent, config, seed)
-    exact = deck_ranks <= 4
-    if exact:
+    try:  # exact when the enumeration is small enough (a deterministic agent, 16 cards)
         response = exact_best_response(config, theirs)
         baselines = {
             spec: policy_value(config, policy_from_spec(spec, config, seed), theirs)
             for spec in BASELINES
         }
-    else:
+    except TooLargeError:
         response = sampled_best_response(config, theirs, hands=hands, seed=seed)
         baselines = {}
     return {
@@ -92,7 +92,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Heads-up Seven-card Brag: the one-deal best response to an agent.",
     )
     p.add_argument("--opponent", default="brag7:balanced", help="agent spec (default balanced)")
-    p.add_argument("--deck-ranks", type=int, default=4, help="4 = exact (default); more: sampled")
+    p.add_argument(
+        "--deck-ranks",
+        type=int,
+        default=4,
+        help="4 = exact for a deterministic agent (default); more: sampled",
+    )
     p.add_argument("--lowball", action="store_true", help="B21 order")
     p.add_argument("--hands", type=int, default=200, help="sampled: hands to sample")
     p.add_argument("--seed", type=int, default=0)
