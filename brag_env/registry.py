@@ -33,6 +33,7 @@ ENVIRONMENTS: dict[str, str] = {
 GYMNASIUM_ENVIRONMENTS: dict[str, str] = {
     "brag_env/BragVsPool-v0": "brag_env.selfplay:BragVsPoolEnv",
     "brag_env/PutVsPool-v0": "brag_env.selfplay:PutVsPoolEnv",
+    "brag_env/Brag7VsPool-v0": "brag_env.selfplay:Brag7VsPoolEnv",
 }
 
 
