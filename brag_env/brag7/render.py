@@ -16,18 +16,21 @@ from brag_env.cards import format_cards
 HIDDEN = "▮" * 7
 
 
+def _hand(cards: Sequence[int]) -> str:
+    """A hand highest rank first, with its category: ``Q♣ J♣ 10♣ (running flush)``."""
+    ordered = sorted(cards, key=lambda c: (-(c >> 2), c & 3))
+    return f"{format_cards(ordered)} ({hand_category(cards).replace('_', ' ')})"
+
+
 def result_lines(result: DealResult, names: Sequence[str]) -> list[str]:
     """The showdown of one deal as text lines."""
-    lines = [f"Deal {result.deal_number + 1} showdown (pot {result.pot}):"]
+    lines = [f"Deal {result.deal_number + 1} showdown (pot {result.pot}; * = best hand):"]
     for s, name in enumerate(names):
-        marks = ("*" if s in result.first_best else " ") + ("*" if s in result.second_best else " ")
-        first, second = result.first_hands[s], result.second_hands[s]
-        lines.append(
-            f"  {name:<10} {format_cards(first)} ({hand_category(first)})  |  "
-            f"{format_cards(second)} ({hand_category(second)}) {marks}"
-        )
+        first = _hand(result.first_hands[s]) + (" *" if s in result.first_best else "")
+        second = _hand(result.second_hands[s]) + (" *" if s in result.second_best else "")
+        lines.append(f"  {name:<10} {first:<30}|  {second}")
     if result.scooped:
-        lines.append(f"  {names[result.winner]} wins both hands and takes {result.pot}")
+        lines.append(f"  {names[result.winner]} won both hands and took the pot of {result.pot}")
     elif any(result.shares):
         shares = ", ".join(f"{names[s]} {c}" for s, c in enumerate(result.shares))
         lines.append(f"  no scoop: the session ends, the pot is shared ({shares})")
