@@ -20,7 +20,7 @@ from brag_env.brag.hands import hand_category, hand_strength
 from brag_env.brag7.render import result_lines
 from brag_env.brag7.rules import arrangement_id
 from brag_env.cards import format_cards, parse_cards
-from brag_env.ui.seating import HistoryWriter, Seating, open_table
+from brag_env.ui.seating import Seating
 from brag_env.ui.session import TableSession
 from brag_env.ui.terminal import Prompter, hand_text, plural, print_menu
 
@@ -43,17 +43,7 @@ class Brag7Session(TableSession):
     def __init__(
         self, seating: Seating, options: dict[str, Any], seed: int, prompter: Prompter
     ) -> None:
-        self.env, self.agents = open_table(seating, brag7_v0, options, seed, prompter.console)
-        self.game = self.env.game
-        self.config = self.env.config
-        self.seating = seating
-        self.names = seating.names
-        self.human = seating.human
-        self.human_agent = self.env.possible_agents[self.human]
-        self.seed = seed
-        self.prompter = prompter
-        self.console = prompter.console
-        self.history = HistoryWriter(seating, self.config.to_dict())  # not written (no replay)
+        self._open_table(seating, brag7_v0, options, seed, prompter)
         self.deals_done = 0
 
     def intro(self) -> None:
