@@ -87,13 +87,8 @@ class Brag7Adapter(GameAdapter):
 
         return Brag7Collector(env, num_agents)
 
-    def duplicate_caveat(self, env: Any) -> str | None:
-        if env.unwrapped.config.hands_per_session <= 1:
-            return None
-        return (
-            "--duplicate with several deals per session: only the first deal of each session "
-            "is replayed exactly (every later deal is a fresh shuffle of the session's generator)"
-        )
+    # No duplicate caveat: every deal of a session is shuffled by the session's generator
+    # alone (play draws nothing from it), so a reset seed replays all of its deals exactly.
 
 
 ADAPTERS: dict[str, type[GameAdapter]] = {
