@@ -107,8 +107,10 @@ deal each from the first; what is not stacked is shuffled by the seed (every dea
 shuffled, B24). Seat k deals first (else the seeded cut). The same seed gives the same game.
 
 `env.unwrapped.hand_histories()` returns the session's finished deals as JSON-serialisable
-records (both hands and the discard of every seat, who was best, the pot, carry, shares,
-chip changes), each with its rules config.
+records (every seat's seven cards and arrangement id, its two hands and discard, who was
+best, the pot, carry, shares, chip changes), each with its rules config;
+`brag_env.brag7.game.showdown(dealt, arrangements, lowball)` recomputes a showdown from one.
+`keep_histories=K` keeps only the last K deals' records (the count of deals stays whole).
 
 ### Version History
 

@@ -163,3 +163,21 @@ def test_copy_continues_the_same_game_and_render():
     text = env.render()
     assert "Deal 1 showdown" in text and "▮" in text
     assert env.unwrapped.hand_histories()[0]["config"]["num_players"] == 2
+
+
+def test_b24_histories_rebuild_every_showdown_and_keep_histories_bounds_them():
+    from brag_env.brag7.game import showdown
+
+    env = brag7_v0.env(num_players=3, hands_per_session=6, keep_histories=2)
+    env.reset(seed=8)
+    rng = np.random.default_rng(8)
+    _play_randomly(env, rng, lambda agent, obs: None)
+    game = env.unwrapped.game
+    assert len(game.deal_results) == 6
+    records = env.unwrapped.hand_histories()
+    assert [r["deal_number"] for r in records] == [4, 5]
+    for record in records:
+        dealt = [parse_cards(h) for h in record["dealt"]]
+        laid, _, _, winner = showdown(dealt, record["arrangements"], lowball=False)
+        assert winner == record["winner"]
+        assert [format_cards(f, symbols=False) for f, _, _ in laid] == record["first_hands"]

@@ -54,6 +54,8 @@ class DealResult:
     shares: tuple[int, ...]  # B24 share-out per seat at the session's end (zeros otherwise)
     deltas: tuple[int, ...]  # per seat chip change this deal: -ante, + pot won, + share
     chips: tuple[int, ...]  # per seat stacks after the deal
+    dealt: tuple[tuple[int, ...], ...] = ()  # per seat its seven cards, ascending
+    arrangements: tuple[int, ...] = ()  # per seat the arrangement id it chose
 
     @property
     def scooped(self) -> bool:
@@ -75,7 +77,21 @@ class DealResult:
             "shares": list(self.shares),
             "deltas": list(self.deltas),
             "chips": list(self.chips),
+            "dealt": [format_cards(h, symbols=False) for h in self.dealt],
+            "arrangements": list(self.arrangements),
         }
+
+
+def showdown(
+    dealt: Sequence[Sequence[int]], arrangements: Sequence[int], lowball: bool
+) -> tuple[list[tuple[tuple[int, int, int], tuple[int, int, int], int]], list[int], list[int], int]:
+    """B24: every seat's (first, second, discard) from its seven cards and arrangement id, the
+    strengths of the first and the second hands (B2-B6, B21 order under ``lowball``) and the
+    seat that scoops (``NO_WINNER``: none)."""
+    laid = [arrangement(a, cards) for a, cards in zip(arrangements, dealt, strict=True)]
+    first = [hand_strength(f, lowball) for f, _, _ in laid]
+    second = [hand_strength(s, lowball) for _, s, _ in laid]
+    return laid, first, second, scoop_winner(first, second)
 
 
 def best_seats(strengths: Sequence[int]) -> tuple[int, ...]:
@@ -195,10 +211,8 @@ class Brag7Game:
 
     def _showdown(self) -> DealResult:
         cfg, n = self.config, self.num_players
-        laid = [arrangement(self._choices[s], self.hands[s]) for s in range(n)]
-        first = [hand_strength(f, cfg.lowball) for f, _, _ in laid]  # B24 with B2-B6 / B21
-        second = [hand_strength(s, cfg.lowball) for _, s, _ in laid]
-        winner = scoop_winner(first, second)
+        choices = tuple(self._choices[s] for s in range(n))
+        laid, first, second, winner = showdown(self.hands, choices, cfg.lowball)
         deltas = [-cfg.ante] * n
         pot = self.pot
         shares = [0] * n
@@ -227,6 +241,8 @@ class Brag7Game:
             shares=tuple(shares),
             deltas=tuple(deltas),
             chips=tuple(self.chips),
+            dealt=tuple(tuple(h) for h in self.hands),
+            arrangements=choices,
         )
         self.deal_results.append(result)
         if last:
