@@ -68,8 +68,6 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
             metavar="KEY=VALUE",
             help="a rule option, e.g. --option ante=5 (repeatable)",
         )
-        if game == "brag7":  # no replay of Seven-card Brag yet: nothing to save histories for
-            continue
         sub.add_argument(
             "--history", metavar="FILE", help="save the hand histories (JSON Lines, a new file)"
         )

@@ -24,7 +24,7 @@ and returns the :class:`DealResult` when the action finished a deal, else ``None
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -64,6 +64,7 @@ class DealResult:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable record, the cards as text."""
         return {
+            "num_players": len(self.deltas),
             "deal_number": self.deal_number,
             "dealer": self.dealer,
             "first_hands": [format_cards(h, symbols=False) for h in self.first_hands],
@@ -80,6 +81,73 @@ class DealResult:
             "dealt": [format_cards(h, symbols=False) for h in self.dealt],
             "arrangements": list(self.arrangements),
         }
+
+
+def settle_deal(
+    config: Brag7Config,
+    deal_number: int,
+    dealer: int,
+    dealt: Sequence[Sequence[int]],
+    arrangements: Sequence[int],
+    pot: int,
+) -> DealResult:
+    """B24: the showdown of a deal and what it pays, the pot (this deal's antes included)
+    going to the seat that scoops, else staying, else (the session's last deal) shared out.
+    ``chips`` is left empty: the stacks are the caller's."""
+    n = config.num_players
+    laid, first, second, winner = showdown(dealt, arrangements, config.lowball)
+    deltas, shares, carried = [-config.ante] * n, [0] * n, pot
+    if winner != NO_WINNER:
+        deltas[winner] += pot
+        carried = 0
+    if deal_number + 1 >= config.hands_per_session and carried:  # never outlives the session
+        shares, carried = share_out(carried, n, dealer), 0
+        deltas = [d + share for d, share in zip(deltas, shares, strict=True)]
+    return DealResult(
+        deal_number=deal_number,
+        dealer=dealer,
+        first_hands=tuple(f for f, _, _ in laid),
+        second_hands=tuple(s for _, s, _ in laid),
+        discards=tuple(d for _, _, d in laid),
+        first_best=best_seats(first),
+        second_best=best_seats(second),
+        winner=winner,
+        pot=pot,
+        carried=carried,
+        shares=tuple(shares),
+        deltas=tuple(deltas),
+        chips=(),
+        dealt=tuple(tuple(h) for h in dealt),
+        arrangements=tuple(arrangements),
+    )
+
+
+def check_deal_record(record: dict[str, Any], config: Brag7Config) -> DealResult:
+    """A deal record (``DealResult.to_dict``) played again: its showdown from the dealt cards
+    and arrangement ids, and its chips from the pot, under ``config``; the rebuilt result, or
+    a one-line ``ValueError`` naming the first entry that does not add up (or is malformed)."""
+    n = config.num_players
+    try:
+        dealt = [sorted(parse_cards(h)) for h in record["dealt"]]
+        arrangements = [check_arrangement(a) for a in record["arrangements"]]
+        dealer, pot, deal = int(record["dealer"]), int(record["pot"]), int(record["deal_number"])
+        chips = [int(c) for c in record["chips"]]
+    except (KeyError, TypeError) as err:
+        raise ValueError(f"not a Seven-card Brag deal record ({err})") from None
+    if len(dealt) != n or len(arrangements) != n or len(chips) != n or not 0 <= dealer < n:
+        raise ValueError(f"a deal record of this table has {n} seats")
+    if any(len(h) != CARDS_EACH for h in dealt) or len({c for h in dealt for c in h}) != 7 * n:
+        raise ValueError("dealt must give 7 different cards to every seat")
+    if not 0 <= deal < config.hands_per_session or pot < config.ante * n or pot % n:
+        raise ValueError(f"deal_number {deal} or pot {pot} impossible at this table")
+    rebuilt = replace(
+        settle_deal(config, deal, dealer, dealt, arrangements, pot), chips=tuple(chips)
+    )
+    expected = rebuilt.to_dict()
+    for key, value in expected.items():
+        if record.get(key) != value:
+            raise ValueError(f"{key} does not match the deal played again: {record.get(key)!r}")
+    return rebuilt
 
 
 def showdown(
@@ -212,38 +280,12 @@ class Brag7Game:
     def _showdown(self) -> DealResult:
         cfg, n = self.config, self.num_players
         choices = tuple(self._choices[s] for s in range(n))
-        laid, first, second, winner = showdown(self.hands, choices, cfg.lowball)
-        deltas = [-cfg.ante] * n
-        pot = self.pot
-        shares = [0] * n
-        if winner != NO_WINNER:
-            deltas[winner] += pot
-            self.chips[winner] += pot
-            self.pot = 0
-        last = self.deal_number + 1 >= cfg.hands_per_session
-        if last and self.pot:  # B24: the pot never outlives the session
-            shares = share_out(self.pot, n, self.dealer)
-            for s in range(n):
-                deltas[s] += shares[s]
-                self.chips[s] += shares[s]
-            self.pot = 0
-        result = DealResult(
-            deal_number=self.deal_number,
-            dealer=self.dealer,
-            first_hands=tuple(f for f, _, _ in laid),
-            second_hands=tuple(s for _, s, _ in laid),
-            discards=tuple(d for _, _, d in laid),
-            first_best=best_seats(first),
-            second_best=best_seats(second),
-            winner=winner,
-            pot=pot,
-            carried=self.pot,
-            shares=tuple(shares),
-            deltas=tuple(deltas),
-            chips=tuple(self.chips),
-            dealt=tuple(tuple(h) for h in self.hands),
-            arrangements=choices,
-        )
+        result = settle_deal(cfg, self.deal_number, self.dealer, self.hands, choices, self.pot)
+        for seat in range(n):  # the antes are already paid: add back what the deal pays out
+            self.chips[seat] += result.deltas[seat] + cfg.ante
+        self.pot = result.carried
+        result = replace(result, chips=tuple(self.chips))
+        last = result.deal_number + 1 >= cfg.hands_per_session
         self.deal_results.append(result)
         if last:
             self.session_over = True

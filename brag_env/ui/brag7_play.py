@@ -114,6 +114,7 @@ class Brag7Session(TableSession):
             if len(game.deal_results) == finished:
                 continue
             self.deals_done += 1
+            self.history.write(game.deal_results[-1].to_dict(), 0, self.seed)
             lines = result_lines(game.deal_results[-1], self.names)
             self.console.print(Panel(Text("\n".join(lines)), title="Showdown", title_align="left"))
             if game.session_over:
