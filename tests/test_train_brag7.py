@@ -56,6 +56,8 @@ def test_brag7_smoke_training_saves_a_model_evaluate_plays(tmp_path, capsys):
     out = tmp_path / "brag7"
     args = ["--config", str(ROOT / "configs" / "brag7_ppo.yaml"), "--out", str(out), *TINY]
     assert train.main(args) == 0
-    assert "final evaluation" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "final evaluation" in printed and "deals per opponent" in printed
+    assert "payoff, antes/deal" in printed
     argv = ["--game", "brag7", "--agents", str(out / "model.zip"), "brag7:balanced"]
     assert evaluate.main([*argv, "--option", "num_players=2", "--hands", "20"]) == 0
