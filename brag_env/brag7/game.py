@@ -123,9 +123,10 @@ def settle_deal(
 
 
 def check_deal_record(record: dict[str, Any], config: Brag7Config) -> DealResult:
-    """A deal record (``DealResult.to_dict``) played again: its showdown from the dealt cards
-    and arrangement ids, and its chips from the pot, under ``config``; the rebuilt result, or
-    a one-line ``ValueError`` naming the first entry that does not add up (or is malformed)."""
+    """A deal record (``DealResult.to_dict``) played again under ``config``: its showdown from
+    the dealt cards and arrangement ids, and what the pot pays (the stacks after it are taken
+    from the record); the rebuilt result, or a one-line ``ValueError`` naming the first entry
+    that does not add up (or is malformed)."""
     n = config.num_players
     try:
         dealt = [sorted(parse_cards(h)) for h in record["dealt"]]
@@ -138,6 +139,11 @@ def check_deal_record(record: dict[str, Any], config: Brag7Config) -> DealResult
         raise ValueError(f"a deal record of this table has {n} seats")
     if any(len(h) != CARDS_EACH for h in dealt) or len({c for h in dealt for c in h}) != 7 * n:
         raise ValueError("dealt must give 7 different cards to every seat")
+    outside = {c for h in dealt for c in h} - set(config.deck_cards())
+    if outside:
+        raise ValueError(
+            f"dealt holds {format_cards(sorted(outside), symbols=False)}, not in the deck"
+        )
     if not 0 <= deal < config.hands_per_session or pot < config.ante * n or pot % n:
         raise ValueError(f"deal_number {deal} or pot {pot} impossible at this table")
     rebuilt = replace(
