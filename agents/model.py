@@ -89,6 +89,8 @@ OBSERVATION_OPTIONS: dict[str, tuple[str, ...]] = {
     ),
     # seats and sides; scores are / target_points; the recall block
     "put": ("num_players", "target_points", "perfect_recall"),
+    # seats; chips / starting_chips; the deal number; the percentile order and deck (B21, B1)
+    "brag7": ("num_players", "starting_chips", "hands_per_session", "lowball", "deck_ranks"),
 }
 
 

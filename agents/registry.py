@@ -4,6 +4,7 @@ Grammar (one string names one agent)::
 
     random                        random legal play, any game
     brag:<style>[:k=v,k=v...]     a Brag baseline, optionally with parameters
+    brag7:<style>                 a Seven-card Brag baseline
     put:<style>[:k=v,...]         a Put baseline
     <path>.zip[:k=v,...]          a MaskablePPO model saved by train.py
     model:<name>[:k=v,...]        a shipped model: ``models/<name>.zip`` of the repository
@@ -27,7 +28,7 @@ import numpy as np
 from agents.base import Agent, RandomAgent, TableInfo
 from brag_env.resources import shipped_dir
 
-GAMES = ("brag", "put")
+GAMES = ("brag", "put", "brag7")
 #: Where ``model:<name>`` looks: the shipped models/ (put:equilibrium's folder too).
 MODELS_DIR = shipped_dir("models")
 _MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
@@ -59,6 +60,7 @@ def styles(game: str) -> dict[str, type[Agent]]:
 def _load_baselines() -> None:
     # Imported lazily: the baseline modules register themselves on import.
     import agents.brag
+    import agents.brag7
     import agents.brag_equilibrium
     import agents.brag_planted
     import agents.put

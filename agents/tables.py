@@ -12,13 +12,18 @@ from agents.base import TableInfo
 _ENV_MODULES = {
     "brag_v0": ("brag", "brag_env.brag_v0"),
     "brag_v1": ("brag", "brag_env.brag_v1"),
+    "brag7_v0": ("brag7", "brag_env.brag7_v0"),
     "put_v0": ("put", "brag_env.put_v0"),
     "put_v1": ("put", "brag_env.put_v1"),
     "put_v2": ("put", "brag_env.put_v2"),
 }
 # The env of a game's tables when only the game is named (evaluation, play, training): put_v1,
 # whose observation the shipped Put models read (docs/envs.md: put_v2 is opt-in for now).
-_GAME_MODULES = {"brag": "brag_env.brag_v1", "put": "brag_env.put_v1"}
+_GAME_MODULES = {
+    "brag": "brag_env.brag_v1",
+    "put": "brag_env.put_v1",
+    "brag7": "brag_env.brag7_v0",
+}
 
 
 def table_info_from_env(env: Any) -> TableInfo:

@@ -6,6 +6,7 @@ Examples::
     python -m brag_env.play brag --opponents brag:tips runs/brag_ppo/model.zip --hands 20 --seat 1
     python -m brag_env.play put --opponent put:caller
     python -m brag_env.play put --opponents put:greedy put:bluffer put:caller   # partners (P8)
+    python -m brag_env.play brag7 --opponents brag7:balanced random --hands 5   # B24
 
 You take seat ``--seat`` (default 0); the agent specs fill the other seats in order (any spec
 ``evaluate.py`` takes: "random", "brag:<style>", "put:<style>", a trained model's .zip).
@@ -34,6 +35,7 @@ PROG = "python -m brag_env.play"
 DEFAULT_OPPONENTS = {
     "brag": ["brag:tight", "brag:bluffer", "random"],
     "put": ["put:caller"],
+    "brag7": ["brag7:balanced", "brag7:strongest_first", "random"],
 }
 
 
@@ -47,7 +49,8 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     )
     brag = games.add_parser("brag", help="a session of Three-Card Brag hands")
     put = games.add_parser("put", help="Put matches to target_points")
-    for game, sub in (("brag", brag), ("put", put)):
+    brag7 = games.add_parser("brag7", help="a session of Seven-card Brag deals (B24)")
+    for game, sub in (("brag", brag), ("put", put), ("brag7", brag7)):
         sub.add_argument(
             "--opponents",
             "--opponent",
@@ -75,6 +78,9 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
         "--hands", type=int, help="hands in the session (default: 10, B17 hands_per_session)"
     )
     put.add_argument("--matches", type=int, default=1, help="matches to play (default 1)")
+    brag7.add_argument(
+        "--hands", type=int, help="deals in the session (default: 10, B24 hands_per_session)"
+    )
     return parser
 
 
@@ -96,7 +102,7 @@ def build_session(
     seed = pick_seed(args.seed)
     prompter = Prompter(make_console(stdout), stdin)
     session: TableSession
-    if args.game == "brag":
+    if args.game in ("brag", "brag7"):
         from brag_env.ui.brag_play import DEFAULT_HANDS, BragSession
 
         hands = args.hands
@@ -105,12 +111,17 @@ def build_session(
         elif "hands_per_session" in options and options["hands_per_session"] != hands:
             raise ValueError("give the number of hands once: --hands or hands_per_session")
         options["hands_per_session"] = hands
-        session = BragSession(seating, options, seed, prompter)
+        if args.game == "brag7":
+            from brag_env.ui.brag7_play import Brag7Session
+
+            session = Brag7Session(seating, options, seed, prompter)
+        else:
+            session = BragSession(seating, options, seed, prompter)
     else:
         from brag_env.ui.put_play import PutSession
 
         session = PutSession(seating, options, seed, args.matches, prompter)
-    if args.history:
+    if getattr(args, "history", None):
         session.history.stream = open_history(args.history, args.force)
     return session
 

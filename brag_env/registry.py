@@ -23,6 +23,7 @@ NAMESPACE = "brag_env"
 ENVIRONMENTS: dict[str, str] = {
     "brag_v0": "brag_env.brag_v0",
     "brag_v1": "brag_env.brag_v1",
+    "brag7_v0": "brag_env.brag7_v0",
     "put_v0": "brag_env.put_v0",
     "put_v1": "brag_env.put_v1",
     "put_v2": "brag_env.put_v2",
@@ -32,6 +33,7 @@ ENVIRONMENTS: dict[str, str] = {
 GYMNASIUM_ENVIRONMENTS: dict[str, str] = {
     "brag_env/BragVsPool-v0": "brag_env.selfplay:BragVsPoolEnv",
     "brag_env/PutVsPool-v0": "brag_env.selfplay:PutVsPoolEnv",
+    "brag_env/Brag7VsPool-v0": "brag_env.selfplay:Brag7VsPoolEnv",
 }
 
 

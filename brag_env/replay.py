@@ -46,7 +46,9 @@ from brag_env.ui.records import GAMES, check_record
 
 if TYPE_CHECKING:
     from brag_env.brag.rules import BragConfig
+    from brag_env.brag7.rules import Brag7Config
     from brag_env.put.rules import PutConfig
+    from brag_env.ui.brag7_replay import Brag7Step
     from brag_env.ui.brag_replay import BragStep
     from brag_env.ui.put_replay import PutStep
 
@@ -88,17 +90,19 @@ def game_of(record: Mapping[str, Any]) -> str | None:
     """The game of a record ("brag"/"put"): its ``game`` key, else the history's own keys.
 
     ``ValueError`` for a ``game`` that is neither (another game's history)."""
-    from brag_env.ui import brag_replay, put_replay
+    from brag_env.ui import brag7_replay, brag_replay, put_replay
 
     if "game" in record:
         game = record["game"]
         if game not in GAMES:
-            raise ValueError(f"unknown game {game!r} (this viewer reads brag and put hands)")
+            raise ValueError(f"unknown game {game!r} (this viewer reads brag, put and brag7 hands)")
         return str(game)
     if all(key in record for key in brag_replay.REQUIRED_KEYS):
         return "brag"
     if all(key in record for key in put_replay.REQUIRED_KEYS):
         return "put"
+    if all(key in record for key in brag7_replay.REQUIRED_KEYS):
+        return "brag7"
     return None
 
 
@@ -120,9 +124,13 @@ def load_histories(path: str | Path) -> list[dict[str, Any]]:
 def parse_histories(text: str, path: str | Path) -> list[dict[str, Any]]:
     """The hand histories of a JSON Lines text read from ``path`` (named in the errors), as
     ``load_histories`` checks them."""
-    from brag_env.ui import brag_replay, put_replay
+    from brag_env.ui import brag7_replay, brag_replay, put_replay
 
-    required = {"brag": brag_replay.REQUIRED_KEYS, "put": put_replay.REQUIRED_KEYS}
+    required = {
+        "brag": brag_replay.REQUIRED_KEYS,
+        "put": put_replay.REQUIRED_KEYS,
+        "brag7": brag7_replay.REQUIRED_KEYS,
+    }
     records = []
     configs: dict[tuple[Any, ...], tuple[int, Any]] = {}  # per session: its first line's rules
     for number, line in enumerate(text.splitlines(), 1):
@@ -193,7 +201,9 @@ def group_sessions(records: Sequence[dict[str, Any]]) -> Sessions:
 
 
 def _number_of(record: Mapping[str, Any]) -> int:
-    return int(record["hand_number"] if record["_game"] == "brag" else record["hand"])
+    game = record["_game"]
+    key = {"brag": "hand_number", "put": "hand", "brag7": "deal_number"}[game]
+    return int(record[key])
 
 
 def _position(record: Mapping[str, Any], session: Sequence[Mapping[str, Any]]) -> int:
@@ -230,9 +240,10 @@ def _names(record: Mapping[str, Any]) -> tuple[list[str], list[str]]:
 class Prepared:
     """A hand ready to show: its rules, its steps, and a note when its past is unknown."""
 
-    config: BragConfig | PutConfig
-    steps: list[BragStep] | list[PutStep]
+    config: BragConfig | PutConfig | Brag7Config
+    steps: list[BragStep] | list[PutStep] | list[Brag7Step]
     note: str | None
+    result: Any = None  # Seven-card Brag: the deal played again (``DealResult``)
 
 
 def _fail(path: str, record: Mapping[str, Any], error: ValueError) -> ValueError:
@@ -250,6 +261,11 @@ def prepare(
     """Rebuild every decision of ``record`` as its player saw it, with what the table knew
     from the session's earlier hands (B18 shown cards, the last hand's block of the
     observations). ``ValueError`` naming the line when a hand does not replay."""
+    if record["_game"] == "brag7":  # a deal's views hold nothing of the deals before it
+        try:
+            return _prepare_brag7(record, overrides)
+        except ValueError as error:
+            raise _fail(path, record, error) from None
     before = hand_before(record, session)
     note = None
     if before is None and _number_of(record) > (0 if record["_game"] == "brag" else 1):
@@ -290,6 +306,14 @@ def _prepare_brag(
             raise _LineError(_fail(path, before, error)) from None
     shown = brag_replay.shown_before(session[: _position(record, session) + 1])
     return Prepared(config, brag_replay.brag_steps(record, config, shown, previous), note)
+
+
+def _prepare_brag7(record: dict[str, Any], overrides: Mapping[str, Any]) -> Prepared:
+    from brag_env.ui import brag7_replay
+
+    config = brag7_replay.config_for(record, overrides)
+    result, steps = brag7_replay.brag7_steps(record, config)
+    return Prepared(config, steps, None, result)
 
 
 def _prepare_put(
@@ -389,10 +413,11 @@ def hand_parts(
     hand = prepare(record, session, overrides, path)
     game = record["_game"]
     names, players = _names(record)
-    number = _number_of(record) + (1 if game == "brag" else 0)
+    number = _number_of(record) + (1 if game in ("brag", "brag7") else 0)
     episode = record.get("episode")
     where = f" · episode {episode}" if episode is not None else ""
-    title = f"[bold]{game.capitalize()} hand {number}[/]{where} · hand {index + 1} of {total}"
+    what = "Seven-card Brag deal" if game == "brag7" else f"{game.capitalize()} hand"
+    title = f"[bold]{what} {number}[/]{where} · hand {index + 1} of {total}"
     title += " in the file"
     header: list[RenderableType] = [
         Text(" · ".join(f"{names[s]}: {players[s]}" for s in range(record["num_players"])))
@@ -400,7 +425,13 @@ def hand_parts(
     if hand.note:
         header.append(Text(hand.note, style="dim"))
     config = hand.config
-    if game == "brag":
+    if game == "brag7":
+        from brag_env.ui import brag7_replay
+
+        steps = [(s.seat, brag7_replay.step_panel(s, names, players)) for s in hand.steps]
+        result = brag7_replay.deal_result(hand.result, names)
+        hidden = brag7_replay.hidden_cards(hand.result, names)
+    elif game == "brag":
         from brag_env.ui import brag_replay
         from brag_env.ui.brag_view import hand_result as brag_result
 

@@ -10,7 +10,7 @@ obs, reward, terminated, truncated, info = env.step(env.unwrapped.action_masks()
 
 | | |
 |-------------|------------------------------------------------------------------------------|
-| ids         | `brag_env/BragVsPool-v0`, `brag_env/PutVsPool-v0` (`import brag_env`)         |
+| ids         | `brag_env/BragVsPool-v0`, `brag_env/PutVsPool-v0`, `brag_env/Brag7VsPool-v0` |
 | observation | the learner's `"observation"` vector of the PettingZoo env (brag_v1, put_v1); |
 |             | with `dict_obs=True` a Dict `{"observation", "action_mask"}` as in PettingZoo |
 | action      | `Discrete(n)`, the PettingZoo env's actions; `action_masks()`: legal ones    |
@@ -54,7 +54,7 @@ from typing import Any, ClassVar, Protocol
 import gymnasium
 import numpy as np
 
-GAMES = ("brag", "put")
+GAMES = ("brag", "put", "brag7")
 # Episodes in a row without a learner decision before reset() gives up: such a table is a
 # configuration error (e.g. the learner's seat never gets to act), not something to wait out.
 MAX_SKIPPED_EPISODES = 1000
@@ -134,6 +134,8 @@ def make_aec_env(game: str, env_config: Mapping[str, Any] | None = None) -> Any:
         from brag_env import brag_v1 as module
     elif game == "put":
         from brag_env import put_v1 as module
+    elif game == "brag7":
+        from brag_env import brag7_v0 as module
     else:
         raise ValueError(f"game must be one of {', '.join(GAMES)}, got {game!r}")
     return module.raw_env(**dict(env_config or {}))
@@ -301,7 +303,7 @@ class VsPoolEnv(gymnasium.Env):
 
     def _env_penalty(self) -> float:
         """The illegal-action reward of the game's PettingZoo ``env()``."""
-        if self.game == "brag" and hasattr(self.aec, "config"):
+        if self.game in ("brag", "brag7") and hasattr(self.aec, "config"):
             return -float(self.aec.config.starting_chips)
         if self.game == "put":
             from brag_env.put_v0 import ILLEGAL_REWARD
@@ -380,6 +382,13 @@ class BragVsPoolEnv(VsPoolEnv):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(game="brag", **kwargs)
+
+
+class Brag7VsPoolEnv(VsPoolEnv):
+    """:class:`VsPoolEnv` for Seven-card Brag (``brag7_v0``, B24)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(game="brag7", **kwargs)
 
 
 class PutVsPoolEnv(VsPoolEnv):

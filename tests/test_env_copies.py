@@ -15,7 +15,7 @@ import pickle
 import numpy as np
 import pytest
 
-from brag_env import brag_v1, put_v1, put_v2
+from brag_env import brag7_v0, brag_v1, put_v1, put_v2
 
 COPIES = {
     "deepcopy": copy.deepcopy,
@@ -35,9 +35,10 @@ TABLES = [
     (put_v2, {"num_players": 3, "perfect_recall": True}),
     (put_v1, {"num_players": 2, "perfect_recall": True}),
     (brag_v1, {"num_players": 3, "hands_per_session": 4, "perfect_recall": True}),
+    (brag7_v0, {"num_players": 3, "hands_per_session": 4}),
 ]
 IDS = ["brag3", "brag4-cover", "brag-4cards", "put2", "put3", "put4-partners"]
-IDS += ["put_v2-2", "put_v2-3-recall", "put2-recall", "brag3-recall"]
+IDS += ["put_v2-2", "put_v2-3-recall", "put2-recall", "brag3-recall", "brag7-3"]
 
 
 def _trace(env, rng: np.random.Generator, steps: int, resets: int = 1) -> list:

@@ -7,10 +7,10 @@ import warnings
 
 import pytest
 
-from brag_env import brag_v1, put_v1
+from brag_env import brag7_v0, brag_v1, put_v1
 
 
-@pytest.mark.parametrize("module", [brag_v1, put_v1])
+@pytest.mark.parametrize("module", [brag_v1, put_v1, brag7_v0])
 @pytest.mark.parametrize("make", ["env", "raw_env"])
 def test_observe_of_an_unknown_agent_names_the_agents(module, make):
     env = getattr(module, make)()
@@ -25,7 +25,7 @@ def test_observe_of_an_unknown_agent_names_the_agents(module, make):
         )
 
 
-@pytest.mark.parametrize("module", [brag_v1, put_v1])
+@pytest.mark.parametrize("module", [brag_v1, put_v1, brag7_v0])
 @pytest.mark.parametrize("make", ["env", "raw_env"])
 def test_unknown_reset_options_warn_at_the_callers_line(module, make):
     env = getattr(module, make)()

@@ -42,9 +42,13 @@ def test_every_documented_command_parses(section):
             parse_spec(spec, args.game)
 
 
-@pytest.mark.parametrize("game", ["brag", "put"])
+@pytest.mark.parametrize("game", ["brag", "put", "brag7"])
 def test_every_style_and_default_parameter_is_documented(section, game):
-    header = {"brag": "| Brag style |", "put": "| Put style |"}[game]
+    header = {
+        "brag": "| Brag style |",
+        "put": "| Put style |",
+        "brag7": "| Seven-card Brag style |",
+    }[game]
     table = section.split(header, 1)[1].split("\n\n", 1)[0]
     for name, cls in styles(game).items():
         if name == "random":

@@ -9,12 +9,12 @@ import pickle
 import numpy as np
 import pytest
 
-from brag_env import brag_v0, put_v0
+from brag_env import brag7_v0, brag_v0, put_v0
 from brag_env.brag.replay import replay_session
 from brag_env.cards import check_seed, make_rng
 from brag_env.recent import RecentList
 
-ENVS = [brag_v0, put_v0]
+ENVS = [brag_v0, put_v0, brag7_v0]
 
 
 @pytest.mark.parametrize("module", ENVS)

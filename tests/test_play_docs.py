@@ -30,7 +30,9 @@ def play_section_commands() -> list[list[str]]:
 def test_docs_play_and_replay_commands_work_as_written(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     commands = play_section_commands()
-    assert [c[2] for c in commands] == ["brag_env.play"] * 2 + ["brag_env.replay"] * 3
+    # Brag and Put, then Seven-card Brag's session and its replay (B24), then the replays.
+    expected = ["brag_env.play"] * 3 + ["brag_env.replay"] * 4
+    assert [c[2] for c in commands] == expected
     for command in commands:
         assert command[:2] == ["python", "-m"]
         out = io.StringIO()
@@ -41,10 +43,14 @@ def test_docs_play_and_replay_commands_work_as_written(tmp_path, monkeypatch):
         text = out.getvalue()
         if command[2] == "brag_env.play":
             assert "Your turn" in text and "Session over: " in text
+        elif "brag7.jsonl" in command:
+            assert "Discards (hidden at the table)" in text
         else:
             assert "Dealt hands (hidden at the table)" in text
     brag = [json.loads(line) for line in Path("brag.jsonl").read_text().splitlines()]
     put = [json.loads(line) for line in Path("put.jsonl").read_text().splitlines()]
+    brag7 = [json.loads(line) for line in Path("brag7.jsonl").read_text().splitlines()]
+    assert [r["deal_number"] for r in brag7] == list(range(5)) and brag7[0]["game"] == "brag7"
     assert [r["hand_number"] for r in brag] == list(range(10))  # ten hands, three bots
     assert all(len(r["seat_agents"]) == 4 and r["game"] == "brag" for r in brag)
     assert put[-1]["game"] == "put" and max(put[-1]["scores_after"]) >= 5  # a match to 5 (P6)

@@ -127,4 +127,4 @@ def test_broken_nested_entries(samples, sample, path, value, message, tmp_path):
 def test_unknown_game_is_refused(samples, game, tmp_path):
     code, err = run(tmp_path, samples["put_put"] | {"game": game})
     assert code == 2
-    assert f"line 1: unknown game {game!r} (this viewer reads brag and put hands)" in err
+    assert f"line 1: unknown game {game!r} (this viewer reads brag, put and brag7 hands)" in err

@@ -13,7 +13,7 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import brag_env  # noqa: F401  (registers the gymnasium ids)
 
-IDS = ["brag_env/BragVsPool-v0", "brag_env/PutVsPool-v0"]
+IDS = ["brag_env/BragVsPool-v0", "brag_env/PutVsPool-v0", "brag_env/Brag7VsPool-v0"]
 CHECKED = {"dict_obs": True, "illegal_action": "penalty"}
 
 

@@ -423,18 +423,7 @@ class BragGame:
         self._start_hand()
 
     def _cut(self, rng: np.random.Generator) -> int:
-        """B7: highest card deals. Suits never rank (B6), so the seats tied on the highest rank
-        cut again, from a fresh pack, until one is highest."""
-        contenders: Sequence[int] = range(self.num_players)
-        while True:
-            pack = self._pack[:]
-            rng.shuffle(pack)
-            cards = pack[: len(contenders)]
-            best = max(cards)
-            low = best & ~3  # the lowest card of the highest rank cut (rank r: cards 4r..4r+3)
-            if sorted(cards)[-2] < low:  # nobody else cut that rank
-                return contenders[cards.index(best)]
-            contenders = [s for s, c in zip(contenders, cards, strict=True) if c >= low]
+        return seeded_cut(rng, self._pack, self.num_players)
 
     def _shuffled_deck(self, cards: list[int]) -> Deck:
         """B18: the given cards in an order drawn from the session's generator."""
@@ -1038,6 +1027,22 @@ class BragGame:
             f"BragGame(hand={self.hand_number}, dealer={self.dealer}, to_act="
             f"{self.current_player}, stake={self.stake}, pot={self.pot}, chips={self.chips})"
         )
+
+
+def seeded_cut(rng: np.random.Generator, pack: Sequence[int], num_players: int) -> int:
+    """B7: the first dealer, by a cut: every seat draws a card, the highest card deals. Suits
+    never rank (B6), so the seats tied on the highest rank cut again, from a fresh pack, until
+    one is highest. (Seven-card Brag, B24, draws its first dealer the same way.)"""
+    contenders: Sequence[int] = range(num_players)
+    while True:
+        cards = list(pack)
+        rng.shuffle(cards)
+        cards = cards[: len(contenders)]
+        best = max(cards)
+        low = best & ~3  # the lowest card of the highest rank cut (rank r: cards 4r..4r+3)
+        if sorted(cards)[-2] < low:  # nobody else cut that rank
+            return contenders[cards.index(best)]
+        contenders = [s for s, c in zip(contenders, cards, strict=True) if c >= low]
 
 
 def _seat_number(dealer: Any, n: int) -> int:

@@ -55,12 +55,20 @@ __all__ = [
 
 
 def episodes_for(game: str, count: int, options: dict[str, Any] | None = None) -> int:
-    """Episodes needed for ``count`` hands (Brag sessions hold ``hands_per_session`` hands)."""
+    """Episodes needed for ``count`` hands (Brag sessions hold ``hands_per_session`` hands, and
+    Seven-card Brag ones ``hands_per_session`` deals, default 10)."""
     if count < 1:
         raise ValueError(f"the number of hands/matches must be at least 1, got {count}")
     if game == "brag":
         value = (options or {}).get("hands_per_session", 1)  # checked as the env checks it
         per_session = BragConfig.from_dict({"hands_per_session": value}).hands_per_session
+        return -(-count // per_session)
+    if game == "brag7":
+        from brag_env.brag7.rules import Brag7Config
+
+        per_session = Brag7Config.from_dict(
+            {k: v for k, v in (options or {}).items() if k == "hands_per_session"}
+        ).hands_per_session
         return -(-count // per_session)
     return count
 

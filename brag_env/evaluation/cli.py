@@ -32,7 +32,7 @@ from brag_env.extras import require
 from brag_env.io import AtomicFile, FileError, check_writable, write_output
 from brag_env.ui.cli import OneLineParser, one_line, parse_options, prog_name, quiet_on_closed_pipe
 
-DEFAULT_COUNT = {"brag": 10_000, "put": 1_000}
+DEFAULT_COUNT = {"brag": 10_000, "put": 1_000, "brag7": 10_000}
 _PROG = "evaluate.py"
 
 
@@ -64,8 +64,8 @@ def build_parser(prog: str = _PROG) -> argparse.ArgumentParser:
     p.add_argument(
         "--hands",
         type=int,
-        help="Brag: number of hands (default 10000), rounded up to whole sessions and whole "
-        "seating designs (docs/evaluation.md)",
+        help="Brag: number of hands (default 10000); brag7: number of deals (default 10000); "
+        "rounded up to whole sessions and whole seating designs (docs/evaluation.md)",
     )
     p.add_argument(
         "--matches",
@@ -122,7 +122,7 @@ def build_parser(prog: str = _PROG) -> argparse.ArgumentParser:
 
 def _count(args: argparse.Namespace) -> int:
     game = args.game
-    wrong, right = ("matches", "hands") if game == "brag" else ("hands", "matches")
+    wrong, right = ("matches", "hands") if game in ("brag", "brag7") else ("hands", "matches")
     if getattr(args, wrong) is not None:
         raise ValueError(f"{game} counts {right}: use --{right}, not --{wrong}")
     value = getattr(args, right)

@@ -65,7 +65,37 @@ class PutAdapter(GameAdapter):
         return PutCollector(env, num_agents)
 
 
-ADAPTERS: dict[str, type[GameAdapter]] = {"brag": BragAdapter, "put": PutAdapter}
+class Brag7Adapter(GameAdapter):
+    """Seven-card Brag (B24): one payoff and one scoop sample per deal; see ``brag7_stats``."""
+
+    name = "brag7"
+    sample_unit = "deal"
+    payoff_unit = "antes/deal"
+    default_num_players = 4
+    allowed_num_players = tuple(range(2, 8))
+
+    def make_env(self, num_agents: int, options: dict[str, Any]) -> Any:
+        from brag_env import brag7_v0
+
+        return brag7_v0.raw_env(**{**options, "num_players": num_agents})
+
+    def table_info(self, env: Any) -> TableInfo:
+        return table_info_from_env(env)
+
+    def collector(self, env: Any, num_agents: int) -> Collector:
+        from brag_env.evaluation.brag7_stats import Brag7Collector
+
+        return Brag7Collector(env, num_agents)
+
+    # No duplicate caveat: every deal of a session is shuffled by the session's generator
+    # alone (play draws nothing from it), so a reset seed replays all of its deals exactly.
+
+
+ADAPTERS: dict[str, type[GameAdapter]] = {
+    "brag": BragAdapter,
+    "put": PutAdapter,
+    "brag7": Brag7Adapter,
+}
 
 
 def get_adapter(game: str) -> GameAdapter:

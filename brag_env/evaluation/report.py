@@ -37,6 +37,18 @@ BEHAVIOUR_COLUMNS: dict[str, list[tuple[str, str]]] = {
         ("cover_decided_rate", "decided by a cover"),
         ("carried_rate", "pot carried (B15)"),
     ],
+    "brag7": [
+        ("scoop_rate", "scoop (B24)"),
+        ("best_first_rate", "best first hand"),
+        ("best_second_rate", "best second hand"),
+        ("tied_best_rate", "tied for a best hand"),
+        ("stronger_first_rate", "stronger hand first"),
+        ("carried_rate", "pot carried"),
+        ("share_out_rate", "sessions shared out"),
+        ("carried_pot_win_rate", "scoops of a carried pot"),
+        ("antes_per_scoop", "antes per scoop"),
+        ("longest_carry", "longest carry (deals)"),
+    ],
     "put": [
         ("put_rate", "Put rate"),
         ("put_success", "Put success"),
@@ -54,7 +66,11 @@ _ENGINES = {
     "scalar": "scalar engine (one AEC env)",
     "batched": "batched engine (all episodes at once, as arrays)",
 }
-_COUNT_KEYS = {"turns_before_look"}  # shown as a number, not a percentage
+_COUNT_KEYS = {
+    "turns_before_look",
+    "antes_per_scoop",
+    "longest_carry",
+}  # shown as a number, not a percentage
 
 # Rates by strength decile in the text report, per game: (title, behaviour table key, numerator
 # column, denominator columns). Brag counts hands (``hands_by_decile``), Put decisions.

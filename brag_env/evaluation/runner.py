@@ -304,6 +304,8 @@ class TournamentResult:
             return "deal group"
         if self.sample_unit == "hand" and self.options.get("hands_per_session", 1) > 1:
             return "session"
+        if self.sample_unit == "deal" and self.samples > self.episodes:  # brag7's sessions
+            return "session"
         return self.sample_unit
 
     @property

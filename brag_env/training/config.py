@@ -278,7 +278,7 @@ class TrainConfig(Section):
     """A whole run."""
 
     name: Str = Field("run", description="the run directory runs/<name>/ unless --out is given")
-    game: Literal["brag", "put"] = Field("put", description="which game")
+    game: Literal["brag", "put", "brag7"] = Field("put", description="which game")
     seed: Int = Field(0, ge=0, le=MAX_SEED, description="seeds the envs, the network and PPO")
     total_timesteps: Int = Field(
         100_000,
@@ -401,6 +401,8 @@ def check_env_options(game: str, env: dict[str, Any]) -> None:
     """The game's own rules config checks the table options (``env.min_stake must be even``)."""
     if game == "brag":
         from brag_env.brag.rules import BragConfig as rules
+    elif game == "brag7":
+        from brag_env.brag7.rules import Brag7Config as rules  # type: ignore[assignment]
     else:
         from brag_env.put.rules import PutConfig as rules  # type: ignore[assignment]
     try:

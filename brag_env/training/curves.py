@@ -43,7 +43,7 @@ def run_game(run_dir: Path) -> str:
         game = (load_yaml(path) or {}).get("game")
     except (FileError, AttributeError):
         game = None
-    if game not in ("brag", "put"):
+    if game not in ("brag", "put", "brag7"):
         raise ValueError(f"{run_dir} is not a train.py run directory (no readable {path.name})")
     return game
 

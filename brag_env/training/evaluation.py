@@ -72,7 +72,8 @@ def final_table(results: Sequence[dict[str, Any]], game: str) -> Table:
     put = game == "put"
     table = Table(box=box.SIMPLE_HEAD, caption="beats = the whole 95% CI on the winning side")
     table.add_column("opponent", style="bold", no_wrap=True)
-    table.add_column("match win rate" if put else "payoff, antes/hand", justify="right")
+    payoff = "payoff, antes/deal" if game == "brag7" else "payoff, antes/hand"
+    table.add_column("match win rate" if put else payoff, justify="right")
     table.add_column("95% CI", justify="right", no_wrap=True)
     table.add_column("n", justify="right")
     table.add_column("beats", justify="center")
@@ -96,6 +97,6 @@ def print_final(results: Sequence[dict[str, Any]], game: str, seed: int) -> None
 
     counts = sorted({int(r["n"]) for r in results})
     n = str(counts[0]) if len(counts) == 1 else "-".join(map(str, (counts[0], counts[-1])))
-    unit = "matches" if game == "put" else "hands"
+    unit = {"put": "matches", "brag7": "deals"}.get(game, "hands")
     print(f"final evaluation, seed {seed} ({n} {unit} per opponent):")
     Console(soft_wrap=False).print(final_table(results, game))

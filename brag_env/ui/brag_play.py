@@ -17,7 +17,7 @@ from rich.text import Text
 
 from brag_env import brag_v1
 from brag_env.ui.brag_view import hand_result, standings, table_view
-from brag_env.ui.seating import HistoryWriter, Seating, open_table
+from brag_env.ui.seating import Seating
 from brag_env.ui.session import TableSession
 from brag_env.ui.terminal import Prompter, plural
 from brag_env.ui.turns import brag_decision, brag_news
@@ -31,17 +31,7 @@ class BragSession(TableSession):
     def __init__(
         self, seating: Seating, options: dict[str, Any], seed: int, prompter: Prompter
     ) -> None:
-        self.env, self.agents = open_table(seating, brag_v1, options, seed, prompter.console)
-        self.game = self.env.game
-        self.config = self.env.config
-        self.seating = seating
-        self.names = seating.names
-        self.human = seating.human
-        self.human_agent = self.env.possible_agents[self.human]
-        self.seed = seed
-        self.prompter = prompter
-        self.console = prompter.console
-        self.history = HistoryWriter(seating, self.config.to_dict())
+        self._open_table(seating, brag_v1, options, seed, prompter)
         self.hands_done = 0
 
     # ------------------------------------------------------------------ views

@@ -16,7 +16,7 @@ from rich.text import Text
 
 from brag_env import put_v1
 from brag_env.ui.put_view import SeatCards, hand_result, rank_order_text, table_view, unit_name
-from brag_env.ui.seating import HistoryWriter, Seating, open_table
+from brag_env.ui.seating import Seating
 from brag_env.ui.session import TableSession
 from brag_env.ui.terminal import Prompter, plural, verb
 from brag_env.ui.turns import PutNews, put_decision
@@ -46,18 +46,8 @@ class PutSession(TableSession):
     ) -> None:
         if matches < 1:
             raise ValueError(f"--matches must be at least 1, got {matches}")
-        self.env, self.agents = open_table(seating, put_v1, options, seed, prompter.console)
-        self.game = self.env.game
-        self.config = self.env.config
-        self.seating = seating
-        self.names = seating.names
-        self.human = seating.human
-        self.human_agent = self.env.possible_agents[self.human]
-        self.seed = seed
+        self._open_table(seating, put_v1, options, seed, prompter)
         self.matches = matches
-        self.prompter = prompter
-        self.console = prompter.console
-        self.history = HistoryWriter(seating, self.config.to_dict())
         self.news = PutNews(self.config, self.names, self.human)
         self.wins = [0] * self.config.num_units
         self.matches_done = 0

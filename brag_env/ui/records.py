@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-GAMES = ("brag", "put")
+GAMES = ("brag", "put", "brag7")
 
 
 def _whole(value: object) -> bool:
@@ -184,6 +184,20 @@ def check_put(record: Mapping[str, Any]) -> None:
     _actions(record, n, ())
 
 
+def check_brag7(record: Mapping[str, Any]) -> None:
+    """The shape of a Seven-card Brag deal record (B24); ``brag7.game.check_deal_record``
+    then plays it again and compares every entry."""
+    n = _number(record, "num_players", 2, 7)
+    _number(record, "deal_number", 0)
+    _seat(record["dealer"], "dealer", n)
+    _number(record, "pot", 0)
+    _numbers(record, "arrangements", n)
+    _numbers(record, "deltas", n)
+    for key in ("dealt", "first_hands", "second_hands", "discards"):
+        for i, item in enumerate(_list(record, key, n)):
+            _text(item, f"{key}[{i}]")
+
+
 def check_record(game: str, record: Mapping[str, Any]) -> None:
-    """``check_brag`` or ``check_put``."""
-    (check_brag if game == "brag" else check_put)(record)
+    """``check_brag``, ``check_put`` or ``check_brag7``."""
+    {"brag": check_brag, "put": check_put, "brag7": check_brag7}[game](record)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Console
 from rich.text import Text
 
-from brag_env.ui.seating import HistoryWriter
+from brag_env.ui.seating import HistoryWriter, Seating, open_table
 from brag_env.ui.terminal import EndOfInput, Prompter, QuitRequested, print_menu
 from brag_env.ui.turns import Decision
 
@@ -22,6 +24,28 @@ class TableSession:
     history: HistoryWriter
 
     human: int
+
+    def _open_table(
+        self,
+        seating: Seating,
+        env_module: Any,
+        options: dict[str, Any],
+        seed: int,
+        prompter: Prompter,
+    ) -> None:
+        """The raw env of ``env_module`` at ``seating``, its agents, and what every session
+        keeps of them (names, the human's seat and agent, the prompter, the history writer)."""
+        self.env, self.agents = open_table(seating, env_module, options, seed, prompter.console)
+        self.game = self.env.game
+        self.config = self.env.config
+        self.seating = seating
+        self.names = seating.names
+        self.human = seating.human
+        self.human_agent = self.env.possible_agents[self.human]
+        self.seed = seed
+        self.prompter = prompter
+        self.console = prompter.console
+        self.history = HistoryWriter(seating, self.config.to_dict())
 
     def _choose(self, decision: Decision) -> int:
         """Print why the choice is forced (if it is) and the menu; the action id picked."""

@@ -1,0 +1,142 @@
+"""A human's Seven-card Brag session (B24) against agents, in the terminal.
+
+The human's screen comes from that seat's observation (``brag7_v0.decode_observation``): its
+seven cards, stacks, dealer, pot and the previous showdown. Arranging is two questions: the
+first hand (a menu of the 35 triples of its cards, strongest first), then the second hand (the
+four triples of the cards left). After each deal the showdown is shown: every player's two
+hands (the discards stay hidden), who was best in each, and where the pot went.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Any
+
+from rich.panel import Panel
+from rich.text import Text
+
+from brag_env import brag7_v0
+from brag_env.brag.hands import hand_category, hand_strength
+from brag_env.brag7.render import result_lines
+from brag_env.brag7.rules import arrangement_id
+from brag_env.cards import format_cards, parse_cards
+from brag_env.ui.seating import Seating
+from brag_env.ui.session import TableSession
+from brag_env.ui.terminal import Prompter, hand_text, plural, print_menu
+
+DEFAULT_HANDS = 10  # B24: deals per session
+
+
+def triple_options(cards: list[int], lowball: bool) -> list[tuple[tuple[int, ...], str, str]]:
+    """Every 3-card hand of ``cards``, strongest first (B2-B6; B21 order under lowball), as
+    (cards, name one may type, description)."""
+    triples = sorted(combinations(sorted(cards), 3), key=lambda t: -hand_strength(t, lowball))
+    return [
+        (t, format_cards(t, symbols=False), f"{hand_text(t)}  {hand_category(t).replace('_', ' ')}")
+        for t in triples
+    ]
+
+
+class Brag7Session(TableSession):
+    """One session of ``hands_per_session`` deals with the human at ``seating.human``."""
+
+    def __init__(
+        self, seating: Seating, options: dict[str, Any], seed: int, prompter: Prompter
+    ) -> None:
+        self._open_table(seating, brag7_v0, options, seed, prompter)
+        self.deals_done = 0
+
+    def intro(self) -> None:
+        cfg = self.config
+        self.console.print(
+            f"[bold]Seven-card Brag[/]{' (lowball)' if cfg.lowball else ''}: "
+            f"{self.seating.num_players} players, {plural(cfg.hands_per_session, 'deal')}, "
+            f"ante {cfg.ante}, seed {self.seed} (play this table again with --seed {self.seed})."
+        )
+        self.console.print(Text(self.seating.who_is_who()))
+        self.console.print(
+            Text(
+                "Split your seven cards into a first and a second hand of three (one card is "
+                "thrown away). Win both hands outright to take the pot; otherwise it stays."
+            )
+        )
+
+    def _ask_human(self) -> int:
+        view = brag7_v0.decode_observation(
+            self.env.observe(self.human_agent)["observation"], self.config
+        )
+        cards = parse_cards(view["own_cards"])
+        stacks = " · ".join(
+            f"{self.names[(self.human + k) % len(self.names)]} {chips}"
+            for k, chips in enumerate(view["seat_chips"])
+        )
+        body = Text.assemble(
+            ("Your cards: ", "bold"), hand_text(cards), f"\npot {view['pot']} · chips: {stacks}"
+        )
+        self.console.print(Panel(body, title="Your turn", title_align="left"))
+        lowball = self.config.lowball
+        firsts = triple_options(cards, lowball)
+        self.console.print(Text("First hand:", style="bold"))
+        pick = self.prompter_choose([(name, text) for _, name, text in firsts], "First hand")
+        first = firsts[pick][0]
+        rest = [c for c in cards if c not in first]
+        seconds = triple_options(rest, lowball)
+        self.console.print(Text("Second hand (the card left over is thrown away):", style="bold"))
+        pick = self.prompter_choose([(name, text) for _, name, text in seconds], "Second hand")
+        return arrangement_id(first, seconds[pick][0], cards)
+
+    def prompter_choose(self, options: list[tuple[str, str]], prompt: str) -> int:
+        print_menu(self.console, options)
+        return self.prompter.choose(options, prompt)
+
+    def run(self) -> str:
+        env, game = self.env, self.game
+        env.reset(seed=self.seed)
+        for agent in self.agents:
+            if agent is not None:
+                agent.reset()
+        seat_of = {name: i for i, name in enumerate(env.possible_agents)}
+        self._announce()
+        for name in env.agent_iter():
+            _, _, terminated, truncated, _ = env.last(observe=False)
+            if terminated or truncated:
+                env.step(None)
+                continue
+            seat = seat_of[name]
+            agent = self.agents[seat]
+            if agent is None:
+                action = self._ask_human()
+            else:
+                obs = env.observe(name)
+                action = int(agent.act(obs["observation"], obs["action_mask"]))
+            finished = len(game.deal_results)
+            env.step(action)
+            if len(game.deal_results) == finished:
+                continue
+            self.deals_done += 1
+            self.history.write(game.deal_results[-1].to_dict(), 0, self.seed)
+            lines = result_lines(game.deal_results[-1], self.names)
+            self.console.print(Panel(Text("\n".join(lines)), title="Showdown", title_align="left"))
+            if game.session_over:
+                break
+            self.prompter.pause("Press Enter for the next deal (q to leave the table): ")
+            self._announce()
+        return f"Session over: {plural(self.deals_done, 'deal')} played"
+
+    def _announce(self) -> None:
+        game = self.game
+        self.console.print()
+        self.console.rule(
+            f"[bold]Deal {game.deal_number + 1} of {self.config.hands_per_session}[/] · dealer "
+            f"{self.names[game.dealer]} · pot {game.pot}"
+        )
+
+    def summary(self, reason: str) -> None:
+        start = self.config.starting_chips
+        self.console.print()
+        self.console.rule(f"[bold]{reason}[/]")
+        changes = " · ".join(
+            f"{name} {chips - start:+d}"
+            for name, chips in zip(self.names, self.game.chips, strict=True)
+        )
+        self.console.print(f"Chips won or lost (the pot now: {self.game.pot}): {changes}")
