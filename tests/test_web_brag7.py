@@ -3,6 +3,8 @@ the terminal asks, no hidden card (the witness over random tables), and bad requ
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import random
 
@@ -11,10 +13,11 @@ from starlette.testclient import TestClient
 
 from brag_env.brag.hands import hand_strength
 from brag_env.cards import format_card, parse_cards
+from brag_env.evaluation.cli import main as evaluate_main
 from brag_env.ui.turns import brag7_decision
 from brag_env.web.app import Settings, create_app
 from tests.test_web_api import _refused, play_through
-from tests.web_client import Witness, brag7_form, brag_form, open_game
+from tests.web_client import Witness, brag7_form, brag_form, card_tokens, open_game
 
 
 @pytest.fixture
@@ -43,6 +46,7 @@ def _act(client, game_id, state, name):
     return response.json()
 
 
+@pytest.mark.slow  # about 0.5 s: every answer of the session is checked
 def test_b24_a_session_played_through_the_api(client, app):
     """B24: two deals against two baselines, every answer checked for hidden cards; the
     chips are conserved and the session's end names what each seat won or lost."""
@@ -183,3 +187,26 @@ def test_the_state_is_json_of_the_human_s_seat_only(client, app):
     state = _to_your_turn(client, game_id)
     assert set(state["table"]["seats"][0]) == {"seat", "name", "player", "chips", "dealer", "you"}
     assert json.dumps(state)  # plain JSON
+
+
+@pytest.mark.slow  # about 0.5 s: evaluate.py writes the history first
+def test_b24_a_brag7_history_replays_in_the_page(client, tmp_path):
+    """The replay page reads Seven-card Brag deals (``replay.hand_parts``): every seat's
+    arrangement, the showdown, and the discards only through the eyes of everyone."""
+    history = tmp_path / "brag7.jsonl"
+    argv = ["--game", "brag7", "--agents", "brag7:balanced", "random", "--hands", "1"]
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert evaluate_main([*argv, "--seed", "0", "--history", str(history)]) == 0
+    response = client.post(
+        "/replay", files={"file": ("b7.jsonl", history.read_bytes())}, follow_redirects=False
+    )
+    assert response.status_code == 303
+    where = response.headers["location"]
+    first = client.get(where).text
+    assert "Seven-card Brag deal 1" in first and "decision 1 of 2" in first
+    record = json.loads(history.read_text().splitlines()[0])
+    discards = [format_card(c) for c in parse_cards(" ".join(record["discards"]))]
+    end_all = client.get(f"{where}?hand=0&seat=all&step=2").text
+    assert "showdown" in end_all and all(card in end_all for card in discards)
+    end_seat = client.get(f"{where}?hand=0&seat=0&step=1").text
+    assert "showdown" in end_seat and discards[1] not in card_tokens(end_seat)
