@@ -210,3 +210,16 @@ def test_b24_a_brag7_history_replays_in_the_page(client, tmp_path):
     assert "showdown" in end_all and all(card in end_all for card in discards)
     end_seat = client.get(f"{where}?hand=0&seat=0&step=1").text
     assert "showdown" in end_seat and discards[1] not in card_tokens(end_seat)
+
+
+def test_b25_the_witness_at_a_wild_table_still_catches_a_card(client, app):
+    """Only a reading (a card after a card and "as") is let through at a wild table: an
+    opponent's card on its own is still caught."""
+    game_id = open_game(client, **brag_form(["random"], seed="1", wild_cards="aces"))
+    table = app.state.games.get(game_id)
+    state = client.get(f"/api/games/{game_id}").json()
+    card = format_card(table.engine.hands[1 - table.human][0])
+    witness = Witness(table)
+    witness.check_state({**state, "log": [{"seat": 1, "text": f"reads A♠ as {card}"}]})
+    with pytest.raises(AssertionError, match="hidden card"):
+        witness.check_state({**state, "log": [{"seat": 1, "text": f"holds {card}"}]})
