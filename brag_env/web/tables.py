@@ -75,6 +75,8 @@ class WebTable:
     game: str
     env: Any
     agents: list[Any]
+    config: Any
+    engine: Any
 
     def __init__(self, seating: Seating, seed: int) -> None:
         self.seating = seating
@@ -89,6 +91,26 @@ class WebTable:
         # One request at a time reads or changes a table. The app holds it while the move runs
         # in a worker thread; an asyncio.Lock, so a waiting request does not block the loop.
         self.lock = asyncio.Lock()
+
+    def _open(self, env_module: Any, options: dict[str, Any], seed: int) -> None:
+        """The env of ``env_module`` at this seating, its agents, config and engine."""
+        self.env, self.agents = open_table(self.seating, env_module, options, seed)
+        self.config = self.env.config
+        self.engine = self.env.game
+
+    def _reset(self, seed: int) -> None:
+        """A new episode of the env (a session, a match), every agent reset with it."""
+        self.env.reset(seed=seed)
+        for agent in self.agents:
+            if agent is not None:
+                agent.reset()
+
+    def _chip_standings(self, chips: list[int]) -> list[dict[str, Any]]:
+        """Each seat's chips and what it won or lost since the session began (B17, B24)."""
+        start = self.config.starting_chips
+        return [
+            {"name": self.names[s], "chips": c, "change": c - start} for s, c in enumerate(chips)
+        ]
 
     # ------------------------------------------------------------ moving the game
     def _seat_to_act(self) -> int | None:
@@ -199,13 +221,8 @@ class BragWebTable(WebTable):
 
     def __init__(self, seating: Seating, options: dict[str, Any], seed: int) -> None:
         super().__init__(seating, seed)
-        self.env, self.agents = open_table(seating, brag_v1, options, seed)
-        self.config = self.env.config
-        self.engine = self.env.game
-        self.env.reset(seed=seed)
-        for agent in self.agents:
-            if agent is not None:
-                agent.reset()
+        self._open(brag_v1, options, seed)
+        self._reset(seed)
         self.hands_done = 0
         self.chips = [self.config.starting_chips] * seating.num_players
         self._set_phase()
@@ -268,10 +285,7 @@ class BragWebTable(WebTable):
             f"Three-Card Brag · {cfg.num_players} players · {cfg.starting_chips} chips each · "
             f"{plural(cfg.hands_per_session, 'hand')} · seed {self.seed}"
         )
-        state["standings"] = [
-            {"name": self.names[s], "chips": c, "change": c - cfg.starting_chips}
-            for s, c in enumerate(self.chips)
-        ]
+        state["standings"] = self._chip_standings(self.chips)
         state["table"] = None
         if self.phase in (YOUR_TURN, BOT_TURN):
             view = brag_v1.decode_observation(
@@ -307,9 +321,7 @@ class PutWebTable(WebTable):
         super().__init__(seating, seed)
         if matches < 1:
             raise ValueError(f"matches must be at least 1, got {matches}")
-        self.env, self.agents = open_table(seating, put_v1, options, seed)
-        self.config = self.env.config
-        self.engine = self.env.game
+        self._open(put_v1, options, seed)
         self.matches = matches
         self.match = 0
         self.wins = [0] * self.config.num_units
@@ -320,10 +332,7 @@ class PutWebTable(WebTable):
         self._start_match()
 
     def _start_match(self) -> None:
-        self.env.reset(seed=match_seed(self.seed, self.match))
-        for agent in self.agents:
-            if agent is not None:
-                agent.reset()
+        self._reset(match_seed(self.seed, self.match))
         self.news.new_hand()
         self.held_answer = None
         self._set_phase()
@@ -444,13 +453,8 @@ class Brag7WebTable(WebTable):
 
     def __init__(self, seating: Seating, options: dict[str, Any], seed: int) -> None:
         super().__init__(seating, seed)
-        self.env, self.agents = open_table(seating, brag7_v0, options, seed)
-        self.config = self.env.config
-        self.engine = self.env.game
-        self.env.reset(seed=seed)
-        for agent in self.agents:
-            if agent is not None:
-                agent.reset()
+        self._open(brag7_v0, options, seed)
+        self._reset(seed)
         self.first: tuple[int, ...] | None = None  # the human's first hand, chosen this deal
         self.deals_done = 0
         self._set_phase()
@@ -503,10 +507,7 @@ class Brag7WebTable(WebTable):
             f"Seven-card Brag{' (lowball)' if cfg.lowball else ''} · {cfg.num_players} players · "
             f"ante {cfg.ante} · {plural(cfg.hands_per_session, 'deal')} · seed {self.seed}"
         )
-        state["standings"] = [
-            {"name": self.names[s], "chips": c, "change": c - cfg.starting_chips}
-            for s, c in enumerate(self.engine.chips)
-        ]
+        state["standings"] = self._chip_standings(list(self.engine.chips))
         state["table"] = None
         if self.phase in (YOUR_TURN, BOT_TURN):
             view = brag7_v0.decode_observation(
