@@ -158,13 +158,13 @@ def test_the_witness_catches_a_discard(client, app):
         witness.check_state(planted)
 
 
-@pytest.mark.slow  # about 2 s: every answer of many sessions is checked
+@pytest.mark.slow  # several seconds: every answer of many sessions is checked
 def test_no_hidden_card_in_many_random_tables(client, app):
     """B24 (2-7 players, B21 lowball) and B25 (a Brag table with wild cards): over random
     tables, no answer holds a card its human may not see."""
     rng = random.Random(29)
     styles = ["brag7:balanced", "brag7:strongest_first", "random"]
-    for k in range(8):
+    for k in range(6):
         n = rng.randint(1, 6)
         fields = brag7_form([rng.choice(styles) for _ in range(n)], seed=str(k))
         fields.update(seat=str(rng.randint(0, n)), hands=str(rng.randint(1, 3)))
