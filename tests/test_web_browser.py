@@ -1,4 +1,4 @@
-"""A real browser plays a Brag hand and a Put hand by clicking (headless Debian chromium).
+"""A real browser plays Brag, Put and Seven-card Brag by clicking (headless Debian chromium).
 
 The app runs in this process (uvicorn in a thread, bot delay 0), so after every click the test
 compares the page the browser holds with the engine: no card the human may not see is on it
@@ -170,3 +170,17 @@ def test_a_brag_hand_and_a_put_hand_by_clicking(server, browser, tmp_path):
 
     game_id = _new_game(browser, base, "new-put", ["put:caller"], {"seed": "3"})
     _play_hand(browser, app, game_id, ["see", "play_3", "play_2", "play_A"])
+
+
+def test_a_seven_card_brag_deal_by_clicking(server, browser):
+    """B24: a first hand, then a second hand, clicked; the showdown shows and nothing hidden
+    is on the page at any step."""
+    app, base = server
+    game_id = _new_game(
+        browser, base, "new-brag7", ["brag7:balanced", "random"], {"hands": "1", "seed": "6"}
+    )
+    _wait(browser, -1)
+    assert len(browser.find_elements("css selector", "#my-hand .card")) == 7
+    assert len(browser.find_elements("css selector", "button[data-action]")) == 35
+    _play_hand(browser, app, game_id, [])
+    assert "showdown" in browser.find_element("css selector", ".result").text

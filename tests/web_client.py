@@ -2,13 +2,14 @@
 
 ``hidden_cards`` is the test's own account of the cards the human may NOT see, read from the
 engine's state (not from the web's views): every other seat's hand, the human's own Brag hand
-until it looks (B10), and of a finished hand everything that was not shown (B14, B16) or
-played (Put). ``public`` holds what the table has seen of the hand the state tells, and only
-of it: a new deal makes every card private to its new holder again, the cards of an earlier
-hand included (Put: each hand is dealt anew; Brag: B18 puts a hand's cards to the bottom of
-the deck and deals them again without a shuffle). The one exception is Brag's list of the
-cards shown since the last shuffle (B18), which names cards, not who holds them: it may hold
-exactly the cards shown at the hands since the deck was last shuffled, and nothing else.
+until it looks (B10), and of a finished hand everything that was not shown (B14, B16) or played
+(Put), and of a Seven-card Brag deal the discards (B24). ``public`` holds what the table has
+seen of the hand the state tells, and only of it: a new deal makes every card private to its new
+holder again, the cards of an earlier hand included (Put: each hand is dealt anew; Brag: B18
+puts a hand's cards to the bottom of the deck and deals them again without a shuffle). The one
+exception is Brag's list of the cards shown since the last shuffle (B18), which names cards, not
+who holds them: it may hold exactly the cards shown at the hands since the deck was last
+shuffled, and nothing else.
 """
 
 from __future__ import annotations
@@ -29,6 +30,12 @@ CARD = re.compile(
 )
 
 
+# B25: a wild card's reading, "A♠ as Q♦" (in HTML each card in its span). The card it stands
+# for is a name, computed from the shown cards; it tells nothing of who holds that card.
+_ONE_CARD = f"(?:{'|'.join(sorted(RANK_LABELS, key=len, reverse=True))})[{SUIT_SYMBOLS}]"
+STAND_IN = re.compile(f"({_ONE_CARD}(?:</span>)?)\\s+as\\s+(?:<span[^>]*>)?{_ONE_CARD}")
+
+
 # The Brag table's list of the cards shown since the last shuffle (B18): public history.
 SHOWN_SINCE_SHUFFLE = re.compile(r'<p[^>]*id="shown-cards"[^>]*>.*?</p>', re.S)
 
@@ -47,6 +54,10 @@ def open_game(client: Any, **fields: Any) -> str:
 
 def brag_form(opponents: list[str], **fields: Any) -> dict[str, Any]:
     return {"game": "brag", "brag_opponent": opponents, "allow_blind": "on", **fields}
+
+
+def brag7_form(opponents: list[str], **fields: Any) -> dict[str, Any]:
+    return {"game": "brag7", "brag7_opponent": opponents, **fields}
 
 
 def put_form(opponents: list[str], **fields: Any) -> dict[str, Any]:
@@ -107,6 +118,29 @@ class Witness:
                 hidden.update(format_card(c) for c in cards)
         return hidden
 
+    def _brag7_hidden(self, finished: bool) -> set[str]:
+        """B24: the other seats' seven cards; of a finished deal, their discards (the two
+        hands of every seat are shown) and the next deal's cards."""
+        table, game = self.table, self.table.engine
+        me = table.human
+        hidden: set[str] = set()
+        if finished:
+            result = game.deal_results[-1]
+            self._new_hand(("finished", len(game.deal_results)))
+            for hands in (result.first_hands, result.second_hands):
+                for cards in hands:
+                    self.public.update(format_card(c) for c in cards)
+            for seat, cards in enumerate(result.dealt):
+                if seat != me:
+                    hidden.update(format_card(c) for c in cards)
+        else:
+            self._new_hand(("playing", game.deal_number))
+        if not game.session_over:
+            for seat, cards in enumerate(game.hands):
+                if seat != me:
+                    hidden.update(format_card(c) for c in cards)
+        return hidden
+
     def _put_hidden(self, finished: bool) -> set[str]:
         table, game = self.table, self.table.engine
         me = table.human
@@ -136,6 +170,8 @@ class Witness:
         finished = self.table.phase in ("hand_over", "over")
         if self.table.game == "brag":
             hidden = self._brag_hidden(finished)
+        elif self.table.game == "brag7":
+            hidden = self._brag7_hidden(finished)
         else:
             hidden = self._put_hidden(finished)
         return hidden - self.public
@@ -148,7 +184,10 @@ class Witness:
         """No card the human may not see is in any of ``texts`` (JSON or HTML); the Brag list
         of cards shown since the last shuffle holds only such cards."""
         hidden = self.hidden()
+        wild = getattr(self.table.config, "wild_cards", "none") != "none"
         for text in texts:
+            if wild:
+                text = STAND_IN.sub(lambda m: m.group(1), text)
             for shown in SHOWN_SINCE_SHUFFLE.findall(text):
                 self._check_shown_list(card_tokens(shown))
             leaked = card_tokens(SHOWN_SINCE_SHUFFLE.sub("", text)) & hidden
@@ -167,6 +206,10 @@ class Witness:
             return
         game, me = self.table.engine, self.table.human
         mine = table["my_cards"]
+        if self.table.game == "brag7":
+            assert all("cards" not in row for row in table["seats"])
+            assert set(mine) == {format_card(c) for c in game.hands[me]}
+            return
         if self.table.game == "brag":
             assert all("cards" not in row for row in table["seats"])
             own = {format_card(c) for c in game.hands[me]}

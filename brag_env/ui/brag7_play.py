@@ -9,32 +9,20 @@ hands (the discards stay hidden), who was best in each, and where the pot went.
 
 from __future__ import annotations
 
-from itertools import combinations
 from typing import Any
 
 from rich.panel import Panel
 from rich.text import Text
 
 from brag_env import brag7_v0
-from brag_env.brag.hands import hand_category, hand_strength
 from brag_env.brag7.render import result_lines
-from brag_env.brag7.rules import arrangement_id
-from brag_env.cards import format_cards, parse_cards
+from brag_env.cards import parse_cards
 from brag_env.ui.seating import Seating
 from brag_env.ui.session import TableSession
 from brag_env.ui.terminal import Prompter, hand_text, plural, print_menu
+from brag_env.ui.turns import brag7_decision
 
 DEFAULT_HANDS = 10  # B24: deals per session
-
-
-def triple_options(cards: list[int], lowball: bool) -> list[tuple[tuple[int, ...], str, str]]:
-    """Every 3-card hand of ``cards``, strongest first (B2-B6; B21 order under lowball), as
-    (cards, name one may type, description)."""
-    triples = sorted(combinations(sorted(cards), 3), key=lambda t: -hand_strength(t, lowball))
-    return [
-        (t, format_cards(t, symbols=False), f"{hand_text(t)}  {hand_category(t).replace('_', ' ')}")
-        for t in triples
-    ]
 
 
 class Brag7Session(TableSession):
@@ -74,16 +62,13 @@ class Brag7Session(TableSession):
             ("Your cards: ", "bold"), hand_text(cards), f"\npot {view['pot']} · chips: {stacks}"
         )
         self.console.print(Panel(body, title="Your turn", title_align="left"))
-        lowball = self.config.lowball
-        firsts = triple_options(cards, lowball)
+        obs = self.env.observe(self.human_agent)
+        firsts = brag7_decision(obs, self.config)  # the web table asks the same two steps
         self.console.print(Text("First hand:", style="bold"))
-        pick = self.prompter_choose([(name, text) for _, name, text in firsts], "First hand")
-        first = firsts[pick][0]
-        rest = [c for c in cards if c not in first]
-        seconds = triple_options(rest, lowball)
+        first = firsts.picks[self.prompter_choose(firsts.options, "First hand")]
+        seconds = brag7_decision(obs, self.config, first)
         self.console.print(Text("Second hand (the card left over is thrown away):", style="bold"))
-        pick = self.prompter_choose([(name, text) for _, name, text in seconds], "Second hand")
-        return arrangement_id(first, seconds[pick][0], cards)
+        return seconds.action_ids[self.prompter_choose(seconds.options, "Second hand")]
 
     def prompter_choose(self, options: list[tuple[str, str]], prompt: str) -> int:
         print_menu(self.console, options)

@@ -11,28 +11,35 @@ P8 pass to its maker). Nothing here reads a hand the human may not see.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from itertools import combinations
 from typing import Any
 
 import numpy as np
 
-from brag_env import brag_v1, put_v1
+from brag_env import brag7_v0, brag_v1, put_v1
+from brag_env.brag.hands import hand_category, hand_strength
 from brag_env.brag.rules import BragConfig
-from brag_env.cards import format_card, format_cards
+from brag_env.brag7.rules import Brag7Config, arrangement_id
+from brag_env.cards import format_card, format_cards, parse_cards
 from brag_env.put.rules import ACTION_NAMES, PutConfig
 from brag_env.ui import brag_view, put_view
+from brag_env.ui.terminal import hand_text
 
 
 @dataclass(frozen=True)
 class Decision:
     """One seat's decision: ``view`` is its decoded observation, ``options`` its legal actions
     as ``(name, what it does and costs)``, ``action_ids`` their action numbers (same order),
-    ``reason`` a note on a forced or special choice (or None)."""
+    ``reason`` a note on a forced or special choice (or None). A Seven-card Brag arrangement
+    is asked in two steps (``brag7_decision``): ``picks`` holds the cards each option picks,
+    and the first step, which is no action yet, has no ``action_ids``."""
 
     view: dict[str, Any]
     options: list[tuple[str, str]]
     action_ids: list[int]
     reason: str | None
+    picks: list[tuple[int, ...]] = field(default_factory=list)
 
 
 def brag_decision(obs: Mapping[str, np.ndarray], config: BragConfig) -> Decision:
@@ -54,6 +61,43 @@ def put_decision(
     legal = [ACTION_NAMES[a] for a in ids]
     options = put_view.action_options(legal, config, view, cards)
     return Decision(view, options, ids, put_view.forced_reason(view, legal))
+
+
+def triple_options(cards: Sequence[int], lowball: bool) -> list[tuple[tuple[int, ...], str, str]]:
+    """Every 3-card hand of ``cards``, strongest first (B2-B6; B21 order under lowball), as
+    (cards, name one may type, description)."""
+    triples = sorted(combinations(sorted(cards), 3), key=lambda t: -hand_strength(t, lowball))
+    return [
+        (t, format_cards(t, symbols=False), f"{hand_text(t)}  {hand_category(t).replace('_', ' ')}")
+        for t in triples
+    ]
+
+
+def brag7_decision(
+    obs: Mapping[str, np.ndarray], config: Brag7Config, first: Sequence[int] | None = None
+) -> Decision:
+    """B24: a Seven-card Brag seat's arrangement, one step of two. Without ``first``: the first
+    hand, one of the 35 triples of its seven cards, strongest first (no action ids: nothing is
+    played yet). With ``first``: the second hand from the four cards left, each option's
+    action id the whole arrangement (the card left over is the discard)."""
+    view = brag7_v0.decode_observation(obs["observation"], config)
+    cards = parse_cards(view["own_cards"])
+    if first is None:
+        triples = triple_options(cards, config.lowball)
+        options = [(name, text) for _, name, text in triples]
+        reason = "First hand: choose three of your seven cards"
+        return Decision(view, options, [], reason, [t for t, _, _ in triples])
+    rest = [c for c in cards if c not in first]
+    if len(rest) != 4:
+        raise ValueError(f"first hand {list(first)} is not three of the cards {view['own_cards']}")
+    triples = triple_options(rest, config.lowball)
+    options = [(name, text) for _, name, text in triples]
+    ids = [arrangement_id(first, t, cards) for t, _, _ in triples]
+    reason = (
+        f"First hand {hand_text(first)}. Second hand: three of the four cards "
+        "left (the fourth is thrown away)"
+    )
+    return Decision(view, options, ids, reason, [t for t, _, _ in triples])
 
 
 def brag_news(

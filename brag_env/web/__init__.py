@@ -1,4 +1,4 @@
-"""Play Brag and Put against the bots in a browser, replay saved hands, read tournament results.
+"""Play Brag, Seven-card Brag and Put against the bots in a browser, replay hands, read results.
 
 ``brag-web`` (or ``python -m brag_env.web``) serves a local web app, on 127.0.0.1 unless told
 otherwise (docs/web.md):

@@ -22,8 +22,8 @@ PROG = "python -m brag_env.web"
 def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     parser = OneLineParser(
         prog=prog,
-        description="Play Brag and Put against the bots in a browser, replay saved hands and "
-        "read tournament results.",
+        description="Play Brag, Seven-card Brag and Put against the bots in a browser, replay "
+        "saved hands and read tournament results.",
     )
     parser.add_argument(
         "--host",

@@ -1,9 +1,10 @@
 """The new-game form: what it offers, what it reads, and the table it builds.
 
-Opponents are agent specs as ``evaluate.py`` and the terminal take them (``agents.registry``):
-a baseline, ``random``, a shipped model ``model:NAME`` or a model file's path. The rule options
-that matter most have their own fields; any other rule option of ``brag_v1``/``put_v1`` can be
-given as ``KEY=VALUE`` words (``ui.cli.parse_options``), held to the same bounds as the fields.
+Opponents are agent specs as ``evaluate.py`` and the terminal take them (``agents.registry``): a
+baseline, ``random``, a shipped model ``model:NAME`` or a model file's path. The rule options
+that matter most have their own fields; any other rule option of
+``brag_v1``/``brag7_v0``/``put_v1`` can be given as ``KEY=VALUE`` words
+(``ui.cli.parse_options``), held to the same bounds as the fields.
 
 A model plays only the table it was trained for (``agents.model.check_table``). The form says
 which in its own words: a shipped model's link fills the form with that table
@@ -20,18 +21,23 @@ from typing import Any
 from agents.model import OBSERVATION_OPTIONS, load_policy, trained_env, training_config
 from agents.registry import MODELS_DIR, parse_spec, shipped_models, styles
 from brag_env.brag.rules import WILD_MODES, BragConfig
+from brag_env.brag7.rules import Brag7Config
 from brag_env.io import brief, one_line_of
 from brag_env.put.rules import PutConfig
 from brag_env.ui.cli import parse_options
 from brag_env.ui.seating import pick_seed, seat_players
 from brag_env.web.tables import WebTable, new_table
 
-GAMES = ("brag", "put")
-MAX_OPPONENTS = {"brag": 7, "put": 3}  # B1: 2 to 8 players; P2/P8: 2 to 4
-DEFAULT_OPPONENTS = {"brag": ["brag:tight", "brag:bluffer", "random"], "put": ["put:caller"]}
+GAMES = ("brag", "brag7", "put")
+MAX_OPPONENTS = {"brag": 7, "brag7": 6, "put": 3}  # B1: 2 to 8 players; B24: 2 to 7; P2/P8: 2 to 4
+DEFAULT_OPPONENTS = {
+    "brag": ["brag:tight", "brag:bluffer", "random"],
+    "brag7": ["brag7:balanced", "brag7:strongest_first"],
+    "put": ["put:caller"],
+}
 MAX_SESSIONS = 100  # hands per Brag session / Put matches: a page, not a tournament
 MAX_FIELD = 1000  # characters in one field
-CONFIGS: dict[str, Any] = {"brag": BragConfig, "put": PutConfig}
+CONFIGS: dict[str, Any] = {"brag": BragConfig, "brag7": Brag7Config, "put": PutConfig}
 #: The form's own fields of a rule option: (field name on the page, low, high).
 FIELD_OF: dict[str, dict[str, tuple[str, int, int]]] = {
     "brag": {
@@ -39,10 +45,15 @@ FIELD_OF: dict[str, dict[str, tuple[str, int, int]]] = {
         "ante": ("Ante", 0, 10**6),
         "starting_chips": ("Starting chips", 1, 10**9),
     },
+    "brag7": {"hands_per_session": ("Hands", 1, MAX_SESSIONS), "ante": ("Ante", 1, 10**6)},
     "put": {"target_points": ("Points to win", 1, 100)},
 }
 #: Ticked boxes of the form: rule option -> the box's words on the page.
-BOX_OF = {"allow_blind": "blind play (B10)", "cover_pot": "covering the pot (B16)"}
+BOX_OF = {
+    "allow_blind": "blind play (B10)",
+    "cover_pot": "covering the pot (B16)",
+    "lowball": "lowball (B21)",
+}
 
 
 class SetupError(ValueError):
@@ -55,7 +66,7 @@ def choices() -> dict[str, list[str]]:
     return {
         game: [f"{game}:{style}" for style in sorted(styles(game))]
         + ["random"]
-        + [m for m in models if m.startswith(f"model:{game}")]
+        + [m for m in models if shipped_game(m.removeprefix("model:")) == game]
         for game in GAMES
     }
 
@@ -145,6 +156,7 @@ class NewGameForm:
     allow_blind: bool = BragConfig().allow_blind
     cover_pot: bool = BragConfig().cover_pot
     wild_cards: str = BragConfig().wild_cards  # B25: the page's choice of wild cards
+    lowball: bool = Brag7Config().lowball  # Seven-card Brag's box (B21)
     target_points: str = str(PutConfig().target_points)
     simultaneous: bool = True  # P7 with three players
     more: str = ""  # other rule options, KEY=VALUE words
@@ -188,6 +200,8 @@ class NewGameForm:
                 form.target_points = str(value)
             elif key == "cover_pot":
                 form.cover_pot = bool(value)
+            elif key == "lowball" and game == "brag7":
+                form.lowball = bool(value)
             elif key == "wild_cards":
                 form.wild_cards = str(value)
             elif value != defaults[key]:  # no field of its own: only when not the default
@@ -214,6 +228,7 @@ class NewGameForm:
                 opponents[game] = [s for s in given if s]
         boxes = "boxes" in data  # the posted form had checkboxes: an absent one is unticked
         brag_boxes, put_boxes = boxes and form.game == "brag", boxes and form.game == "put"
+        brag7_boxes = boxes and form.game == "brag7"
         return replace(
             form,
             opponents=opponents,
@@ -226,6 +241,7 @@ class NewGameForm:
             allow_blind="allow_blind" in data if brag_boxes else form.allow_blind,
             cover_pot="cover_pot" in data if brag_boxes else form.cover_pot,
             wild_cards=text("wild_cards", form.wild_cards),
+            lowball="lowball" in data if brag7_boxes else form.lowball,
             target_points=text("target_points", form.target_points),
             simultaneous="simultaneous" in data if put_boxes else form.simultaneous,
             more=text("more", form.more),
@@ -243,7 +259,7 @@ class NewGameForm:
         return number
 
     def options(self) -> dict[str, Any]:
-        """The rule options of the table (``brag_v1``/``put_v1`` arguments)."""
+        """The rule options of the table (``brag_v1``/``brag7_v0``/``put_v1`` arguments)."""
         try:
             options = parse_options(self.more.split(), what="rule option")
         except ValueError as error:
@@ -275,6 +291,8 @@ class NewGameForm:
                 raise SetupError(f"Wild cards must be one of {modes}, got {brief(self.wild_cards)}")
             if self.wild_cards != "none":  # B25; the default leaves the options as they were
                 options.setdefault("wild_cards", self.wild_cards)
+        elif self.game == "brag7":
+            options.setdefault("lowball", self.lowball)
         elif len(self.opponents["put"]) == 2:  # P7: how the two opponents answer a Put
             options.setdefault("put_answers", "simultaneous" if self.simultaneous else "in_turn")
         return options
@@ -298,7 +316,7 @@ class NewGameForm:
         """The table; ``SetupError`` (one line) for anything that does not make one, an agent
         whose model file fails to load included."""
         if self.game not in GAMES:
-            raise SetupError(f"unknown game {brief(self.game)}: choose brag or put")
+            raise SetupError(f"unknown game {brief(self.game)}: choose brag, brag7 or put")
         opponents = self.opponents[self.game]
         most = MAX_OPPONENTS[self.game]
         if not 1 <= len(opponents) <= most:

@@ -1,10 +1,11 @@
 """A human's table in the browser: the game moved one step per request, and the human's state.
 
-A table is a PettingZoo env (``brag_v1``/``put_v1``, built by ``ui.seating.open_table`` as the
-terminal builds it) with agents in every seat but the human's. The page moves it on with two
-requests: ``act`` (the human's action, by name) and ``advance`` (one agent's move, or the next
-hand once the human has read a result). Each request names the ``turn`` it answers; the turn
-counts the table's changes, so a request sent for a table that has moved on is refused.
+A table is a PettingZoo env (``brag_v1``/``brag7_v0``/``put_v1``, built by
+``ui.seating.open_table`` as the terminal builds it) with agents in every seat but the human's.
+The page moves it on with two requests: ``act`` (the human's action, by name) and ``advance``
+(one agent's move, or the next hand once the human has read a result). Each request names the
+``turn`` it answers; the turn counts the table's changes, so a request sent for a table that has
+moved on is refused.
 
 ``state`` is all the page is ever sent, and it is built for the human's seat ONLY: its decoded
 observation and its legal actions (``ui.turns.Decision``: the same prices and explanations as
@@ -12,7 +13,8 @@ the terminal), the public news of each move (``ui.turns``: no discard or pass of
 no answer to a Put before both are in, P7) and the public lines of a finished hand
 (``ui.brag_view.hand_result``/``ui.put_view.hand_result``: only cards that were shown or
 played). No engine field holding a hidden card is read here, except the human's own hand in Put
-(``SeatCards``), which it holds in its hand.
+(``SeatCards``), which it holds in its hand. Seven-card Brag (B24) shows the human its own
+seven cards and, after each deal, the two hands every player showed (no discard).
 """
 
 from __future__ import annotations
@@ -23,14 +25,23 @@ from typing import Any
 from rich.console import Group
 from rich.text import Text
 
-from brag_env import brag_v1, put_v1
+from brag_env import brag7_v0, brag_v1, put_v1
+from brag_env.brag7.render import result_lines
+from brag_env.cards import format_cards
 from brag_env.io import brief
 from brag_env.put.rules import ACTION_NAMES
 from brag_env.ui import brag_view, put_view
 from brag_env.ui.put_play import match_seed
 from brag_env.ui.seating import Seating, open_table
 from brag_env.ui.terminal import action_label, hand_text, plural, verb
-from brag_env.ui.turns import Decision, PutNews, brag_decision, brag_news, put_decision
+from brag_env.ui.turns import (
+    Decision,
+    PutNews,
+    brag7_decision,
+    brag_decision,
+    brag_news,
+    put_decision,
+)
 
 YOUR_TURN, BOT_TURN, HAND_OVER, OVER = "your_turn", "bot_turn", "hand_over", "over"
 
@@ -64,6 +75,8 @@ class WebTable:
     game: str
     env: Any
     agents: list[Any]
+    config: Any
+    engine: Any
 
     def __init__(self, seating: Seating, seed: int) -> None:
         self.seating = seating
@@ -78,6 +91,26 @@ class WebTable:
         # One request at a time reads or changes a table. The app holds it while the move runs
         # in a worker thread; an asyncio.Lock, so a waiting request does not block the loop.
         self.lock = asyncio.Lock()
+
+    def _open(self, env_module: Any, options: dict[str, Any], seed: int) -> None:
+        """The env of ``env_module`` at this seating, its agents, config and engine."""
+        self.env, self.agents = open_table(self.seating, env_module, options, seed)
+        self.config = self.env.config
+        self.engine = self.env.game
+
+    def _reset(self, seed: int) -> None:
+        """A new episode of the env (a session, a match), every agent reset with it."""
+        self.env.reset(seed=seed)
+        for agent in self.agents:
+            if agent is not None:
+                agent.reset()
+
+    def _chip_standings(self, chips: list[int]) -> list[dict[str, Any]]:
+        """Each seat's chips and what it won or lost since the session began (B17, B24)."""
+        start = self.config.starting_chips
+        return [
+            {"name": self.names[s], "chips": c, "change": c - start} for s, c in enumerate(chips)
+        ]
 
     # ------------------------------------------------------------ moving the game
     def _seat_to_act(self) -> int | None:
@@ -126,8 +159,12 @@ class WebTable:
             raise RequestError(
                 400, f"{brief(action)} is not a legal action now (legal: {', '.join(legal)})"
             )
-        self._step(self.human, decision.action_ids[legal.index(action)])
+        self._play(decision, legal.index(action))
         self.turn += 1
+
+    def _play(self, decision: Decision, choice: int) -> None:
+        """The human's ``choice`` (an index into ``decision.options``) played."""
+        self._step(self.human, decision.action_ids[choice])
 
     def advance(self, turn: int) -> None:
         """One agent's move, or the next hand after a result (``RequestError`` otherwise)."""
@@ -184,13 +221,8 @@ class BragWebTable(WebTable):
 
     def __init__(self, seating: Seating, options: dict[str, Any], seed: int) -> None:
         super().__init__(seating, seed)
-        self.env, self.agents = open_table(seating, brag_v1, options, seed)
-        self.config = self.env.config
-        self.engine = self.env.game
-        self.env.reset(seed=seed)
-        for agent in self.agents:
-            if agent is not None:
-                agent.reset()
+        self._open(brag_v1, options, seed)
+        self._reset(seed)
         self.hands_done = 0
         self.chips = [self.config.starting_chips] * seating.num_players
         self._set_phase()
@@ -253,10 +285,7 @@ class BragWebTable(WebTable):
             f"Three-Card Brag · {cfg.num_players} players · {cfg.starting_chips} chips each · "
             f"{plural(cfg.hands_per_session, 'hand')} · seed {self.seed}"
         )
-        state["standings"] = [
-            {"name": self.names[s], "chips": c, "change": c - cfg.starting_chips}
-            for s, c in enumerate(self.chips)
-        ]
+        state["standings"] = self._chip_standings(self.chips)
         state["table"] = None
         if self.phase in (YOUR_TURN, BOT_TURN):
             view = brag_v1.decode_observation(
@@ -292,9 +321,7 @@ class PutWebTable(WebTable):
         super().__init__(seating, seed)
         if matches < 1:
             raise ValueError(f"matches must be at least 1, got {matches}")
-        self.env, self.agents = open_table(seating, put_v1, options, seed)
-        self.config = self.env.config
-        self.engine = self.env.game
+        self._open(put_v1, options, seed)
         self.matches = matches
         self.match = 0
         self.wins = [0] * self.config.num_units
@@ -305,10 +332,7 @@ class PutWebTable(WebTable):
         self._start_match()
 
     def _start_match(self) -> None:
-        self.env.reset(seed=match_seed(self.seed, self.match))
-        for agent in self.agents:
-            if agent is not None:
-                agent.reset()
+        self._reset(match_seed(self.seed, self.match))
         self.news.new_hand()
         self.held_answer = None
         self._set_phase()
@@ -417,6 +441,99 @@ class PutWebTable(WebTable):
         return state
 
 
+class Brag7WebTable(WebTable):
+    """A Seven-card Brag session of ``hands_per_session`` deals (B24).
+
+    The human arranges in two requests, as the terminal asks (``ui.turns.brag7_decision``):
+    the first hand, held here (nothing is played, nobody else learns it), then the second
+    hand, which plays the whole arrangement. A showdown shows the two hands of every player,
+    never a discard (``brag7.render.result_lines``)."""
+
+    game = "brag7"
+
+    def __init__(self, seating: Seating, options: dict[str, Any], seed: int) -> None:
+        super().__init__(seating, seed)
+        self._open(brag7_v0, options, seed)
+        self._reset(seed)
+        self.first: tuple[int, ...] | None = None  # the human's first hand, chosen this deal
+        self.deals_done = 0
+        self._set_phase()
+
+    def _decision(self) -> Decision:
+        obs = self.env.observe(self.env.possible_agents[self.human])
+        return brag7_decision(obs, self.config, self.first)
+
+    def _play(self, decision: Decision, choice: int) -> None:
+        if self.first is None:  # the first step: a first hand, no action yet
+            self.first = decision.picks[choice]
+            self.log.append((self.human, f"You chose your first hand: {hand_text(self.first)}"))
+            return
+        self.first = None
+        self._step(self.human, decision.action_ids[choice])
+
+    def _step(self, seat: int, action: int) -> None:
+        finished = len(self.engine.deal_results)
+        self.env.step(action)
+        # B24: the seats arrange at the same time; the table learns only that one has.
+        mine = seat == self.human
+        text = "You arrange your seven cards" if mine else f"{self.names[seat]} has arranged"
+        self.log.append((seat, text))
+        if len(self.engine.deal_results) == finished:
+            self._set_phase()
+            return
+        self.deals_done += 1
+        self.result = result_lines(self.engine.deal_results[-1], self.names)
+        if self.engine.session_over:
+            self.phase = OVER
+            start = self.config.starting_chips
+            changes = ", ".join(
+                f"{name} {chips - start:+d}"
+                for name, chips in zip(self.names, self.engine.chips, strict=True)
+            )
+            self.message = (
+                f"Session over after {plural(self.deals_done, 'deal')}: chips won or lost "
+                f"{changes}."
+            )
+        else:
+            self.phase = HAND_OVER
+
+    def _next_hand(self) -> None:
+        self._set_phase()
+
+    def state(self) -> dict[str, Any]:
+        cfg = self.config
+        state = self._common()
+        state["title"] = (
+            f"Seven-card Brag{' (lowball)' if cfg.lowball else ''} · {cfg.num_players} players · "
+            f"ante {cfg.ante} · {plural(cfg.hands_per_session, 'deal')} · seed {self.seed}"
+        )
+        state["standings"] = self._chip_standings(list(self.engine.chips))
+        state["table"] = None
+        if self.phase in (YOUR_TURN, BOT_TURN):
+            view = brag7_v0.decode_observation(
+                self.env.observe(self.env.possible_agents[self.human])["observation"], cfg
+            )
+            n = cfg.num_players
+            state["table"] = {
+                "heading": f"Deal {view['deal_number'] + 1} of {cfg.hands_per_session}",
+                "seats": [
+                    {
+                        "seat": (self.human + k) % n,
+                        "name": self.names[(self.human + k) % n],
+                        "player": self.seating.players[(self.human + k) % n],
+                        "chips": chips,
+                        "dealer": k in view["dealer"],
+                        "you": k == 0,
+                    }
+                    for k, chips in enumerate(view["seat_chips"])
+                ],
+                "pot": view["pot"],
+                "my_cards": card_list(view["own_cards"]),
+                "my_first": card_list(format_cards(self.first)) if self.first else None,
+            }
+        return state
+
+
 def new_table(
     game: str,
     seating: Seating,
@@ -424,7 +541,10 @@ def new_table(
     seed: int,
     matches: int = 1,
 ) -> WebTable:
-    """A Brag session (B17) or ``matches`` Put matches; ``ValueError`` for a bad option."""
+    """A Brag session (B17), a Seven-card Brag session (B24) or ``matches`` Put matches;
+    ``ValueError`` for a bad option."""
     if game == "brag":
         return BragWebTable(seating, options, seed)
+    if game == "brag7":
+        return Brag7WebTable(seating, options, seed)
     return PutWebTable(seating, options, seed, matches)
