@@ -54,7 +54,7 @@ from brag_env.brag.hands import (
     STRENGTH_TABLE,
     strength_percentile,
 )
-from brag_env.brag.observation import HISTORY_LEN, SEAT_FIELDS, observation_layout
+from brag_env.brag.observation import SEAT_FIELDS, observation_layout
 from brag_env.brag.rules import BragConfig
 
 SITTING_OUT, FOLDED, BLIND, OPEN = (
@@ -367,10 +367,8 @@ def _rules_of(config: BragConfig) -> tuple:
                 rotation[me, f.offset + r * w : f.offset + (r + 1) * w] = (
                     f.offset + s * w + np.arange(w)
                 )
-        for j in range(HISTORY_LEN):
-            slot = off["history_seat"] + j * n
-            rotation[me, slot : slot + n] = slot + (me + np.arange(n)) % n
-    moved = np.flatnonzero((rotation != rotation[0]).any(axis=0))
+    moved = np.flatnonzero((rotation != rotation[0]).any(axis=0))  # (the history apart: the
+    # kernel reads it from its ring, its seats rotated)
     # the state of a fresh deal (before the dealer and the first player are marked)
     inv = 1.0 / config.starting_chips
     start = np.zeros(size, np.float32)
@@ -413,7 +411,8 @@ def _rules_of(config: BragConfig) -> tuple:
         percentile_of=strength_percentile(
             np.arange(MAX_STRENGTH + 1), config.lowball, config.deck_ranks
         ),
-        off=np.array([off[name] for name in kernel.FIELDS], np.int64),
+        # -1: a field this layout lacks (the B16 cover fields; written only with cover_pot)
+        off=np.array([off.get(name, -1) for name in kernel.FIELDS], np.int64),
         start_state=start,
         rotation=rotation.astype(np.int64),
         moved=moved.astype(np.int64),

@@ -392,6 +392,15 @@ def copy_into(target, source):
 
 
 @njit(cache=True, inline="always")
+def copy_history(target, source, start, width, newest):
+    """One history field from its ring in ``source`` into ``target`` most recent first: the
+    slots from ``newest`` to the end, then those before it."""
+    tail = (HISTORY_LEN - newest) * width
+    _copy(target, start, source, start + newest * width, tail)
+    _copy(target, start + tail, source, start, newest * width)
+
+
+@njit(cache=True, inline="always")
 def clear_hand(T, R, r):
     """What every new hand starts from: the opening stake (B11), no actions, no covers."""
     T.stake[r] = R.min_stake
@@ -498,24 +507,29 @@ def _copy(typingctx, target, to, source, start, count):
 
 
 @njit(cache=True, inline="always")
-def shift_history(st, start, width):
-    """One history field a slot older: HISTORY_LEN slots of ``width`` at ``start``, the oldest
-    dropped, the newest cleared (one memmove: an element-wise copy was several times slower)."""
-    _copy(st, start + width, st, start, (HISTORY_LEN - 1) * width)
-    for i in range(width):
-        st[start + i] = 0.0
+def ring_slot(events):
+    """The history ring's slot of the ``events``-th event of a hand (0-based): the ring runs
+    downwards, so the last HISTORY_LEN events, most recent first, are the slots from the
+    newest one's up to the end, then from the start (``observe`` copies the two runs)."""
+    return HISTORY_LEN - 1 - events % HISTORY_LEN
 
 
 @njit(cache=True, inline="always")
 def push_event(T, R, r, p, a, paid):
-    """A public event at the head of the history; the oldest of HISTORY_LEN drops off."""
+    """A public event into its history ring slot (each history field of the state row is a
+    ring: one slot written per event instead of sixteen moved)."""
     st, off = T.state[r], R.off
-    shift_history(st, off[F_HIST_SEAT], R.num_players)
-    shift_history(st, off[F_HIST_ACTION], R.num_actions)
-    shift_history(st, off[F_HIST_PAID], 1)
-    st[off[F_HIST_SEAT] + p] = 1.0
-    st[off[F_HIST_ACTION] + a] = 1.0
-    st[off[F_HIST_PAID]] = paid * R.inv_chips
+    slot = ring_slot(T.events[r])
+    n, a_n = R.num_players, R.num_actions
+    seat_at = off[F_HIST_SEAT] + slot * n
+    action_at = off[F_HIST_ACTION] + slot * a_n
+    for i in range(n):
+        st[seat_at + i] = 0.0
+    for i in range(a_n):
+        st[action_at + i] = 0.0
+    st[seat_at + p] = 1.0
+    st[action_at + a] = 1.0
+    st[off[F_HIST_PAID] + slot] = paid * R.inv_chips
     T.events[r] += 1
 
 
@@ -941,12 +955,24 @@ def start_hands(T, R, rows, dealers, fresh):
 @njit(cache=True)
 def observe(T, R, rows, seats, out):
     """Each row's observation for its seat, ``out`` holding a copy of its state row: the seat
-    rows rotated to the observer (only the columns that move, the history's seats among them)
-    and the observer's private block."""
-    state, private, rotation, moved = T.state, T.private, R.rotation, R.moved
+    rows rotated to the observer (only the columns that move), the history most recent first
+    (its seats rotated too) and the observer's private block."""
+    state, private, rotation, moved, off = T.state, T.private, R.rotation, R.moved, R.off
+    n, a_n = R.num_players, R.num_actions
+    seats_at, actions_at, paid_at = off[F_HIST_SEAT], off[F_HIST_ACTION], off[F_HIST_PAID]
     for k in range(rows.size):
         r, me = rows[k], seats[k]
+        row, st = out[k], state[r]
+        newest = ring_slot(T.events[r] - 1)
+        copy_history(row, st, actions_at, a_n, newest)
+        copy_history(row, st, paid_at, 1, newest)
         if me:
             for c in moved:
-                out[k, c] = state[r, rotation[me, c]]
-        _copy(out[k], 0, private[r, me], 0, PRIVATE)
+                row[c] = st[rotation[me, c]]
+            for j in range(HISTORY_LEN):
+                slot = wrap(newest + j, HISTORY_LEN)
+                for i in range(n):
+                    row[seats_at + j * n + i] = st[seats_at + slot * n + wrap(me + i, n)]
+        else:
+            copy_history(row, st, seats_at, n, newest)
+        _copy(row, 0, private[r, me], 0, PRIVATE)
