@@ -321,20 +321,20 @@ def _new_rules(v):
 
 
 # --------------------------------------------------------------------- small rules
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def wrap(x, size):
     """``x % size`` for 0 <= x < 2 * size: seats round the table, slots round a deck's ring
     (a division per index was the slowest part of the loops)."""
     return x - size if x >= size else x
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def stay_price(stake, blind):
     """B11: a stay costs the stake open and half of it blind."""
     return stake >> 1 if blind else stake
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def ante_threshold(R, prial):
     """B8/B16: the chips a seat needs to play the next hand: the ante when one is due (under
     ``after_prial`` only after a shown prial), else 1."""
@@ -346,7 +346,7 @@ def ante_threshold(R, prial):
     return 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def ante_due(R, first, after_prial):
     """B8: the ante of the next hand (the session's first always pays under after_prial)."""
     if R.ante_mode == ANTE_EVERY_HAND:
@@ -356,7 +356,7 @@ def ante_due(R, first, after_prial):
     return 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def opponent(T, r, p):
     """The other seat still in (the lowest; meaningful where two are in)."""
     for s in range(T.status.shape[1]):
@@ -365,7 +365,7 @@ def opponent(T, r, p):
     return 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def rank_seat(T, R, r, s):
     """Strength, category and percentile of seat ``s``'s hand at table ``r``."""
     flat = T.hands[r, s, 0] * _STRIDE_A + T.hands[r, s, 1] * _STRIDE_B + T.hands[r, s, 2]
@@ -375,7 +375,7 @@ def rank_seat(T, R, r, s):
     T.percentile[r, s] = R.percentile_of[strength]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def put_private(T, r, s):
     """B10: the seat's own cards, category and strength, once it has looked."""
     block = T.private[r, s]
@@ -385,13 +385,13 @@ def put_private(T, r, s):
     block[PRIVATE - 1] = T.percentile[r, s]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def copy_into(target, source):
     """``target[:] = source`` for two 1-d contiguous arrays of one size and dtype."""
     _copy(target, 0, source, 0, source.size)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def copy_history(target, source, start, width, newest):
     """One history field from its ring in ``source`` into ``target`` most recent first: the
     slots from ``newest`` to the end, then those before it."""
@@ -400,7 +400,7 @@ def copy_history(target, source, start, width, newest):
     _copy(target, start + tail, source, start, newest * width)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def clear_hand(T, R, r):
     """What every new hand starts from: the opening stake (B11), no actions, no covers."""
     T.stake[r] = R.min_stake
@@ -412,7 +412,7 @@ def clear_hand(T, R, r):
     T.last_closed[r] = 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def to_bottom(T, R, r, card):
     """B18: one card under table ``r``'s deck."""
     T.deck[r, wrap(T.deck_head[r] + T.deck_len[r], R.deck_size)] = card
@@ -420,7 +420,7 @@ def to_bottom(T, R, r, card):
 
 
 # --------------------------------------------------------------------------- masks
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def mask_row(T, R, r, out):
     """The legal actions of table ``r``'s seat to act into ``out`` (all zero when over)."""
     out[:] = 0
@@ -506,7 +506,7 @@ def _copy(typingctx, target, to, source, start, count):
     return types.none(target, types.intp, source, types.intp, types.intp), codegen
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def ring_slot(events):
     """The history ring's slot of the ``events``-th event of a hand (0-based): the ring runs
     downwards, so the last HISTORY_LEN events, most recent first, are the slots from the
@@ -514,7 +514,7 @@ def ring_slot(events):
     return HISTORY_LEN - 1 - events % HISTORY_LEN
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def push_event(T, R, r, p, a, paid):
     """A public event into its history ring slot (each history field of the state row is a
     ring: one slot written per event instead of sixteen moved)."""
@@ -533,7 +533,7 @@ def push_event(T, R, r, p, a, paid):
     T.events[r] += 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def choose(T, R, r, q, keep):
     """B19: the keeper takes the kept hand or the new one, unseen; the other goes under the
     deck, and the betting starts left of the dealer."""
@@ -551,7 +551,7 @@ def choose(T, R, r, q, keep):
     st[off[F_TO_ACT] + first] = 1.0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def carries(T, R, r, lone):
     """B15: the pot stays for the next deal: a blind player left alone under
     ``blind_alone="carries"`` or a pot nobody paid a stake into under ``unopened_pot="carries"``,
@@ -572,7 +572,7 @@ def carries(T, R, r, lone):
     return goes_on and T.chips[r, lone] >= need
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def pay_bonus(T, R, r, winner):
     """B20: a see won with a prial or running flush collects the bonus from every other seat
     dealt in, never more than it holds."""
@@ -589,7 +589,7 @@ def pay_bonus(T, R, r, winner):
             T.chips[r, winner] += pay
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def show(T, R, r, s):
     """The seat's cards among the cards shown since the last shuffle."""
     at = R.off[F_SHOWN]
@@ -597,7 +597,7 @@ def show(T, R, r, s):
         T.state[r, at + T.hands[r, s, i]] = 1.0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def finish(T, R, r, lone, seer, seen, rewards):
     """The hand ends (``seer`` >= 0: by a see): pay the pots, show, reward every seat. Returns
     the dealer of the session's next hand, -1 when the session is over."""
@@ -645,7 +645,7 @@ def finish(T, R, r, lone, seer, seen, rewards):
     return -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def end_hand(T, R, r, lone, seer, seen, rewards):
     """B16-B19 after a hand of a session: who sits out, the cards under the deck, the kept
     hand; returns the next hand's dealer (the button moved on past those who sit out), or -1
@@ -701,7 +701,7 @@ def end_hand(T, R, r, lone, seer, seen, rewards):
     return -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def step_row(T, R, r, a, rewards):
     """Apply action ``a`` (legal) of table ``r``'s seat to act. Returns (hand over, next
     dealer): the next dealer is -1 unless a session's next hand is to be dealt."""
@@ -816,7 +816,7 @@ def draw_deals(pack, uniforms):
     return cards
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def mark_dealer(T, R, r, dealer, current):
     st, off = T.state[r], R.off
     st[off[F_DEALER] + dealer] = 1.0
@@ -855,7 +855,7 @@ def deal_hands(T, R, rows, dealers, cards):
                 put_private(T, r, s)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def put_previous(T, R, r):
     """The prev_* block: the last hand's chip changes (won, lost) and its see."""
     st, off, inv = T.state[r], R.off, R.inv_chips
