@@ -449,3 +449,26 @@ def test_a_refused_reset_draws_nothing():
     assert refused.deck.tolist() == fresh.deck.tolist()
     assert refused.dealer.tolist() == fresh.dealer.tolist()
     assert refused.hands.tolist() == fresh.hands.tolist()
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_B12_history_longer_than_its_16_slots_equals_brag_v1(players):
+    # The history keeps the last 16 public events; the batched engine writes them into a ring
+    # and reads it back most recent first. Blind stays (B11/B12) until well past 16 events,
+    # every seat's view compared with brag_v1's at every step, the oldest events dropping off.
+    config = {"num_players": players, "starting_chips": 400, "min_stake": 2, "max_stake": 32}
+    cfg = BragConfig.from_dict(config)
+    envs = [brag_v1.raw_env(**config) for _ in range(3)]
+    batched = BatchedBrag(3, cfg, seed=5)
+    batched.reset()
+    rows = np.arange(3)
+    _stack(envs, batched, rows, 77)
+    stay = np.full(3, 1)
+    for _ in range(40):
+        _compare_views(envs, batched, rows)
+        assert (batched.masks(rows)[:, 1] == 1).all()  # a blind stay of 1 chip stays legal
+        batched.step(rows, stay)
+        for env in envs:
+            env.step(1)
+    assert (batched.events == 40).all()
+    _compare_views(envs, batched, rows)
