@@ -472,3 +472,14 @@ def test_B12_history_longer_than_its_16_slots_equals_brag_v1(players):
             env.step(1)
     assert (batched.events == 40).all()
     _compare_views(envs, batched, rows)
+
+
+def test_observe_into_any_float_buffer_gives_the_same_rows():
+    # observe's ``out`` may be a float64 or column-ordered buffer: the same values land in it
+    batched = BatchedBrag(6, BragConfig(num_players=3), seed=2)
+    batched.reset()
+    rows = np.array([4, 0, 2])
+    want = batched.observe(rows, np.array([1, 2, 0]))
+    for out in (np.zeros((3, batched.obs_size)), np.zeros((3, batched.obs_size), np.float32, "F")):
+        assert np.array_equal(batched.observe(rows, np.array([1, 2, 0]), out), want)
+        assert np.array_equal(out, want)

@@ -336,15 +336,20 @@ class BatchedBrag:
         seats = checked_seats(seats, rows, self.num_players)
         k = rows.size
         out = np.empty((k, self.obs_size), np.float32) if out is None else out[:k]
+        # the kernel writes C-ordered float32 rows; any other ``out`` gets a copy of them
+        fits = out.dtype == np.float32 and out.flags.c_contiguous
+        work = out if fits else np.empty((k, self.obs_size), np.float32)
         in_order = k == self.n and (rows == self._table_ids).all()
         for first in range(0, k, _OBSERVE_ROWS):  # the block's rows are read from cache
             last = min(first + _OBSERVE_ROWS, k)
-            block = out[first:last]
+            block = work[first:last]
             if in_order:
                 np.copyto(block, self.state[first:last])
             else:
                 np.take(self.state, rows[first:last], axis=0, out=block, mode="clip")  # checked
             kernel.observe(self._tables, self._rules, rows[first:last], seats[first:last], block)
+        if not fits:
+            out[...] = work
         return out
 
 
