@@ -460,3 +460,37 @@ def test_a_refused_reset_draws_nothing():
     assert refused.deck.tolist() == fresh.deck.tolist()
     assert refused.dealer.tolist() == fresh.dealer.tolist()
     assert refused.hands.tolist() == fresh.hands.tolist()
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_B12_history_longer_than_its_16_slots_equals_brag_v1(players):
+    # The history keeps the last 16 public events; the batched engine writes them into a ring
+    # and reads it back most recent first. Blind stays (B11/B12) until well past 16 events,
+    # every seat's view compared with brag_v1's at every step, the oldest events dropping off.
+    config = {"num_players": players, "starting_chips": 400, "min_stake": 2, "max_stake": 32}
+    cfg = BragConfig.from_dict(config)
+    envs = [brag_v1.raw_env(**config) for _ in range(3)]
+    batched = BatchedBrag(3, cfg, seed=5)
+    batched.reset()
+    rows = np.arange(3)
+    _stack(envs, batched, rows, 77)
+    stay = np.full(3, 1)
+    for _ in range(40):
+        _compare_views(envs, batched, rows)
+        assert (batched.masks(rows)[:, 1] == 1).all()  # a blind stay of 1 chip stays legal
+        batched.step(rows, stay)
+        for env in envs:
+            env.step(1)
+    assert (batched.events == 40).all()
+    _compare_views(envs, batched, rows)
+
+
+def test_observe_into_any_float_buffer_gives_the_same_rows():
+    # observe's ``out`` may be a float64 or column-ordered buffer: the same values land in it
+    batched = BatchedBrag(6, BragConfig(num_players=3), seed=2)
+    batched.reset()
+    rows = np.array([4, 0, 2])
+    want = batched.observe(rows, np.array([1, 2, 0]))
+    for out in (np.zeros((3, batched.obs_size)), np.zeros((3, batched.obs_size), np.float32, "F")):
+        assert np.array_equal(batched.observe(rows, np.array([1, 2, 0]), out), want)
+        assert np.array_equal(out, want)

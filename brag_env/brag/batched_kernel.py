@@ -1,0 +1,978 @@
+"""The compiled per-table loops of ``BatchedBrag`` (Numba, B8-B21).
+
+Every function takes the engine's arrays as a ``Tables`` named tuple (the arrays themselves,
+shared with the ``BatchedBrag`` object, changed in place) and its rules as a ``Rules`` named
+tuple, and loops over the given table rows one at a time: one table's move is a few scalar
+updates and the observation values it changes, never a pass over every table. The rule
+functions are written once here, per table, and called by the batched engine's ``masks``,
+``step``, ``reset`` and ``observe``.
+
+The random draws stay in ``BatchedBrag`` (numpy's generator, the same streams as before):
+these kernels take the drawn uniforms, dealers and decks as arrays. Compiled code is cached
+on disk (``cache=True``), so only a process that finds no cache pays the compile.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import from_dtype, njit, types
+from numba.core import cgutils
+from numba.experimental import structref
+from numba.extending import intrinsic
+
+from brag_env.brag.hands import PRIAL, RUNNING_FLUSH
+from brag_env.brag.observation import HISTORY_LEN
+from brag_env.brag.rules import FIRST_RAISE, FOLD, LOOK, SEE, STAY
+from brag_env.cards import NUM_CARDS
+
+SITTING_OUT, FOLDED, BLIND, OPEN = 0, 1, 2, 3  # status ids as brag_env.brag.game
+HAND = 3
+PRIVATE = NUM_CARDS + 6 + 1  # own cards, category (six), strength
+ANTE_EVERY_HAND, ANTE_AFTER_PRIAL, ANTE_NONE = 0, 1, 2  # B8 modes
+SHUFFLE_AFTER_PRIAL, SHUFFLE_EVERY_HAND, SHUFFLE_OR_CYCLE = 0, 1, 2  # B18 modes
+_STRIDE_A, _STRIDE_B = NUM_CARDS * NUM_CARDS, NUM_CARDS  # hands.py's flat hand index
+
+# The observation fields the kernels write, as indices into ``Rules.off`` (their offsets).
+FIELDS = (
+    "seat_status",
+    "seat_chips",
+    "seat_chips_in",
+    "seat_last_action",
+    "seat_dealer",
+    "seat_to_act",
+    "stake",
+    "pot",
+    "hand_number",
+    "choice_pending",
+    "shown_cards",
+    "prev_by_see",
+    "prev_seat_change",
+    "prev_seat_see",
+    "prev_shown_cards",
+    "history_seat",
+    "history_action",
+    "history_paid",
+    "seat_covered",
+    "seat_covered_pot",
+    "side_pot",
+)
+(
+    F_STATUS,
+    F_CHIPS,
+    F_CHIPS_IN,
+    F_LAST_ACTION,
+    F_DEALER,
+    F_TO_ACT,
+    F_STAKE,
+    F_POT,
+    F_HAND_NUMBER,
+    F_CHOICE,
+    F_SHOWN,
+    F_PREV_BY_SEE,
+    F_PREV_CHANGE,
+    F_PREV_SEE,
+    F_PREV_SHOWN,
+    F_HIST_SEAT,
+    F_HIST_ACTION,
+    F_HIST_PAID,
+    F_COVERED,
+    F_COVERED_POT,
+    F_SIDE_POT,
+) = range(len(FIELDS))
+
+
+# The arrays and rules the kernels read, declared once: (name, numpy dtype, dimensions). The
+# kernels see them through one Numba struct reference each (``Tables``, ``Rules``) holding
+# borrowed views (no reference count of their own): a tuple of owned arrays, or an owned array
+# read from a struct, costs an atomic reference count at every call or read, which made the
+# per-table loops several times slower than numpy (measured). The owner keeps the arrays.
+TABLE_ARRAYS: tuple[tuple[str, type, int], ...] = (  # BatchedBrag's attributes of these names
+    ("hands", np.int64, 3),
+    ("strength", np.int64, 2),
+    ("category", np.int64, 2),
+    ("percentile", np.float64, 2),
+    ("status", np.int8, 2),
+    ("chips", np.int64, 2),
+    ("chips_before", np.int64, 2),
+    ("contributed", np.int64, 2),
+    ("last_action", np.int64, 2),
+    ("dealer", np.int64, 1),
+    ("current", np.int64, 1),
+    ("stake", np.int64, 1),
+    ("pot", np.int64, 1),
+    ("active", np.int64, 1),
+    ("events", np.int64, 1),
+    ("covered_pot", np.int64, 2),
+    ("has_covered", np.bool_, 2),
+    ("cover_order", np.int64, 2),
+    ("num_covers", np.int64, 1),
+    ("last_closed", np.int64, 1),
+    ("hands_played", np.int64, 1),
+    ("out", np.bool_, 2),
+    ("hand_number", np.int64, 1),
+    ("order", np.int64, 2),
+    ("in_hand", np.int64, 1),
+    ("carry_in", np.int64, 1),
+    ("opened", np.bool_, 1),
+    ("prev_prial", np.bool_, 1),
+    ("deck", np.int64, 2),
+    ("deck_head", np.int64, 1),
+    ("deck_len", np.int64, 1),
+    ("dealt_since", np.int64, 1),
+    ("keeper", np.int64, 1),
+    ("kept", np.int64, 2),
+    ("choosing", np.bool_, 1),
+    ("prev_delta", np.int64, 2),
+    ("prev_see", np.int64, 2),
+    ("prev_cards", np.int64, 3),
+    ("state", np.float32, 2),
+    ("private", np.float32, 3),
+)
+_SCALAR = {int: types.int64, bool: types.boolean, float: types.float64}
+RULE_FIELDS: tuple[tuple[str, object], ...] = (  # a BragConfig as the kernels read it
+    ("num_players", int),
+    ("num_actions", int),
+    ("cover", int),  # the cover action (B16), -1 without cover_pot
+    ("keep_id", int),  # B19: the two choices (used in sessions only)
+    ("take_id", int),
+    ("mults", (np.int64, 1)),  # B13: the raise ladder
+    ("min_stake", int),
+    ("max_stake", int),
+    ("pot_limit", bool),
+    ("blind_may_see_open", bool),
+    ("allow_blind", bool),
+    ("prial_bonus", int),
+    ("sessions", bool),
+    ("hands_per_session", int),
+    ("ante", int),  # the configured ante (B8)
+    ("ante_mode", int),
+    ("starting_chips", int),
+    ("carry_blind", bool),
+    ("carry_unopened", bool),
+    ("blind_keep_hand", bool),
+    ("deck_size", int),
+    ("inv_chips", float),
+    ("inv_stake", float),
+    ("inv_hands", float),
+    ("strengths", (np.int64, 1)),  # flat hand index -> strength (B21 order when lowball)
+    ("standard", (np.int64, 1)),  # flat hand index -> standard strength
+    ("category_of", (np.int64, 1)),  # standard strength -> category
+    ("percentile_of", (np.float64, 1)),  # strength -> percentile
+    ("off", (np.int64, 1)),  # FIELDS' offsets in the observation
+    ("start_state", (np.float32, 1)),  # the state row of a fresh deal
+    ("rotation", (np.int64, 2)),  # (n, size): the state column of each element of seat me's view
+    ("moved", (np.int64, 1)),  # the columns where some rotation differs from seat 0's view
+)
+
+
+def _numba_type(kind) -> types.Type:
+    if isinstance(kind, tuple):
+        dtype, ndim = kind
+        return types.Array(from_dtype(np.dtype(dtype)), ndim, "C")
+    return _SCALAR[kind]
+
+
+@structref.register
+class TablesType(types.StructRef):
+    """BatchedBrag's per-table arrays (first axis: the table), shared, changed in place."""
+
+
+@structref.register
+class RulesType(types.StructRef):
+    """A BragConfig as numbers, lookup tables and the observation's offsets."""
+
+
+class _Proxy(structref.StructRefProxy):
+    """The Python handle of a struct built by ``tables_of`` / ``rules_of`` (opaque)."""
+
+
+structref.define_boxing(TablesType, _Proxy)
+structref.define_boxing(RulesType, _Proxy)
+TABLES = TablesType([(name, _numba_type((dtype, ndim))) for name, dtype, ndim in TABLE_ARRAYS])
+RULES = RulesType([(name, _numba_type(kind)) for name, kind in RULE_FIELDS])
+TableArrays = namedtuple("TableArrays", [name for name, _, _ in TABLE_ARRAYS])
+RuleValues = namedtuple("RuleValues", [name for name, _ in RULE_FIELDS])
+
+
+def tables_of(owner) -> tuple[_Proxy, tuple]:
+    """The kernels' ``Tables`` over ``owner``'s arrays of TABLE_ARRAYS' names (not copied),
+    and those arrays: the caller keeps them alive as long as the struct (it borrows them)."""
+    arrays = []
+    for name, dtype, ndim in TABLE_ARRAYS:
+        array = getattr(owner, name)
+        if array.dtype != dtype or array.ndim != ndim or not array.flags.c_contiguous:
+            raise TypeError(
+                f"{name}: {array.dtype} {array.ndim}-d is not {np.dtype(dtype)} {ndim}-d"
+            )
+        arrays.append(array)
+    arrays = TableArrays(*arrays)
+    return _new_tables(arrays), arrays
+
+
+def rules_of(**values) -> tuple[_Proxy, tuple]:
+    """The kernels' ``Rules`` from RULE_FIELDS' values, and the values (kept by the caller, as
+    ``tables_of``'s arrays)."""
+    values = RuleValues(**values)
+    return _new_rules(values), values
+
+
+@intrinsic
+def _borrowed(typingctx, array):
+    """``array``'s view without its reference count (the data stay owned by the caller)."""
+    if not isinstance(array, types.Array):
+        return None
+
+    def codegen(context, builder, signature, args):
+        source = context.make_array(array)(context, builder, args[0])
+        view = context.make_array(array)(context, builder)
+        for name in ("data", "shape", "strides", "itemsize", "nitems"):
+            setattr(view, name, getattr(source, name))
+        view.meminfo = context.get_constant_null(types.MemInfoPointer(types.voidptr))
+        view.parent = context.get_constant_null(types.pyobject)
+        return view._getvalue()
+
+    return array(array), codegen
+
+
+@njit(cache=True)
+def _new_tables(a):
+    t = structref.new(TABLES)
+    t.hands = _borrowed(a.hands)
+    t.strength = _borrowed(a.strength)
+    t.category = _borrowed(a.category)
+    t.percentile = _borrowed(a.percentile)
+    t.status = _borrowed(a.status)
+    t.chips = _borrowed(a.chips)
+    t.chips_before = _borrowed(a.chips_before)
+    t.contributed = _borrowed(a.contributed)
+    t.last_action = _borrowed(a.last_action)
+    t.dealer = _borrowed(a.dealer)
+    t.current = _borrowed(a.current)
+    t.stake = _borrowed(a.stake)
+    t.pot = _borrowed(a.pot)
+    t.active = _borrowed(a.active)
+    t.events = _borrowed(a.events)
+    t.covered_pot = _borrowed(a.covered_pot)
+    t.has_covered = _borrowed(a.has_covered)
+    t.cover_order = _borrowed(a.cover_order)
+    t.num_covers = _borrowed(a.num_covers)
+    t.last_closed = _borrowed(a.last_closed)
+    t.hands_played = _borrowed(a.hands_played)
+    t.out = _borrowed(a.out)
+    t.hand_number = _borrowed(a.hand_number)
+    t.order = _borrowed(a.order)
+    t.in_hand = _borrowed(a.in_hand)
+    t.carry_in = _borrowed(a.carry_in)
+    t.opened = _borrowed(a.opened)
+    t.prev_prial = _borrowed(a.prev_prial)
+    t.deck = _borrowed(a.deck)
+    t.deck_head = _borrowed(a.deck_head)
+    t.deck_len = _borrowed(a.deck_len)
+    t.dealt_since = _borrowed(a.dealt_since)
+    t.keeper = _borrowed(a.keeper)
+    t.kept = _borrowed(a.kept)
+    t.choosing = _borrowed(a.choosing)
+    t.prev_delta = _borrowed(a.prev_delta)
+    t.prev_see = _borrowed(a.prev_see)
+    t.prev_cards = _borrowed(a.prev_cards)
+    t.state = _borrowed(a.state)
+    t.private = _borrowed(a.private)
+    return t
+
+
+@njit(cache=True)
+def _new_rules(v):
+    t = structref.new(RULES)
+    t.num_players = v.num_players
+    t.num_actions = v.num_actions
+    t.cover = v.cover
+    t.keep_id = v.keep_id
+    t.take_id = v.take_id
+    t.mults = _borrowed(v.mults)
+    t.min_stake = v.min_stake
+    t.max_stake = v.max_stake
+    t.pot_limit = v.pot_limit
+    t.blind_may_see_open = v.blind_may_see_open
+    t.allow_blind = v.allow_blind
+    t.prial_bonus = v.prial_bonus
+    t.sessions = v.sessions
+    t.hands_per_session = v.hands_per_session
+    t.ante = v.ante
+    t.ante_mode = v.ante_mode
+    t.starting_chips = v.starting_chips
+    t.carry_blind = v.carry_blind
+    t.carry_unopened = v.carry_unopened
+    t.blind_keep_hand = v.blind_keep_hand
+    t.deck_size = v.deck_size
+    t.inv_chips = v.inv_chips
+    t.inv_stake = v.inv_stake
+    t.inv_hands = v.inv_hands
+    t.strengths = _borrowed(v.strengths)
+    t.standard = _borrowed(v.standard)
+    t.category_of = _borrowed(v.category_of)
+    t.percentile_of = _borrowed(v.percentile_of)
+    t.off = _borrowed(v.off)
+    t.start_state = _borrowed(v.start_state)
+    t.rotation = _borrowed(v.rotation)
+    t.moved = _borrowed(v.moved)
+    return t
+
+
+# --------------------------------------------------------------------- small rules
+@njit(cache=True)
+def wrap(x, size):
+    """``x % size`` for 0 <= x < 2 * size: seats round the table, slots round a deck's ring
+    (a division per index was the slowest part of the loops)."""
+    return x - size if x >= size else x
+
+
+@njit(cache=True)
+def stay_price(stake, blind):
+    """B11: a stay costs the stake open and half of it blind."""
+    return stake >> 1 if blind else stake
+
+
+@njit(cache=True)
+def ante_threshold(R, prial):
+    """B8/B16: the chips a seat needs to play the next hand: the ante when one is due (under
+    ``after_prial`` only after a shown prial), else 1."""
+    ante = max(R.ante, 1)
+    if R.ante_mode == ANTE_EVERY_HAND:
+        return ante
+    if R.ante_mode == ANTE_AFTER_PRIAL:
+        return ante if prial else 1
+    return 1
+
+
+@njit(cache=True)
+def ante_due(R, first, after_prial):
+    """B8: the ante of the next hand (the session's first always pays under after_prial)."""
+    if R.ante_mode == ANTE_EVERY_HAND:
+        return R.ante
+    if R.ante_mode == ANTE_AFTER_PRIAL and (first or after_prial):
+        return R.ante
+    return 0
+
+
+@njit(cache=True)
+def opponent(T, r, p):
+    """The other seat still in (the lowest; meaningful where two are in)."""
+    for s in range(T.status.shape[1]):
+        if s != p and T.status[r, s] >= BLIND:
+            return s
+    return 0
+
+
+@njit(cache=True)
+def rank_seat(T, R, r, s):
+    """Strength, category and percentile of seat ``s``'s hand at table ``r``."""
+    flat = T.hands[r, s, 0] * _STRIDE_A + T.hands[r, s, 1] * _STRIDE_B + T.hands[r, s, 2]
+    strength = np.int64(R.strengths[flat])
+    T.strength[r, s] = strength
+    T.category[r, s] = R.category_of[R.standard[flat]]
+    T.percentile[r, s] = R.percentile_of[strength]
+
+
+@njit(cache=True)
+def put_private(T, r, s):
+    """B10: the seat's own cards, category and strength, once it has looked."""
+    block = T.private[r, s]
+    for i in range(HAND):
+        block[T.hands[r, s, i]] = 1.0
+    block[NUM_CARDS + T.category[r, s]] = 1.0
+    block[PRIVATE - 1] = T.percentile[r, s]
+
+
+@njit(cache=True)
+def copy_into(target, source):
+    """``target[:] = source`` for two 1-d contiguous arrays of one size and dtype."""
+    _copy(target, 0, source, 0, source.size)
+
+
+@njit(cache=True)
+def copy_history(target, source, start, width, newest):
+    """One history field from its ring in ``source`` into ``target`` most recent first: the
+    slots from ``newest`` to the end, then those before it."""
+    tail = (HISTORY_LEN - newest) * width
+    _copy(target, start, source, start + newest * width, tail)
+    _copy(target, start + tail, source, start, newest * width)
+
+
+@njit(cache=True)
+def clear_hand(T, R, r):
+    """What every new hand starts from: the opening stake (B11), no actions, no covers."""
+    T.stake[r] = R.min_stake
+    T.last_action[r, :] = -1
+    T.events[r] = 0
+    T.covered_pot[r, :] = 0
+    T.has_covered[r, :] = False
+    T.num_covers[r] = 0
+    T.last_closed[r] = 0
+
+
+@njit(cache=True)
+def to_bottom(T, R, r, card):
+    """B18: one card under table ``r``'s deck."""
+    T.deck[r, wrap(T.deck_head[r] + T.deck_len[r], R.deck_size)] = card
+    T.deck_len[r] += 1
+
+
+# --------------------------------------------------------------------------- masks
+@njit(cache=True)
+def mask_row(T, R, r, out):
+    """The legal actions of table ``r``'s seat to act into ``out`` (all zero when over)."""
+    out[:] = 0
+    p = T.current[r]
+    if p < 0:
+        return
+    if R.sessions and T.choosing[r]:  # B19: the keeper's choice comes before the betting
+        out[R.keep_id] = 1
+        out[R.take_id] = 1
+        return
+    s = T.stake[r]
+    c = T.chips[r, p]
+    blind = T.status[r, p] == BLIND
+    ok = c >= stay_price(s, blind)  # B16: short of a stay: fold (and cover) only
+    out[FOLD] = 1
+    out[STAY] = ok
+    if R.cover >= 0:
+        out[LOOK] = blind  # a blind seat may look first even when short
+        out[R.cover] = not ok
+    else:
+        out[LOOK] = blind and ok
+    if ok and T.active[r] == 2:  # B14: a see, heads-up only; nobody sees a blind from open
+        opp_status = T.status[r, opponent(T, r, p)]
+        if blind:
+            out[SEE] = c >= s and (R.blind_may_see_open or opp_status == BLIND)
+        else:
+            out[SEE] = c >= 2 * s and opp_status == OPEN
+    if ok:
+        for i in range(R.mults.size):  # B13: the raise ladder
+            new = R.mults[i] * s
+            legal = new <= R.max_stake and stay_price(new, blind) <= c
+            if R.pot_limit:
+                legal = legal and new <= T.pot[r]
+            out[FIRST_RAISE + i] = legal
+
+
+@njit(cache=True)
+def masks(T, R, rows, out):
+    for k in range(rows.size):
+        mask_row(T, R, rows[k], out[k])
+
+
+@njit(cache=True)
+def first_illegal(T, R, rows, actions):
+    """The index of the first row whose action is not legal, or -1."""
+    legal = np.zeros(R.num_actions, np.int8)
+    for k in range(rows.size):
+        a = actions[k]
+        if a < 0 or a >= R.num_actions:
+            return k
+        mask_row(T, R, rows[k], legal)
+        if legal[a] == 0:
+            return k
+    return -1
+
+
+# ---------------------------------------------------------------------------- step
+@intrinsic
+def _copy(typingctx, target, to, source, start, count):
+    """``target[to : to + count] = source[start : start + count]`` as one memmove (the ranges
+    may overlap) for 1-d contiguous arrays of one dtype: an element-wise loop over Numba
+    arrays that might alias is not vectorised, and a slice copy allocates a temporary."""
+    ok = all(
+        isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C" for a in (target, source)
+    )
+    if not ok or target.dtype != source.dtype:
+        return None
+
+    def codegen(context, builder, signature, args):
+        itemsize = context.get_abi_sizeof(context.get_data_type(target.dtype))
+        into = context.make_array(target)(context, builder, args[0]).data
+        out_of = context.make_array(source)(context, builder, args[2]).data
+        at, start, count = args[1], args[3], args[4]
+        cgutils.raw_memmove(
+            builder,
+            cgutils.gep(builder, into, at),
+            cgutils.gep(builder, out_of, start),
+            count,
+            itemsize,
+        )
+        return context.get_dummy_value()
+
+    return types.none(target, types.intp, source, types.intp, types.intp), codegen
+
+
+@njit(cache=True)
+def ring_slot(events):
+    """The history ring's slot of the ``events``-th event of a hand (0-based): the ring runs
+    downwards, so the last HISTORY_LEN events, most recent first, are the slots from the
+    newest one's up to the end, then from the start (``observe`` copies the two runs)."""
+    return HISTORY_LEN - 1 - events % HISTORY_LEN
+
+
+@njit(cache=True)
+def push_event(T, R, r, p, a, paid):
+    """A public event into its history ring slot (each history field of the state row is a
+    ring: one slot written per event instead of sixteen moved)."""
+    st, off = T.state[r], R.off
+    slot = ring_slot(T.events[r])
+    n, a_n = R.num_players, R.num_actions
+    seat_at = off[F_HIST_SEAT] + slot * n
+    action_at = off[F_HIST_ACTION] + slot * a_n
+    for i in range(n):
+        st[seat_at + i] = 0.0
+    for i in range(a_n):
+        st[action_at + i] = 0.0
+    st[seat_at + p] = 1.0
+    st[action_at + a] = 1.0
+    st[off[F_HIST_PAID] + slot] = paid * R.inv_chips
+    T.events[r] += 1
+
+
+@njit(cache=True)
+def choose(T, R, r, q, keep):
+    """B19: the keeper takes the kept hand or the new one, unseen; the other goes under the
+    deck, and the betting starts left of the dealer."""
+    for i in range(HAND):
+        to_bottom(T, R, r, T.hands[r, q, i] if keep else T.kept[r, i])
+    if keep:
+        copy_into(T.hands[r, q], T.kept[r])
+        rank_seat(T, R, r, q)
+    T.keeper[r] = -1
+    T.choosing[r] = False
+    first = T.current[r] = T.order[r, 0]
+    st, off = T.state[r], R.off
+    st[off[F_CHOICE]] = 0.0
+    st[off[F_TO_ACT] + q] = 0.0
+    st[off[F_TO_ACT] + first] = 1.0
+
+
+@njit(cache=True)
+def carries(T, R, r, lone):
+    """B15: the pot stays for the next deal: a blind player left alone under
+    ``blind_alone="carries"`` or a pot nobody paid a stake into under ``unopened_pot="carries"``,
+    never with a cover (B16), never out of the session and never to a deal the lone player
+    will not play in (short of the next ante). Decided before the pot is paid."""
+    if T.num_covers[r] > 0:
+        return False
+    blind = R.carry_blind and T.status[r, lone] == BLIND
+    unopened = R.carry_unopened and not T.opened[r]
+    if not (blind or unopened):
+        return False
+    need = ante_threshold(R, False)  # no see, no cover: no prial shown
+    left = 0
+    for s in range(R.num_players):
+        if not T.out[r, s] and T.chips[r, s] >= need:
+            left += 1
+    goes_on = T.hand_number[r] + 1 < R.hands_per_session and left >= 2
+    return goes_on and T.chips[r, lone] >= need
+
+
+@njit(cache=True)
+def pay_bonus(T, R, r, winner):
+    """B20: a see won with a prial or running flush collects the bonus from every other seat
+    dealt in, never more than it holds."""
+    due = R.prial_bonus
+    if not due:
+        return
+    cat = T.category[r, winner]
+    if cat != PRIAL and cat != RUNNING_FLUSH:
+        return
+    for s in range(R.num_players):
+        if s != winner and T.status[r, s] != SITTING_OUT:
+            pay = min(due, T.chips[r, s])
+            T.chips[r, s] -= pay
+            T.chips[r, winner] += pay
+
+
+@njit(cache=True)
+def show(T, R, r, s):
+    """The seat's cards among the cards shown since the last shuffle."""
+    at = R.off[F_SHOWN]
+    for i in range(HAND):
+        T.state[r, at + T.hands[r, s, i]] = 1.0
+
+
+@njit(cache=True)
+def finish(T, R, r, lone, seer, seen, rewards):
+    """The hand ends (``seer`` >= 0: by a see): pay the pots, show, reward every seat. Returns
+    the dealer of the session's next hand, -1 when the session is over."""
+    n, off, st = R.num_players, R.off, T.state[r]
+    pot = T.pot[r]
+    T.pot[r] = 0
+    ncov = T.num_covers[r]
+    won = pot - T.last_closed[r]
+    if R.sessions:  # B15: a pot left alone may stay on the table for the next deal
+        carry = seer < 0 and carries(T, R, r, lone)
+        if carry:
+            won = 0
+        T.carry_in[r] = pot if carry else 0
+    # B16: the side pot to the betting's winner, then each covered pot from the last closed
+    # outwards to the better of its coverer and the winner so far (ties: not the coverer).
+    # Without covers the whole pot is the "side pot".
+    T.chips[r, lone] += won
+    champion = lone
+    for j in range(ncov - 1, -1, -1):
+        coverer = T.cover_order[r, j]
+        closed = T.covered_pot[r, coverer]
+        before = T.covered_pot[r, T.cover_order[r, j - 1]] if j else 0
+        if T.strength[r, coverer] > T.strength[r, champion]:
+            champion = coverer
+        T.chips[r, champion] += closed - before
+    if seer >= 0:  # B14: both hands are shown
+        show(T, R, r, seer)
+        show(T, R, r, seen)
+        pay_bonus(T, R, r, lone)
+    if ncov > 0:  # B16: every hand compared for a covered pot is shown
+        show(T, R, r, lone)
+        for j in range(ncov):
+            show(T, R, r, T.cover_order[r, j])
+    for s in range(n):
+        st[off[F_CHIPS] + s] = T.chips[r, s] * R.inv_chips
+        rewards[s] = T.chips[r, s] - T.chips_before[r, s]
+    st[off[F_POT]] = 0.0
+    if R.cover >= 0:
+        st[off[F_SIDE_POT]] = 0.0
+    st[off[F_TO_ACT] + T.current[r]] = 0.0
+    T.hands_played[r] += 1
+    if R.sessions:
+        return end_hand(T, R, r, lone, seer, seen, rewards)
+    T.current[r] = -1
+    return -1
+
+
+@njit(cache=True)
+def end_hand(T, R, r, lone, seer, seen, rewards):
+    """B16-B19 after a hand of a session: who sits out, the cards under the deck, the kept
+    hand; returns the next hand's dealer (the button moved on past those who sit out), or -1
+    at the session's end."""
+    n = R.num_players
+    ncov = T.num_covers[r]
+    prial = False  # B8/B18: a prial among the hands shown (B14 see, B16 covers)
+    for s in range(n):
+        shown = T.has_covered[r, s] or (ncov > 0 and s == lone) or s in (seer, seen)
+        prial = prial or (shown and T.category[r, s] == PRIAL)
+    T.prev_prial[r] = prial
+    need = ante_threshold(R, prial)
+    playing = 0
+    for s in range(n):
+        T.out[r, s] = T.out[r, s] or T.chips[r, s] < need  # B16: short of the ante: out
+        if not T.out[r, s]:
+            playing += 1
+    follows = T.hand_number[r] + 1 < R.hands_per_session and playing >= 2  # B17
+    keep = (  # B19: a blind player left alone may keep the hand
+        seer < 0
+        and R.blind_keep_hand
+        and follows
+        and ncov == 0
+        and T.status[r, lone] == BLIND
+        and not T.out[r, lone]
+    )
+    keeper = lone if keep else -1
+    # B18: the hand's cards under the deck, each round seat by seat from the dealer's left,
+    # as dealt (a B19 choice: the chosen hand); a kept hand stays out
+    m = T.in_hand[r]
+    for i in range(HAND):
+        for j in range(m):
+            s = T.order[r, j]
+            if s != keeper:
+                to_bottom(T, R, r, T.hands[r, s, i])
+    if keep:
+        copy_into(T.kept[r], T.hands[r, lone])
+    T.keeper[r] = keeper
+    for s in range(n):
+        T.prev_delta[r, s] = np.int64(rewards[s])
+    T.prev_see[r, 0] = seer
+    T.prev_see[r, 1] = seen
+    if seer >= 0:
+        copy_into(T.prev_cards[r, 0], T.hands[r, seer])
+        copy_into(T.prev_cards[r, 1], T.hands[r, seen])
+    if not follows:
+        T.current[r] = -1
+        return -1
+    for j in range(n):  # B7/B16: the button moves to the next seat still playing
+        s = wrap(T.dealer[r] + 1 + j, n)
+        if not T.out[r, s]:
+            return s
+    return -1
+
+
+@njit(cache=True)
+def step_row(T, R, r, a, rewards):
+    """Apply action ``a`` (legal) of table ``r``'s seat to act. Returns (hand over, next
+    dealer): the next dealer is -1 unless a session's next hand is to be dealt."""
+    n, off, st, inv = R.num_players, R.off, T.state[r], R.inv_chips
+    p = T.current[r]
+    last_at = off[F_LAST_ACTION] + p * R.num_actions  # the seat's last action, one-hot
+    old = T.last_action[r, p]
+    if old >= 0:
+        st[last_at + old] = 0.0
+    st[last_at + a] = 1.0
+    T.last_action[r, p] = a
+    raised = FIRST_RAISE <= a < FIRST_RAISE + R.mults.size
+    bet = a == STAY or raised
+    see = a == SEE
+    cover = R.cover >= 0 and a == R.cover
+    paid = 0
+    if bet or see or cover:  # B11/B13/B14/B16: chips into the pot
+        if raised:
+            T.stake[r] = R.mults[a - FIRST_RAISE] * T.stake[r]
+        s = T.stake[r]
+        blind = T.status[r, p] == BLIND
+        if cover:
+            paid = T.chips[r, p]  # B16: every chip left
+        elif see:
+            paid = s if blind else 2 * s  # B14: a see pays double the stay
+        else:
+            paid = stay_price(s, blind)
+        T.chips[r, p] -= paid
+        T.contributed[r, p] += paid
+        T.pot[r] += paid
+        if R.sessions and paid > 0:  # B15: the pot is opened once someone pays a stake
+            T.opened[r] = True
+        st[off[F_CHIPS] + p] = T.chips[r, p] * inv
+        st[off[F_CHIPS_IN] + p] = T.contributed[r, p] * inv
+        st[off[F_STAKE]] = s * R.inv_stake
+        st[off[F_POT]] = T.pot[r] * inv
+    if a == LOOK:  # B10: the turn stays with the player, now open
+        T.status[r, p] = OPEN
+        st[off[F_STATUS] + 4 * p + BLIND] = 0.0
+        st[off[F_STATUS] + 4 * p + OPEN] = 1.0
+        put_private(T, r, p)
+    push_event(T, R, r, p, a, paid)
+    if R.sessions and (a == R.keep_id or a == R.take_id):
+        choose(T, R, r, p, a == R.keep_id)
+    leaves = a == FOLD or cover
+    if leaves:  # B12/B16: out of the betting (a coverer's hand stays on the pot)
+        st[off[F_STATUS] + 4 * p + T.status[r, p]] = 0.0
+        st[off[F_STATUS] + 4 * p + FOLDED] = 1.0
+        T.status[r, p] = FOLDED
+        T.active[r] -= 1
+        if cover:
+            closed = T.pot[r]
+            T.covered_pot[r, p] = closed
+            T.has_covered[r, p] = True
+            T.last_closed[r] = closed
+            T.cover_order[r, T.num_covers[r]] = p
+            T.num_covers[r] += 1
+            st[off[F_COVERED] + p] = 1.0
+            st[off[F_COVERED_POT] + p] = closed * inv
+    if R.cover >= 0 and T.num_covers[r] > 0:  # B16: the side pot beyond the last covered one
+        st[off[F_SIDE_POT]] = (T.pot[r] - T.last_closed[r]) * inv
+    if leaves and T.active[r] == 1:  # B15/B16: the last player in wins (and meets coverers)
+        lone = 0
+        for s in range(n):
+            if T.status[r, s] >= BLIND:
+                lone = s
+                break
+        return True, finish(T, R, r, lone, -1, -1, rewards)
+    if bet or leaves:  # B12: the turn passes to the next seat still in
+        for j in range(1, n + 1):
+            s = wrap(p + j, n)
+            if T.status[r, s] >= BLIND:
+                T.current[r] = s
+                st[off[F_TO_ACT] + p] = 0.0
+                st[off[F_TO_ACT] + s] = 1.0
+                break
+    if see:  # B14: the seen player wins ties
+        opp = opponent(T, r, p)
+        winner = p if T.strength[r, p] > T.strength[r, opp] else opp
+        return True, finish(T, R, r, winner, p, opp, rewards)
+    return False, -1
+
+
+@njit(cache=True)
+def step(T, R, rows, actions, rewards, over, next_dealer, by_see):
+    """``step_row`` of every row (the actions checked legal by ``first_illegal``)."""
+    for k in range(rows.size):
+        ended, dealer = step_row(T, R, rows[k], actions[k], rewards[k])
+        if ended:
+            next_dealer[k] = dealer
+            over[k] = dealer < 0
+            by_see[k] = actions[k] == SEE
+
+
+# --------------------------------------------------------------------------- deals
+@njit(cache=True)
+def draw_deals(pack, uniforms):
+    """The first ``len(uniforms)`` steps of a Fisher-Yates shuffle of ``pack`` per table, the
+    table's uniforms ``uniforms[i, k]``: the top cards of a uniformly shuffled deck (B18)."""
+    dealt, k = uniforms.shape
+    size = pack.size
+    cards = np.empty((k, dealt), np.int64)
+    deck = np.empty(size, np.int64)
+    for t in range(k):
+        deck[:] = pack
+        for i in range(dealt):
+            there = i + np.int64(uniforms[i, t] * (size - i))
+            card = deck[there]
+            deck[there] = deck[i]
+            deck[i] = card
+            cards[t, i] = card
+    return cards
+
+
+@njit(cache=True)
+def mark_dealer(T, R, r, dealer, current):
+    st, off = T.state[r], R.off
+    st[off[F_DEALER] + dealer] = 1.0
+    st[off[F_TO_ACT] + current] = 1.0
+
+
+@njit(cache=True)
+def deal_hands(T, R, rows, dealers, cards):
+    """One-hand sessions: B8 antes, the deal ``cards`` (3n per row, one at a time from the
+    dealer's left, B9), B12's first player left of the dealer, and the state row."""
+    n = R.num_players
+    ante = R.ante if R.ante_mode != ANTE_NONE else 0
+    status = BLIND if R.allow_blind else OPEN  # B10
+    for k in range(rows.size):
+        r, d = rows[k], dealers[k]
+        for i in range(HAND):
+            for j in range(n):
+                T.hands[r, wrap(d + 1 + j, n), i] = cards[k, i * n + j]
+        first = wrap(d + 1, n)
+        T.dealer[r] = d
+        for s in range(n):
+            rank_seat(T, R, r, s)
+            T.status[r, s] = status
+            T.chips_before[r, s] = R.starting_chips
+            T.chips[r, s] = R.starting_chips - ante
+            T.contributed[r, s] = ante
+        T.pot[r] = ante * n
+        T.active[r] = n
+        T.current[r] = first
+        clear_hand(T, R, r)
+        copy_into(T.state[r], R.start_state)
+        T.private[r, :, :] = 0.0
+        mark_dealer(T, R, r, d, first)
+        if not R.allow_blind:  # everyone has seen its cards from the start
+            for s in range(n):
+                put_private(T, r, s)
+
+
+@njit(cache=True)
+def put_previous(T, R, r):
+    """The prev_* block: the last hand's chip changes (won, lost) and its see."""
+    st, off, inv = T.state[r], R.off, R.inv_chips
+    for s in range(R.num_players):
+        delta = T.prev_delta[r, s]
+        st[off[F_PREV_CHANGE] + 2 * s] = max(delta, 0) * inv
+        st[off[F_PREV_CHANGE] + 2 * s + 1] = max(-delta, 0) * inv
+    if T.prev_see[r, 0] >= 0:  # B14: both hands were shown
+        st[off[F_PREV_BY_SEE]] = 1.0
+        st[off[F_PREV_SEE] + 2 * T.prev_see[r, 0]] = 1.0
+        st[off[F_PREV_SEE] + 2 * T.prev_see[r, 1] + 1] = 1.0
+        for i in range(HAND):
+            st[off[F_PREV_SHOWN] + T.prev_cards[r, 0, i]] = 1.0
+            st[off[F_PREV_SHOWN] + NUM_CARDS + T.prev_cards[r, 1, i]] = 1.0
+
+
+@njit(cache=True)
+def start_hands(T, R, rows, dealers, fresh):
+    """The next hand of each session on ``rows`` (its ``hand_number`` already counted, a B18
+    shuffle already made; ``fresh``: a new or reshuffled deck, nothing shown from it): the
+    antes (B8), the deal (B9) to the seats still playing (B16), and its state row."""
+    n, off, inv = R.num_players, R.off, R.inv_chips
+    status = BLIND if R.allow_blind else OPEN  # B10
+    shown = np.empty(NUM_CARDS, np.float32)
+    at_shown = off[F_SHOWN]
+    for k in range(rows.size):
+        r, d = rows[k], dealers[k]
+        hand = T.hand_number[r]
+        first = hand == 0
+        ante = ante_due(R, first, T.prev_prial[r] and not first)
+        if fresh[k]:
+            T.dealt_since[r] = 0
+            shown[:] = 0.0
+        else:
+            copy_into(shown, T.state[r, at_shown : at_shown + NUM_CARDS])
+        m = 0  # B9/B16: the seats still playing, from the dealer's left (the dealer last)
+        for j in range(n):
+            s = wrap(d + 1 + j, n)
+            if not T.out[r, s]:
+                T.order[r, m] = s
+                m += 1
+        sitting = m
+        for j in range(n):
+            s = wrap(d + 1 + j, n)
+            if T.out[r, s]:
+                T.order[r, sitting] = s
+                sitting += 1
+        T.in_hand[r] = m
+        pot = T.carry_in[r]  # B15: a carried pot stays
+        for s in range(n):
+            T.chips_before[r, s] = T.chips[r, s]
+            paid = 0 if T.out[r, s] else ante
+            T.chips[r, s] -= paid
+            T.contributed[r, s] = paid
+            pot += paid
+        head = T.deck_head[r]
+        for i in range(HAND):  # one card at a time, three rounds
+            for j in range(m):
+                T.hands[r, T.order[r, j], i] = T.deck[r, wrap(head + i * m + j, R.deck_size)]
+        T.deck_head[r] = wrap(head + HAND * m, R.deck_size)
+        T.deck_len[r] -= HAND * m
+        T.dealt_since[r] += HAND * m
+        for s in range(n):
+            rank_seat(T, R, r, s)
+            T.status[r, s] = SITTING_OUT if T.out[r, s] else status
+        T.pot[r] = pot
+        T.dealer[r] = d
+        T.active[r] = m
+        clear_hand(T, R, r)
+        T.opened[r] = False
+        choosing = T.choosing[r] = T.keeper[r] >= 0  # B19: the choice first
+        current = T.current[r] = T.keeper[r] if choosing else T.order[r, 0]
+        # the state row: a fresh deal's, then what differs in this session
+        st = T.state[r]
+        copy_into(st, R.start_state)
+        T.private[r, :, :] = 0.0
+        for s in range(n):
+            if T.out[r, s]:
+                st[off[F_STATUS] + 4 * s + status] = 0.0
+                st[off[F_STATUS] + 4 * s + SITTING_OUT] = 1.0
+            st[off[F_CHIPS] + s] = T.chips[r, s] * inv
+            st[off[F_CHIPS_IN] + s] = T.contributed[r, s] * inv
+        st[off[F_POT]] = pot * inv
+        st[off[F_HAND_NUMBER]] = hand * R.inv_hands
+        st[off[F_CHOICE]] = 1.0 if choosing else 0.0
+        copy_into(st[at_shown : at_shown + NUM_CARDS], shown)
+        mark_dealer(T, R, r, d, current)
+        if not first:
+            put_previous(T, R, r)
+        if not R.allow_blind:  # everyone has seen its cards from the start
+            for s in range(n):
+                if not T.out[r, s]:
+                    put_private(T, r, s)
+
+
+# --------------------------------------------------------------------- observation
+@njit(cache=True)
+def observe(T, R, rows, seats, out):
+    """Each row's observation for its seat, ``out`` holding a copy of its state row: the seat
+    rows rotated to the observer (only the columns that move), the history most recent first
+    (its seats rotated too) and the observer's private block."""
+    state, private, rotation, moved, off = T.state, T.private, R.rotation, R.moved, R.off
+    n, a_n = R.num_players, R.num_actions
+    seats_at, actions_at, paid_at = off[F_HIST_SEAT], off[F_HIST_ACTION], off[F_HIST_PAID]
+    for k in range(rows.size):
+        r, me = rows[k], seats[k]
+        row, st = out[k], state[r]
+        newest = ring_slot(T.events[r] - 1)
+        copy_history(row, st, actions_at, a_n, newest)
+        copy_history(row, st, paid_at, 1, newest)
+        if me:
+            for c in moved:
+                row[c] = st[rotation[me, c]]
+            for j in range(HISTORY_LEN):
+                slot = wrap(newest + j, HISTORY_LEN)
+                for i in range(n):
+                    row[seats_at + j * n + i] = st[seats_at + slot * n + wrap(me + i, n)]
+        else:
+            copy_history(row, st, seats_at, n, newest)
+        _copy(row, 0, private[r, me], 0, PRIVATE)
