@@ -22,7 +22,8 @@ scalar engine at each decision and hand end. For Brag it writes the same decisio
 records the scalar collector writes (``brag_stats.DECISION_FIELDS``, ``HAND_FIELDS``), and
 one code counts them; each table is one session, its hands one after another (the state a
 hand's records need is read before the step that ends it: in a session the next hand is dealt
-at once). For Put it fills the collector's counts directly.
+at once). For Put likewise: its decision and hand records (``put_stats.DECISION_FIELDS``,
+``HAND_FIELDS``), counted by ``PutCollector``. No statistic is computed here.
 
 ``run_headsup_batched`` is what training evaluations call: the first agent against the other
 (Put: match win rate) or against ``num_players - 1`` copies of it (Brag, ``BatchedBrag``:
@@ -55,7 +56,7 @@ from brag_env.evaluation.brag_stats import (
     BragCollector,
 )
 from brag_env.evaluation.games import get_adapter
-from brag_env.evaluation.put_stats import WEAK_BELOW, PutCollector
+from brag_env.evaluation.put_stats import PutCollector
 from brag_env.evaluation.runner import tournament_result
 from brag_env.evaluation.schedule import agent_seeds, make_schedule
 from brag_env.put.rules import PutConfig
@@ -211,19 +212,6 @@ def _decide(engine: Any, live: np.ndarray, seat_agent: np.ndarray, agents: list)
     return seats, who, obs, masks, actions
 
 
-# Behaviour events counted per decision (the fields of put_stats._Counts).
-_DECISION_EVENTS = (
-    "put_chances",
-    "puts",
-    "bluff_puts",
-    "faced_put",
-    "folded_to_put",
-    "bluff_sees",
-    "weak_put_chances",
-)
-_HAND_EVENTS = ("hands", "put_wins", "bluff_put_wins", "showdowns", "showdown_wins")
-
-
 def _put_tournament(
     parsed: list,
     episodes: int,
@@ -231,13 +219,14 @@ def _put_tournament(
     options: dict[str, Any],
     make_engine: Callable[..., Any] | None = None,
 ) -> Any:
-    """Heads-up Put: ``run_tournament`` with ``PutCollector``'s samples and counts, computed
-    over all tables at each step (strength from the acting seat's own observation, which
-    holds exactly the cards and tricks the collector reads from the engine), in blocks of at
+    """Heads-up Put: ``run_tournament`` with ``PutCollector``'s samples, and its counts from
+    the decision and hand records of all tables at each step (strength from the acting seat's
+    own observation, which holds exactly the cards and tricks the collector reads from the
+    engine), which the collector counts with the scalar run's code, in blocks of at
     most ``_PUT_CHUNK`` matches. ``make_engine`` ``(tables, config, seed)`` replaces
     ``BatchedPut`` (tests deal the scalar run's cards)."""
     from brag_env.put.batched import BatchedPut
-    from brag_env.put.rules import FOLD, PUT, SEE, PutConfig
+    from brag_env.put.rules import PUT, PutConfig
 
     adapter = get_adapter("put")
     adapter.num_players(len(parsed), options)
@@ -251,9 +240,6 @@ def _put_tournament(
     view = PutBatchView(PutView(table))
     collector = PutCollector(None, 2)
     store = collector.metrics
-    decision_counts = np.zeros((2, len(_DECISION_EVENTS)), np.int64)
-    hand_counts = np.zeros((2, len(_HAND_EVENTS)), np.int64)
-    by_decile = np.zeros((2, 10 * 4), np.int64)
 
     started = time.perf_counter()
     decisions = 0
@@ -263,51 +249,37 @@ def _put_tournament(
         for agent in agents:
             agent.reset_rows(np.arange(2 * here))
         hand_samples: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
-        bluffed = np.zeros((here, 2), bool)  # seat called a Put with a weak hand this hand
+        put_strength = np.full((here, 2), -1.0)  # the seat's strength at its Put this hand
         payoff = np.zeros((here, 2))
         live = np.arange(here)
         while live.size:
             seats, who, obs, masks, actions = _decide(engine, live, seat_agent, agents)
             decisions += live.size
-            # before the step: what PutCollector.before_action counts
+            # before the step: the decision records PutCollector.before_action writes
             view.load(obs)
-            weak = view.strength < WEAK_BELOW
-            can_put = masks[:, PUT] == 1
-            put = can_put & (actions == PUT)
-            fold = ~can_put & (actions == FOLD)
-            see = ~can_put & (actions == SEE)
-            events = (can_put, put, put & weak, fold | see, fold, see & weak, can_put & weak)
-            for e, flag in enumerate(events):
-                decision_counts[:, e] += np.bincount(who[flag], minlength=2)
-            column = np.where(can_put, np.where(put, 0, 1), np.where(fold, 3, 2))
-            decile = np.minimum((view.strength * 10.0).astype(np.int64), 9)
-            k = np.flatnonzero(can_put | fold | see)
-            cells = who[k] * 40 + decile[k] * 4 + column[k]
-            by_decile += np.bincount(cells, minlength=80).reshape(2, 40)
-            bluffed[live[put & weak], seats[put & weak]] = True
+            strength = view.strength
+            collector.add_decisions(np.column_stack([who, masks[:, PUT], actions, strength]))
+            put = actions == PUT
+            put_strength[live[put], seats[put]] = strength[put]
             before = engine.hands_played[live]
             rewards, _ = engine.step(live, actions)
             payoff[live] += rewards
             done = live[engine.hands_played[live] > before]
-            if done.size:  # PutCollector._end_hand, for every hand that just ended
+            if done.size:  # PutCollector._end_hand's samples and records, per hand just ended
                 unit, points = engine.last_unit[done], engine.last_points[done].astype(np.float64)
                 folded = engine.last_folded[done].any(axis=1)
                 caller = engine.last_caller[done]
                 for seat in (0, 1):
                     a = seat_agent[done, seat]
-                    value = np.where(unit < 0, 0.0, np.where(unit == seat, points, -points))
+                    side_won = unit == config.unit_of(seat)
+                    value = np.where(unit < 0, 0.0, np.where(side_won, points, -points))
                     hand_samples.append((a, group[done], np.full(done.size, seat), value))
-                    won_put = (caller == seat) & folded
-                    flags = (
-                        np.ones(done.size, bool),
-                        won_put,
-                        won_put & bluffed[done, seat],
-                        ~folded,
-                        ~folded & (unit == seat),
+                    called = caller == seat
+                    strength_at_put = put_strength[done, seat]
+                    collector.add_hands(
+                        np.column_stack([a, called, folded, side_won, strength_at_put])
                     )
-                    for e, flag in enumerate(flags):
-                        hand_counts[:, e] += np.bincount(a[flag], minlength=2)
-                bluffed[done] = False
+                put_strength[done] = -1.0
             live = live[engine.current[live] >= 0]
         for seat in (0, 1):
             for a in (0, 1):
@@ -323,12 +295,6 @@ def _put_tournament(
             store.extend("points_per_hand", a, groups[k], seat_of[k], values[k])
     seconds = time.perf_counter() - started
 
-    for a, counts in enumerate(collector.counts):
-        for e, name in enumerate(_DECISION_EVENTS):
-            setattr(counts, name, int(decision_counts[a, e]))
-        for e, name in enumerate(_HAND_EVENTS):
-            setattr(counts, name, int(hand_counts[a, e]))
-        counts.by_decile = by_decile[a].reshape(10, 4).tolist()
     return tournament_result(
         adapter, parsed, options, seed, False, schedule, collector, seconds, decisions, "batched"
     )
