@@ -47,14 +47,7 @@ from agents.registry import parse_spec
 from brag_env.brag.game import BLIND, OPEN, SITTING_OUT
 from brag_env.brag.rules import BragConfig
 from brag_env.evaluation import episodes_for
-from brag_env.evaluation.brag_stats import (
-    BET,
-    BLIND_ROW,
-    COVERED,
-    FORCED,
-    LOOKED,
-    BragCollector,
-)
+from brag_env.evaluation.brag_stats import SEAT_FLAGS, BragCollector
 from brag_env.evaluation.games import get_adapter
 from brag_env.evaluation.put_stats import PutCollector
 from brag_env.evaluation.runner import tournament_result
@@ -336,7 +329,7 @@ def _brag_tournament(
     one unit. ``make_engine`` ``(tables, config, seed)`` replaces ``BatchedBrag`` (tests deal
     the scalar run's cards); ``agents`` and ``block_tables``: ``run_tournament_batched``."""
     from brag_env.brag.batched import BatchedBrag
-    from brag_env.brag.rules import FIRST_RAISE, FOLD, LOOK, SEE, STAY, BragConfig
+    from brag_env.brag.rules import FIRST_RAISE, FOLD, SEE, BragConfig
 
     adapter = get_adapter("brag")
     n = adapter.num_players(len(parsed), options)
@@ -366,59 +359,39 @@ def _brag_tournament(
         for agent in agents:
             agent.reset_rows(np.arange(n * here))
         # what BragCollector keeps per seat for the hand being played, per table
-        looked, played_blind, folded, raised, saw, covered, faced_raise = (
-            np.zeros((here, n), bool) for _ in range(7)
-        )
-        hand_flags = (looked, played_blind, folded, raised, saw, covered)
+        hand_flags = tuple(np.zeros((here, n), bool) for _ in SEAT_FLAGS)
+        faced_raise = np.zeros((here, n), bool)
         blind_moves = np.zeros((here, n), np.int64)
         ended_hands: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # table, hand, deltas
         live = np.arange(here)
         while live.size:
             seats, who, _, masks, actions = _decide(engine, live, seat_agent, agents)
             decisions += live.size
-            # the decision record, as BragCollector.before_action writes it; a B19 keep/take
-            # choice writes none (it only changes the hand whose strength is measured)
+            # the decision records and hand flags, from BragCollector.moves as in the scalar
+            # run; a B19 keep/take choice makes none (it only changes the hand measured)
             status = engine.status[live, seats]
-            blind = status == BLIND
             choice = np.isin(actions, choice_ids)
-            look = actions == LOOK
-            forced = ~look & ~choice & (masks.sum(axis=1) == 1)
-            cover = (
-                ~look & ~forced & (actions == cover_id) if cover_id >= 0 else np.zeros_like(look)
+            cover_legal = masks[:, cover_id] > 0 if cover_id >= 0 else np.zeros(live.size, bool)
+            record, moves = collector.moves(
+                who,
+                actions,
+                status == BLIND,
+                status == OPEN,
+                masks.sum(axis=1) == 1,
+                masks[:, SEE] > 0,
+                cover_legal,
+                faced_raise[live, seats],
+                engine.percentile[live, seats],
+                blind_moves[live, seats],
             )
-            bet = ~(look | forced | cover | choice)
-            kind = np.select([look, forced, cover], [LOOKED, FORCED, COVERED], BET)
-            column = np.select([actions == FOLD, actions == STAY, actions == SEE], [0, 1, 3], 2)
-            decile = np.minimum((engine.percentile[live, seats] * 10.0).astype(np.int64), 9)
-            cover_legal = (masks[:, cover_id] > 0) & (bet | cover) if cover_id >= 0 else bet & False
-            faced = faced_raise[live, seats]
-            records = np.stack(
-                [
-                    who,
-                    kind,
-                    np.where(bet, np.where(blind, BLIND_ROW, decile), 0),
-                    np.where(bet, column, 0),
-                    bet & (masks[:, SEE] > 0),
-                    cover_legal,
-                    bet & faced,
-                    np.where(look, blind_moves[live, seats], 0),
-                ],
-                axis=1,
-            )
+            records = np.stack(np.broadcast_arrays(*record), axis=1)
             collector.add_decisions(records[~choice] if choice.any() else records)
-            # the per-seat flags of the hand
-            looked[live[look], seats[look]] = True
-            moved = bet & (actions != FOLD) & blind
+            for name, flag in zip(SEAT_FLAGS, hand_flags, strict=True):
+                m = moves[name] & ~choice
+                flag[live[m], seats[m]] = True
+            moved = moves["blind_move"] & ~choice
             blind_moves[live[moved], seats[moved]] += 1
-            played_blind[live[moved | (cover & blind)], seats[moved | (cover & blind)]] = True
-            fold = bet & (actions == FOLD)
-            folded[live[fold], seats[fold]] = True
-            covered[live[cover], seats[cover]] = True
-            opened = bet & (status == OPEN)
-            see_open, raise_open = opened & (actions == SEE), opened & (column == 2)
-            saw[live[see_open], seats[see_open]] = True
-            raised[live[raise_open], seats[raise_open]] = True
-            done_turn = ~(look | choice)  # the seat's last event: a raise after it is one it faces
+            done_turn = ~(moves["looked"] | choice)  # a raise after it is one the seat faces
             faced_raise[live[done_turn], seats[done_turn]] = False
             up = (actions >= FIRST_RAISE) & (actions < keep_id)
             faced_raise[live[up]] |= seat_ids[None, :] != seats[up][:, None]
@@ -525,18 +498,12 @@ def _brag_hands_over(engine, collector, end: _HandEnd, seat_agent, flags) -> Non
     seat = np.arange(n)[None, :]
     won = (seat == champion[:, None]) & ~carried[:, None]
     showdown = by_see[:, None] & ((seat == seer[:, None]) | (seat == seen[:, None]))
-    looked, played_blind, folded, raised, saw, covered = (f[done] for f in flags)
     columns = [
         seat_agent[done],
         end.percentile,
-        looked,
-        played_blind,
-        folded,
-        raised,
-        saw,
-        covered,
+        *(f[done] for f in flags),  # SEAT_FLAGS, in the hand record's order
         won,
-        won & ~by_see[:, None],
+        np.broadcast_to(by_see[:, None], (k, n)),
         showdown,
         np.broadcast_to((covers > 0)[:, None], (k, n)),
         cover_won,

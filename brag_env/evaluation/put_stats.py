@@ -37,9 +37,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.put import live_strength
 import numpy as np
 
+from agents.put import live_strength
 from brag_env.evaluation.records import Records
 from brag_env.evaluation.runner import Collector
 from brag_env.evaluation.schedule import Episode
