@@ -251,7 +251,10 @@ def _put_tournament(
             # before the step: the decision records PutCollector.before_action writes
             view.load(obs)
             strength = view.strength
-            collector.add_decisions(np.column_stack([who, masks[:, PUT], actions, strength]))
+            put_legal = masks[:, PUT] > 0
+            k = collector.recorded(put_legal, actions)
+            records = np.column_stack([who, put_legal, actions, strength])
+            collector.add_decisions(records[k])
             put = actions == PUT
             put_strength[live[put], seats[put]] = strength[put]
             before = engine.hands_played[live]

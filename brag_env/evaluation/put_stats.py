@@ -130,8 +130,8 @@ class PutCollector(Collector):
     def before_action(self, env: Any, seat: int, agent: int, action: int) -> None:
         game = env.unwrapped.game
         put_legal = bool(game.mask[PUT])
-        if not put_legal and action not in (SEE, FOLD):
-            return  # a card played: no record (its strength is not needed)
+        if not self.recorded(put_legal, action):
+            return
         p = self._strength(game, seat)
         self._decisions.append((agent, put_legal, action, p))
         if action == PUT:
@@ -164,10 +164,16 @@ class PutCollector(Collector):
             self._count_records()
 
     # ----------------------------------------------------------------- records
+    @staticmethod
+    def recorded(put_legal: Any, action: Any) -> Any:
+        """Which decisions have a record: a chance to call Put (P4) or an answer to one (see
+        or fold, P5); a card played otherwise says nothing of style. One decision (bools and
+        ints) or arrays of them."""
+        return put_legal | (action == SEE) | (action == FOLD)
+
     def add_decisions(self, records: np.ndarray) -> None:
         """Decision records of many tables at once: (m, ``DECISION_FIELDS``), what
-        ``before_action`` records one decision at a time. A row that neither had the chance
-        to call Put nor answered one counts nowhere."""
+        ``before_action`` records one decision at a time (only those ``recorded`` says)."""
         self._decisions.extend(records)
         if len(self._decisions) > _PENDING:
             self._count_records()
