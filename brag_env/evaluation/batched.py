@@ -17,13 +17,14 @@ engine plugs in by adding a runner ``(parsed specs, episodes, seed, options) ->
 TournamentResult``, its option check and the table sizes it plays.
 
 The behaviour statistics come from the game's collector (``put_stats``, ``brag_stats``): the
-runner works out at every step, for all tables at once, what the collector reads from the
-scalar engine at each decision and hand end. For Brag it writes the same decision and hand
-records the scalar collector writes (``brag_stats.DECISION_FIELDS``, ``HAND_FIELDS``), and
-one code counts them; each table is one session, its hands one after another (the state a
-hand's records need is read before the step that ends it: in a session the next hand is dealt
-at once). For Put likewise: its decision and hand records (``put_stats.DECISION_FIELDS``,
-``HAND_FIELDS``), counted by ``PutCollector``. No statistic is computed here.
+runner reads, at every step and for all tables at once, what the collector reads from the
+scalar engine at each decision and hand end, and hands it the same decision and hand records
+the scalar collector writes (``DECISION_FIELDS``, ``HAND_FIELDS`` of each), built with the
+collector's own rules (``BragCollector.moves``, ``PutCollector.recorded``,
+``put_stats.hand_points``). The collector counts both runs' records with one code: no
+statistic is computed here. For Brag each table is one session, its hands one after another
+(the state a hand's records need is read before the step that ends it: in a session the next
+hand is dealt at once).
 
 ``run_headsup_batched`` is what training evaluations call: the first agent against the other
 (Put: match win rate) or against ``num_players - 1`` copies of it (Brag, ``BatchedBrag``:
@@ -49,7 +50,7 @@ from brag_env.brag.rules import BragConfig
 from brag_env.evaluation import episodes_for
 from brag_env.evaluation.brag_stats import SEAT_FLAGS, BragCollector
 from brag_env.evaluation.games import get_adapter
-from brag_env.evaluation.put_stats import PutCollector
+from brag_env.evaluation.put_stats import PutCollector, hand_points
 from brag_env.evaluation.runner import tournament_result
 from brag_env.evaluation.schedule import agent_seeds, make_schedule
 from brag_env.put.rules import PutConfig
@@ -262,13 +263,19 @@ def _put_tournament(
             payoff[live] += rewards
             done = live[engine.hands_played[live] > before]
             if done.size:  # PutCollector._end_hand's samples and records, per hand just ended
-                unit, points = engine.last_unit[done], engine.last_points[done].astype(np.float64)
+                unit = engine.last_unit[done]
                 folded = engine.last_folded[done].any(axis=1)
                 caller = engine.last_caller[done]
+                # put_stats.hand_points of each (unit, points) the hands ended with
+                pairs, which = np.unique(
+                    np.stack([unit, engine.last_points[done]]), axis=1, return_inverse=True
+                )
+                shares = np.array([hand_points(config, int(u), int(p)) for u, p in pairs.T])
+                shares = shares[which.reshape(-1)]
                 for seat in (0, 1):
                     a = seat_agent[done, seat]
                     side_won = unit == config.unit_of(seat)
-                    value = np.where(unit < 0, 0.0, np.where(side_won, points, -points))
+                    value = shares[:, seat]
                     hand_samples.append((a, group[done], np.full(done.size, seat), value))
                     called = caller == seat
                     strength_at_put = put_strength[done, seat]

@@ -56,10 +56,12 @@ the decile table.
 Where the counts come from: one record per decision (``DECISION_FIELDS``: a look, a forced
 choice, a cover or a betting decision, with its decile row and column, whether a see or a
 cover was legal, whether it faced a raise) and one per seat per hand (``HAND_FIELDS``: the
-hand's percentile, what the seat did, whether it won, how). ``BragCollector`` writes them from
-the scalar engine; the batched evaluator (``brag_env.evaluation.batched``) writes the same
-records for all its tables at once (``add_decisions``, ``add_hands``), and ``_count_records``
-turns both into the counts above. Discards (B22) are counted directly: only the scalar engine
+hand's percentile, what the seat did, whether it won, how). ``BragCollector.moves`` says what
+a decision is (its record and the hand flags it sets) for one decision or for arrays of them;
+the AEC hooks call it from the scalar engine one decision at a time, the batched evaluator
+(``brag_env.evaluation.batched``) for all its tables at once and hands over the records
+(``add_decisions``, ``add_hands``); ``_count_records`` turns both into the counts above, so
+each statistic is defined once. Discards (B22) are counted directly: only the scalar engine
 deals four or five cards.
 """
 

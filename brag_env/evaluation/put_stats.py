@@ -61,6 +61,15 @@ HAND_FIELDS = ("agent", "called", "folded", "side_won", "put_strength")
 _PENDING = 1 << 16
 
 
+def hand_points(config: Any, unit: int, points: int) -> list[float]:
+    """Each seat's ``points_per_hand`` sample of one hand: its share by the env's
+    ``reward="points"`` split (``hand_rewards``: P7 with three players, P8 partners), and
+    0 for every seat when the hand is drawn (``unit`` -1)."""
+    if unit < 0:
+        return [0.0] * config.num_players
+    return hand_rewards(config, unit, points)
+
+
 def decile_rates(table: dict[str, Any]) -> dict[str, list[float | None]]:
     """``actions_by_decile`` as rates: Put of the chances, see and fold of the Puts faced."""
     rows = table["counts"]
@@ -150,12 +159,11 @@ class PutCollector(Collector):
         assert episode is not None
         reason, unit, points = record.result
         unit_of = game.unit_of
-        shares = hand_rewards(game.config, unit, points)  # P7: the split with three players
+        shares = hand_points(game.config, unit, points)
         folded = reason == _FOLDED_REASON
         for seat in range(game.n):
             agent = episode.seats[seat]
-            value = 0.0 if unit < 0 else shares[seat]  # a drawn hand scores nothing
-            self.metrics.add("points_per_hand", agent, episode.group, seat, value)
+            self.metrics.add("points_per_hand", agent, episode.group, seat, shares[seat])
             side_won = unit >= 0 and unit_of[seat] == unit
             put_strength = self._put_strength.get(seat, -1.0)
             self._hands.append((agent, seat == record.put_caller, folded, side_won, put_strength))
