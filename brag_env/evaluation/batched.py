@@ -48,7 +48,7 @@ from agents.registry import parse_spec
 from brag_env.brag.game import BLIND, OPEN, SITTING_OUT
 from brag_env.brag.rules import BragConfig
 from brag_env.evaluation import episodes_for
-from brag_env.evaluation.brag_stats import SEAT_FLAGS, BragCollector
+from brag_env.evaluation.brag_stats import SEAT_FLAGS, BragCollector, note_raises
 from brag_env.evaluation.games import get_adapter
 from brag_env.evaluation.put_stats import PutCollector, hand_points
 from brag_env.evaluation.runner import tournament_result
@@ -339,7 +339,7 @@ def _brag_tournament(
     one unit. ``make_engine`` ``(tables, config, seed)`` replaces ``BatchedBrag`` (tests deal
     the scalar run's cards); ``agents`` and ``block_tables``: ``run_tournament_batched``."""
     from brag_env.brag.batched import BatchedBrag
-    from brag_env.brag.rules import FIRST_RAISE, FOLD, SEE, BragConfig
+    from brag_env.brag.rules import FOLD, SEE, BragConfig
 
     adapter = get_adapter("brag")
     n = adapter.num_players(len(parsed), options)
@@ -359,7 +359,6 @@ def _brag_tournament(
     collector = BragCollector(None, n, config)
     cover_id, keep_id = config.cover_action, config.keep_old_hand_action
     choice_ids = np.array([keep_id, config.take_new_hand_action])
-    seat_ids = np.arange(n)
 
     started = time.perf_counter()
     decisions = 0
@@ -401,10 +400,7 @@ def _brag_tournament(
                 flag[live[m], seats[m]] = True
             moved = moves["blind_move"] & ~choice
             blind_moves[live[moved], seats[moved]] += 1
-            done_turn = ~(moves["looked"] | choice)  # a raise after it is one the seat faces
-            faced_raise[live[done_turn], seats[done_turn]] = False
-            up = (actions >= FIRST_RAISE) & (actions < keep_id)
-            faced_raise[live[up]] |= seat_ids[None, :] != seats[up][:, None]
+            note_raises(faced_raise, live, seats, actions, collector.keep_ids)
             # Only a fold, a cover or a see ends a hand: what the hand records need of it,
             # read before the step (in a session the next hand is dealt at once).
             ending = np.flatnonzero(np.isin(actions, (FOLD, SEE, cover_id)))

@@ -124,6 +124,7 @@ HAND_FIELDS = (
 )
 #: Records held before they are counted (memory stays flat over long runs).
 _PENDING = 1 << 16
+_TABLE = np.zeros(1, np.int64)  # the scalar collector's one table, for ``note_raises``
 _D = {name: k for k, name in enumerate(DECISION_FIELDS)}
 _H = {name: k for k, name in enumerate(HAND_FIELDS)}
 
@@ -148,6 +149,23 @@ def decile_rates(table: dict[str, Any]) -> dict[str, list[float | None]]:
         for k, name in enumerate(columns)
         if k > 0
     }
+
+
+def note_raises(
+    faced: np.ndarray,
+    tables: np.ndarray,
+    seats: np.ndarray,
+    actions: np.ndarray,
+    keep_ids: tuple[int, int],
+) -> None:
+    """Keep ``faced[table, seat]``, whether another seat raised (B13) since the seat's own
+    previous move this hand, after the moves ``actions`` of ``seats`` at ``tables``. A look
+    (B10) does not end the seat's turn, nor does a B19 keep/take choice (``keep_ids``, the
+    first id after the raises). Arrays, for one table or many."""
+    turn_over = (actions != LOOK) & ~np.isin(actions, keep_ids)
+    faced[tables[turn_over], seats[turn_over]] = False
+    up = (actions >= FIRST_RAISE) & (actions < keep_ids[0])
+    faced[tables[up]] |= np.arange(faced.shape[1])[None, :] != seats[up][:, None]
 
 
 class _Counts:
@@ -225,7 +243,7 @@ class BragCollector(Collector):
         self._percentile = [self._hand_percentile(game, s) for s in range(n)]
         self._blind_moves = [0] * n
         self._flags = {name: [False] * n for name in SEAT_FLAGS}  # set by ``moves``
-        self._last_event = [0] * n  # index into game.betting after the seat's last event
+        self._faced = np.zeros((1, n), bool)  # ``note_raises``' flags, one table
 
     def _hand_percentile(self, game: Any, seat: int) -> float:
         hand = game.hands[seat]
@@ -273,11 +291,8 @@ class BragCollector(Collector):
         status = game.status[seat]
         legal = game.legal_mask()
         cover_legal = self.cover_id >= 0 and legal[self.cover_id]
-        betting = game.betting
-        faced = any(  # a raise by another seat since this seat's previous move
-            s != seat and a >= FIRST_RAISE and a < self.keep_ids[0]
-            for s, a, _ in betting[self._last_event[seat] :]
-        )
+        faced = bool(self._faced[0, seat])
+        note_raises(self._faced, _TABLE, np.array([seat]), np.array([action]), self.keep_ids)
         record, moves = self.moves(
             agent,
             action,
@@ -295,8 +310,6 @@ class BragCollector(Collector):
             if moves[name]:
                 self._flags[name][seat] = True
         self._blind_moves[seat] += int(moves["blind_move"])
-        if action != LOOK:  # a look is part of the same turn: the raise window stays open
-            self._last_event[seat] = len(betting) + 1
 
     def moves(
         self,
