@@ -10,9 +10,10 @@ from test_evaluate_batched import _deals_of as put_deals_of
 from test_evaluate_batched_brag import _deals_of as brag_deals_of
 
 from agents.registry import parse_spec
+from brag_env.brag.rules import FIRST_RAISE, LOOK, STAY
 from brag_env.evaluation import evaluate
 from brag_env.evaluation.batched import _brag_tournament, _put_tournament
-from brag_env.evaluation.brag_stats import BET, COVERED, LOOKED, action_column
+from brag_env.evaluation.brag_stats import BET, COVERED, LOOKED, action_column, raises_faced
 from brag_env.evaluation.brag_stats import DECISION_FIELDS as BRAG_DECISIONS
 from brag_env.evaluation.brag_stats import HAND_FIELDS as BRAG_HANDS
 from brag_env.evaluation.put_stats import DECISION_FIELDS as PUT_DECISIONS
@@ -98,3 +99,21 @@ def test_the_shared_rules_take_one_value_or_an_array():
     values = np.array([0.0, 0.0999, 0.1, 0.95, 1.0])
     assert decile(values).tolist() == [0, 0, 1, 9, 9]
     assert [decile(float(v)) for v in values] == [0, 0, 1, 9, 9]
+
+
+def test_B13_a_raise_is_faced_by_the_other_seats_until_their_next_move():
+    from brag_env.brag.rules import BragConfig
+
+    config = BragConfig(num_players=3)
+    keep_ids = (config.keep_old_hand_action, config.take_new_hand_action)
+    faced = np.zeros(3, bool)
+    faced = raises_faced(faced, 0, FIRST_RAISE, keep_ids)  # seat 0 raises
+    assert faced.tolist() == [False, True, True]
+    faced = raises_faced(faced, 1, LOOK, keep_ids)  # a look keeps seat 1's turn open
+    assert faced.tolist() == [False, True, True]
+    faced = raises_faced(faced, 1, STAY, keep_ids)  # seat 1 has answered it
+    assert faced.tolist() == [False, False, True]
+    # the same moves for two tables at once: one row per table
+    tables = np.zeros((2, 3), bool)
+    tables = raises_faced(tables, np.array([[0], [2]]), np.array([[FIRST_RAISE], [STAY]]), keep_ids)
+    assert tables.tolist() == [[False, True, True], [False, False, False]]

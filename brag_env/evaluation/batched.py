@@ -48,7 +48,7 @@ from agents.registry import parse_spec
 from brag_env.brag.game import BLIND, OPEN, SITTING_OUT
 from brag_env.brag.rules import BragConfig
 from brag_env.evaluation import episodes_for
-from brag_env.evaluation.brag_stats import SEAT_FLAGS, BragCollector, note_raises
+from brag_env.evaluation.brag_stats import SEAT_FLAGS, BragCollector, raises_faced
 from brag_env.evaluation.games import get_adapter
 from brag_env.evaluation.put_stats import PutCollector, hand_points
 from brag_env.evaluation.runner import tournament_result
@@ -400,7 +400,9 @@ def _brag_tournament(
                 flag[live[m], seats[m]] = True
             moved = moves["blind_move"] & ~choice
             blind_moves[live[moved], seats[moved]] += 1
-            note_raises(faced_raise, live, seats, actions, collector.keep_ids)
+            faced_raise[live] = raises_faced(
+                faced_raise[live], seats[:, None], actions[:, None], collector.keep_ids
+            )
             # Only a fold, a cover or a see ends a hand: what the hand records need of it,
             # read before the step (in a session the next hand is dealt at once).
             ending = np.flatnonzero(np.isin(actions, (FOLD, SEE, cover_id)))

@@ -124,7 +124,6 @@ HAND_FIELDS = (
 )
 #: Records held before they are counted (memory stays flat over long runs).
 _PENDING = 1 << 16
-_TABLE = np.zeros(1, np.int64)  # the scalar collector's one table, for ``note_raises``
 _D = {name: k for k, name in enumerate(DECISION_FIELDS)}
 _H = {name: k for k, name in enumerate(HAND_FIELDS)}
 
@@ -151,21 +150,16 @@ def decile_rates(table: dict[str, Any]) -> dict[str, list[float | None]]:
     }
 
 
-def note_raises(
-    faced: np.ndarray,
-    tables: np.ndarray,
-    seats: np.ndarray,
-    actions: np.ndarray,
-    keep_ids: tuple[int, int],
-) -> None:
-    """Keep ``faced[table, seat]``, whether another seat raised (B13) since the seat's own
-    previous move this hand, after the moves ``actions`` of ``seats`` at ``tables``. A look
-    (B10) does not end the seat's turn, nor does a B19 keep/take choice (``keep_ids``, the
-    first id after the raises). Arrays, for one table or many."""
-    turn_over = (actions != LOOK) & ~np.isin(actions, keep_ids)
-    faced[tables[turn_over], seats[turn_over]] = False
-    up = (actions >= FIRST_RAISE) & (actions < keep_ids[0])
-    faced[tables[up]] |= np.arange(faced.shape[1])[None, :] != seats[up][:, None]
+def raises_faced(faced: np.ndarray, seat: Any, action: Any, keep_ids: tuple[int, int]) -> Any:
+    """``faced`` (a table's seats, or (tables, seats)) after ``seat`` makes ``action``: each
+    seat's flag says whether another seat raised (B13) since its own previous move this hand.
+    A look (B10) does not end the seat's turn, nor does a B19 keep/take choice (``keep_ids``,
+    the first ids after the raises). One move (an int seat and action) or one per table
+    (column arrays, shape (tables, 1))."""
+    turn_over = (action != LOOK) & (action != keep_ids[0]) & (action != keep_ids[1])
+    raised = (action >= FIRST_RAISE) & (action < keep_ids[0])
+    mine = np.arange(faced.shape[-1]) == seat
+    return np.where(mine, faced & (turn_over ^ True), faced | raised)
 
 
 class _Counts:
@@ -243,7 +237,7 @@ class BragCollector(Collector):
         self._percentile = [self._hand_percentile(game, s) for s in range(n)]
         self._blind_moves = [0] * n
         self._flags = {name: [False] * n for name in SEAT_FLAGS}  # set by ``moves``
-        self._faced = np.zeros((1, n), bool)  # ``note_raises``' flags, one table
+        self._faced = np.zeros(n, bool)  # ``raises_faced``
 
     def _hand_percentile(self, game: Any, seat: int) -> float:
         hand = game.hands[seat]
@@ -291,8 +285,8 @@ class BragCollector(Collector):
         status = game.status[seat]
         legal = game.legal_mask()
         cover_legal = self.cover_id >= 0 and legal[self.cover_id]
-        faced = bool(self._faced[0, seat])
-        note_raises(self._faced, _TABLE, np.array([seat]), np.array([action]), self.keep_ids)
+        faced = bool(self._faced[seat])
+        self._faced = raises_faced(self._faced, seat, action, self.keep_ids)
         record, moves = self.moves(
             agent,
             action,
