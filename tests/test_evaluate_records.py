@@ -106,14 +106,20 @@ def test_B13_a_raise_is_faced_by_the_other_seats_until_their_next_move():
 
     config = BragConfig(num_players=3)
     keep_ids = (config.keep_old_hand_action, config.take_new_hand_action)
-    faced = np.zeros(3, bool)
-    faced = raises_faced(faced, 0, FIRST_RAISE, keep_ids)  # seat 0 raises
-    assert faced.tolist() == [False, True, True]
-    faced = raises_faced(faced, 1, LOOK, keep_ids)  # a look keeps seat 1's turn open
-    assert faced.tolist() == [False, True, True]
-    faced = raises_faced(faced, 1, STAY, keep_ids)  # seat 1 has answered it
-    assert faced.tolist() == [False, False, True]
-    # the same moves for two tables at once: one row per table
-    tables = np.zeros((2, 3), bool)
-    tables = raises_faced(tables, np.array([[0], [2]]), np.array([[FIRST_RAISE], [STAY]]), keep_ids)
-    assert tables.tolist() == [[False, True, True], [False, False, False]]
+
+    def seats(bits):
+        return [bool(bits >> s & 1) for s in range(3)]
+
+    faced = raises_faced(0, 0, FIRST_RAISE, keep_ids, 3)  # seat 0 raises
+    assert seats(faced) == [False, True, True]
+    faced = raises_faced(faced, 1, LOOK, keep_ids, 3)  # a look keeps seat 1's turn open
+    assert seats(faced) == [False, True, True]
+    faced = raises_faced(faced, 1, keep_ids[0], keep_ids, 3)  # so does a B19 choice
+    assert seats(faced) == [False, True, True]
+    faced = raises_faced(faced, 1, STAY, keep_ids, 3)  # seat 1 has answered it
+    assert seats(faced) == [False, False, True]
+    # the same moves at two tables at once, int64 arrays
+    tables = raises_faced(
+        np.array([0, 6]), np.array([0, 2]), np.array([FIRST_RAISE, STAY]), keep_ids, 3
+    )
+    assert [seats(int(t)) for t in tables] == [[False, True, True], [False, True, False]]

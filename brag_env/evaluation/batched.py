@@ -357,8 +357,8 @@ def _brag_tournament(
     all_seat_agent = np.array([e.seats for e in schedule], np.int64)  # (tables, n): agent per seat
     all_group = np.array([e.group for e in schedule], np.int64)
     collector = BragCollector(None, n, config)
-    cover_id, keep_id = config.cover_action, config.keep_old_hand_action
-    choice_ids = np.array([keep_id, config.take_new_hand_action])
+    cover_id, keep_ids = config.cover_action, collector.keep_ids
+    choice_ids = np.array(keep_ids)
 
     started = time.perf_counter()
     decisions = 0
@@ -369,7 +369,7 @@ def _brag_tournament(
             agent.reset_rows(np.arange(n * here))
         # what BragCollector keeps per seat for the hand being played, per table
         hand_flags = tuple(np.zeros((here, n), bool) for _ in SEAT_FLAGS)
-        faced_raise = np.zeros((here, n), bool)
+        faced_raise = np.zeros(here, np.int64)  # ``raises_faced``: a bit per seat
         blind_moves = np.zeros((here, n), np.int64)
         ended_hands: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # table, hand, deltas
         live = np.arange(here)
@@ -389,7 +389,7 @@ def _brag_tournament(
                 masks.sum(axis=1) == 1,
                 masks[:, SEE] > 0,
                 cover_legal,
-                faced_raise[live, seats],
+                (faced_raise[live] >> seats & 1) > 0,
                 engine.percentile[live, seats],
                 blind_moves[live, seats],
             )
@@ -400,9 +400,7 @@ def _brag_tournament(
                 flag[live[m], seats[m]] = True
             moved = moves["blind_move"] & ~choice
             blind_moves[live[moved], seats[moved]] += 1
-            faced_raise[live] = raises_faced(
-                faced_raise[live], seats[:, None], actions[:, None], collector.keep_ids
-            )
+            faced_raise[live] = raises_faced(faced_raise[live], seats, actions, keep_ids, n)
             # Only a fold, a cover or a see ends a hand: what the hand records need of it,
             # read before the step (in a session the next hand is dealt at once).
             ending = np.flatnonzero(np.isin(actions, (FOLD, SEE, cover_id)))

@@ -150,16 +150,16 @@ def decile_rates(table: dict[str, Any]) -> dict[str, list[float | None]]:
     }
 
 
-def raises_faced(faced: np.ndarray, seat: Any, action: Any, keep_ids: tuple[int, int]) -> Any:
-    """``faced`` (a table's seats, or (tables, seats)) after ``seat`` makes ``action``: each
-    seat's flag says whether another seat raised (B13) since its own previous move this hand.
+def raises_faced(faced: Any, seat: Any, action: Any, keep_ids: tuple[int, int], n: int) -> Any:
+    """The seats facing a raise, ``faced`` (a bit per seat of a table of ``n``), after ``seat``
+    makes ``action``: another seat raised (B13) since the seat's own previous move this hand.
     A look (B10) does not end the seat's turn, nor does a B19 keep/take choice (``keep_ids``,
-    the first ids after the raises). One move (an int seat and action) or one per table
-    (column arrays, shape (tables, 1))."""
+    the first ids after the raises). Plain integer arithmetic: one table (ints) or one move
+    per table (int64 arrays) alike."""
     turn_over = (action != LOOK) & (action != keep_ids[0]) & (action != keep_ids[1])
     raised = (action >= FIRST_RAISE) & (action < keep_ids[0])
-    mine = np.arange(faced.shape[-1]) == seat
-    return np.where(mine, faced & (turn_over ^ True), faced | raised)
+    mine = 1 << seat
+    return (faced & ~(mine * turn_over)) | ((((1 << n) - 1) ^ mine) * raised)
 
 
 class _Counts:
@@ -237,7 +237,7 @@ class BragCollector(Collector):
         self._percentile = [self._hand_percentile(game, s) for s in range(n)]
         self._blind_moves = [0] * n
         self._flags = {name: [False] * n for name in SEAT_FLAGS}  # set by ``moves``
-        self._faced = np.zeros(n, bool)  # ``raises_faced``
+        self._faced = 0  # ``raises_faced``: a bit per seat
 
     def _hand_percentile(self, game: Any, seat: int) -> float:
         hand = game.hands[seat]
@@ -285,8 +285,8 @@ class BragCollector(Collector):
         status = game.status[seat]
         legal = game.legal_mask()
         cover_legal = self.cover_id >= 0 and legal[self.cover_id]
-        faced = bool(self._faced[seat])
-        self._faced = raises_faced(self._faced, seat, action, self.keep_ids)
+        faced = bool(self._faced >> seat & 1)
+        self._faced = raises_faced(self._faced, seat, action, self.keep_ids, len(game.status))
         record, moves = self.moves(
             agent,
             action,
