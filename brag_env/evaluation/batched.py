@@ -17,12 +17,14 @@ engine plugs in by adding a runner ``(parsed specs, episodes, seed, options) ->
 TournamentResult``, its option check and the table sizes it plays.
 
 The behaviour statistics come from the game's collector (``put_stats``, ``brag_stats``): the
-runner works out at every step, for all tables at once, what the collector reads from the
-scalar engine at each decision and hand end. For Brag it writes the same decision and hand
-records the scalar collector writes (``brag_stats.DECISION_FIELDS``, ``HAND_FIELDS``), and
-one code counts them; each table is one session, its hands one after another (the state a
-hand's records need is read before the step that ends it: in a session the next hand is dealt
-at once). For Put it fills the collector's counts directly.
+runner reads, at every step and for all tables at once, what the collector reads from the
+scalar engine at each decision and hand end, and hands it the same decision and hand records
+the scalar collector writes (``DECISION_FIELDS``, ``HAND_FIELDS`` of each), built with the
+collector's own rules (``BragCollector.moves``, ``PutCollector.recorded``,
+``put_stats.hand_points``). The collector counts both runs' records with one code: no
+statistic is computed here. For Brag each table is one session, its hands one after another
+(the state a hand's records need is read before the step that ends it: in a session the next
+hand is dealt at once).
 
 ``run_headsup_batched`` is what training evaluations call: the first agent against the other
 (Put: match win rate) or against ``num_players - 1`` copies of it (Brag, ``BatchedBrag``:
@@ -46,16 +48,9 @@ from agents.registry import parse_spec
 from brag_env.brag.game import BLIND, OPEN, SITTING_OUT
 from brag_env.brag.rules import BragConfig
 from brag_env.evaluation import episodes_for
-from brag_env.evaluation.brag_stats import (
-    BET,
-    BLIND_ROW,
-    COVERED,
-    FORCED,
-    LOOKED,
-    BragCollector,
-)
+from brag_env.evaluation.brag_stats import SEAT_FLAGS, BragCollector, raises_faced
 from brag_env.evaluation.games import get_adapter
-from brag_env.evaluation.put_stats import WEAK_BELOW, PutCollector
+from brag_env.evaluation.put_stats import PutCollector, hand_points
 from brag_env.evaluation.runner import tournament_result
 from brag_env.evaluation.schedule import agent_seeds, make_schedule
 from brag_env.put.rules import PutConfig
@@ -211,19 +206,6 @@ def _decide(engine: Any, live: np.ndarray, seat_agent: np.ndarray, agents: list)
     return seats, who, obs, masks, actions
 
 
-# Behaviour events counted per decision (the fields of put_stats._Counts).
-_DECISION_EVENTS = (
-    "put_chances",
-    "puts",
-    "bluff_puts",
-    "faced_put",
-    "folded_to_put",
-    "bluff_sees",
-    "weak_put_chances",
-)
-_HAND_EVENTS = ("hands", "put_wins", "bluff_put_wins", "showdowns", "showdown_wins")
-
-
 def _put_tournament(
     parsed: list,
     episodes: int,
@@ -231,13 +213,14 @@ def _put_tournament(
     options: dict[str, Any],
     make_engine: Callable[..., Any] | None = None,
 ) -> Any:
-    """Heads-up Put: ``run_tournament`` with ``PutCollector``'s samples and counts, computed
-    over all tables at each step (strength from the acting seat's own observation, which
-    holds exactly the cards and tricks the collector reads from the engine), in blocks of at
+    """Heads-up Put: ``run_tournament`` with ``PutCollector``'s samples, and its counts from
+    the decision and hand records of all tables at each step (strength from the acting seat's
+    own observation, which holds exactly the cards and tricks the collector reads from the
+    engine), which the collector counts with the scalar run's code, in blocks of at
     most ``_PUT_CHUNK`` matches. ``make_engine`` ``(tables, config, seed)`` replaces
     ``BatchedPut`` (tests deal the scalar run's cards)."""
     from brag_env.put.batched import BatchedPut
-    from brag_env.put.rules import FOLD, PUT, SEE, PutConfig
+    from brag_env.put.rules import PUT, PutConfig
 
     adapter = get_adapter("put")
     adapter.num_players(len(parsed), options)
@@ -251,9 +234,6 @@ def _put_tournament(
     view = PutBatchView(PutView(table))
     collector = PutCollector(None, 2)
     store = collector.metrics
-    decision_counts = np.zeros((2, len(_DECISION_EVENTS)), np.int64)
-    hand_counts = np.zeros((2, len(_HAND_EVENTS)), np.int64)
-    by_decile = np.zeros((2, 10 * 4), np.int64)
 
     started = time.perf_counter()
     decisions = 0
@@ -263,51 +243,46 @@ def _put_tournament(
         for agent in agents:
             agent.reset_rows(np.arange(2 * here))
         hand_samples: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
-        bluffed = np.zeros((here, 2), bool)  # seat called a Put with a weak hand this hand
+        put_strength = np.full((here, 2), -1.0)  # the seat's strength at its Put this hand
         payoff = np.zeros((here, 2))
         live = np.arange(here)
         while live.size:
             seats, who, obs, masks, actions = _decide(engine, live, seat_agent, agents)
             decisions += live.size
-            # before the step: what PutCollector.before_action counts
+            # before the step: the decision records PutCollector.before_action writes
             view.load(obs)
-            weak = view.strength < WEAK_BELOW
-            can_put = masks[:, PUT] == 1
-            put = can_put & (actions == PUT)
-            fold = ~can_put & (actions == FOLD)
-            see = ~can_put & (actions == SEE)
-            events = (can_put, put, put & weak, fold | see, fold, see & weak, can_put & weak)
-            for e, flag in enumerate(events):
-                decision_counts[:, e] += np.bincount(who[flag], minlength=2)
-            column = np.where(can_put, np.where(put, 0, 1), np.where(fold, 3, 2))
-            decile = np.minimum((view.strength * 10.0).astype(np.int64), 9)
-            k = np.flatnonzero(can_put | fold | see)
-            cells = who[k] * 40 + decile[k] * 4 + column[k]
-            by_decile += np.bincount(cells, minlength=80).reshape(2, 40)
-            bluffed[live[put & weak], seats[put & weak]] = True
+            strength = view.strength
+            put_legal = masks[:, PUT] > 0
+            k = collector.recorded(put_legal, actions)
+            records = np.column_stack([who, put_legal, actions, strength])
+            collector.add_decisions(records[k])
+            put = actions == PUT
+            put_strength[live[put], seats[put]] = strength[put]
             before = engine.hands_played[live]
             rewards, _ = engine.step(live, actions)
             payoff[live] += rewards
             done = live[engine.hands_played[live] > before]
-            if done.size:  # PutCollector._end_hand, for every hand that just ended
-                unit, points = engine.last_unit[done], engine.last_points[done].astype(np.float64)
+            if done.size:  # PutCollector._end_hand's samples and records, per hand just ended
+                unit = engine.last_unit[done]
                 folded = engine.last_folded[done].any(axis=1)
                 caller = engine.last_caller[done]
+                # put_stats.hand_points of each (unit, points) the hands ended with
+                pairs, which = np.unique(
+                    np.stack([unit, engine.last_points[done]]), axis=1, return_inverse=True
+                )
+                shares = np.array([hand_points(config, int(u), int(p)) for u, p in pairs.T])
+                shares = shares[which.reshape(-1)]
                 for seat in (0, 1):
                     a = seat_agent[done, seat]
-                    value = np.where(unit < 0, 0.0, np.where(unit == seat, points, -points))
+                    side_won = unit == config.unit_of(seat)
+                    value = shares[:, seat]
                     hand_samples.append((a, group[done], np.full(done.size, seat), value))
-                    won_put = (caller == seat) & folded
-                    flags = (
-                        np.ones(done.size, bool),
-                        won_put,
-                        won_put & bluffed[done, seat],
-                        ~folded,
-                        ~folded & (unit == seat),
+                    called = caller == seat
+                    strength_at_put = put_strength[done, seat]
+                    collector.add_hands(
+                        np.column_stack([a, called, folded, side_won, strength_at_put])
                     )
-                    for e, flag in enumerate(flags):
-                        hand_counts[:, e] += np.bincount(a[flag], minlength=2)
-                bluffed[done] = False
+                put_strength[done] = -1.0
             live = live[engine.current[live] >= 0]
         for seat in (0, 1):
             for a in (0, 1):
@@ -323,12 +298,6 @@ def _put_tournament(
             store.extend("points_per_hand", a, groups[k], seat_of[k], values[k])
     seconds = time.perf_counter() - started
 
-    for a, counts in enumerate(collector.counts):
-        for e, name in enumerate(_DECISION_EVENTS):
-            setattr(counts, name, int(decision_counts[a, e]))
-        for e, name in enumerate(_HAND_EVENTS):
-            setattr(counts, name, int(hand_counts[a, e]))
-        counts.by_decile = by_decile[a].reshape(10, 4).tolist()
     return tournament_result(
         adapter, parsed, options, seed, False, schedule, collector, seconds, decisions, "batched"
     )
@@ -370,7 +339,7 @@ def _brag_tournament(
     one unit. ``make_engine`` ``(tables, config, seed)`` replaces ``BatchedBrag`` (tests deal
     the scalar run's cards); ``agents`` and ``block_tables``: ``run_tournament_batched``."""
     from brag_env.brag.batched import BatchedBrag
-    from brag_env.brag.rules import FIRST_RAISE, FOLD, LOOK, SEE, STAY, BragConfig
+    from brag_env.brag.rules import FOLD, SEE, BragConfig
 
     adapter = get_adapter("brag")
     n = adapter.num_players(len(parsed), options)
@@ -388,9 +357,8 @@ def _brag_tournament(
     all_seat_agent = np.array([e.seats for e in schedule], np.int64)  # (tables, n): agent per seat
     all_group = np.array([e.group for e in schedule], np.int64)
     collector = BragCollector(None, n, config)
-    cover_id, keep_id = config.cover_action, config.keep_old_hand_action
-    choice_ids = np.array([keep_id, config.take_new_hand_action])
-    seat_ids = np.arange(n)
+    cover_id, keep_ids = config.cover_action, collector.keep_ids
+    choice_ids = np.array(keep_ids)
 
     started = time.perf_counter()
     decisions = 0
@@ -400,62 +368,39 @@ def _brag_tournament(
         for agent in agents:
             agent.reset_rows(np.arange(n * here))
         # what BragCollector keeps per seat for the hand being played, per table
-        looked, played_blind, folded, raised, saw, covered, faced_raise = (
-            np.zeros((here, n), bool) for _ in range(7)
-        )
-        hand_flags = (looked, played_blind, folded, raised, saw, covered)
+        hand_flags = tuple(np.zeros((here, n), bool) for _ in SEAT_FLAGS)
+        faced_raise = np.zeros(here, np.int64)  # ``raises_faced``: a bit per seat
         blind_moves = np.zeros((here, n), np.int64)
         ended_hands: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # table, hand, deltas
         live = np.arange(here)
         while live.size:
             seats, who, _, masks, actions = _decide(engine, live, seat_agent, agents)
             decisions += live.size
-            # the decision record, as BragCollector.before_action writes it; a B19 keep/take
-            # choice writes none (it only changes the hand whose strength is measured)
+            # the decision records and hand flags, from BragCollector.moves as in the scalar
+            # run; a B19 keep/take choice makes none (it only changes the hand measured)
             status = engine.status[live, seats]
-            blind = status == BLIND
             choice = np.isin(actions, choice_ids)
-            look = actions == LOOK
-            forced = ~look & ~choice & (masks.sum(axis=1) == 1)
-            cover = (
-                ~look & ~forced & (actions == cover_id) if cover_id >= 0 else np.zeros_like(look)
+            cover_legal = masks[:, cover_id] > 0 if cover_id >= 0 else np.zeros(live.size, bool)
+            record, moves = collector.moves(
+                who,
+                actions,
+                status == BLIND,
+                status == OPEN,
+                masks.sum(axis=1) == 1,
+                masks[:, SEE] > 0,
+                cover_legal,
+                (faced_raise[live] >> seats & 1) > 0,
+                engine.percentile[live, seats],
+                blind_moves[live, seats],
             )
-            bet = ~(look | forced | cover | choice)
-            kind = np.select([look, forced, cover], [LOOKED, FORCED, COVERED], BET)
-            column = np.select([actions == FOLD, actions == STAY, actions == SEE], [0, 1, 3], 2)
-            decile = np.minimum((engine.percentile[live, seats] * 10.0).astype(np.int64), 9)
-            cover_legal = (masks[:, cover_id] > 0) & (bet | cover) if cover_id >= 0 else bet & False
-            faced = faced_raise[live, seats]
-            records = np.stack(
-                [
-                    who,
-                    kind,
-                    np.where(bet, np.where(blind, BLIND_ROW, decile), 0),
-                    np.where(bet, column, 0),
-                    bet & (masks[:, SEE] > 0),
-                    cover_legal,
-                    bet & faced,
-                    np.where(look, blind_moves[live, seats], 0),
-                ],
-                axis=1,
-            )
+            records = np.stack(np.broadcast_arrays(*record), axis=1)
             collector.add_decisions(records[~choice] if choice.any() else records)
-            # the per-seat flags of the hand
-            looked[live[look], seats[look]] = True
-            moved = bet & (actions != FOLD) & blind
+            for name, flag in zip(SEAT_FLAGS, hand_flags, strict=True):
+                m = moves[name] & ~choice
+                flag[live[m], seats[m]] = True
+            moved = moves["blind_move"] & ~choice
             blind_moves[live[moved], seats[moved]] += 1
-            played_blind[live[moved | (cover & blind)], seats[moved | (cover & blind)]] = True
-            fold = bet & (actions == FOLD)
-            folded[live[fold], seats[fold]] = True
-            covered[live[cover], seats[cover]] = True
-            opened = bet & (status == OPEN)
-            see_open, raise_open = opened & (actions == SEE), opened & (column == 2)
-            saw[live[see_open], seats[see_open]] = True
-            raised[live[raise_open], seats[raise_open]] = True
-            done_turn = ~(look | choice)  # the seat's last event: a raise after it is one it faces
-            faced_raise[live[done_turn], seats[done_turn]] = False
-            up = (actions >= FIRST_RAISE) & (actions < keep_id)
-            faced_raise[live[up]] |= seat_ids[None, :] != seats[up][:, None]
+            faced_raise[live] = raises_faced(faced_raise[live], seats, actions, keep_ids, n)
             # Only a fold, a cover or a see ends a hand: what the hand records need of it,
             # read before the step (in a session the next hand is dealt at once).
             ending = np.flatnonzero(np.isin(actions, (FOLD, SEE, cover_id)))
@@ -559,18 +504,12 @@ def _brag_hands_over(engine, collector, end: _HandEnd, seat_agent, flags) -> Non
     seat = np.arange(n)[None, :]
     won = (seat == champion[:, None]) & ~carried[:, None]
     showdown = by_see[:, None] & ((seat == seer[:, None]) | (seat == seen[:, None]))
-    looked, played_blind, folded, raised, saw, covered = (f[done] for f in flags)
     columns = [
         seat_agent[done],
         end.percentile,
-        looked,
-        played_blind,
-        folded,
-        raised,
-        saw,
-        covered,
+        *(f[done] for f in flags),  # SEAT_FLAGS, in the hand record's order
         won,
-        won & ~by_see[:, None],
+        np.broadcast_to(by_see[:, None], (k, n)),
         showdown,
         np.broadcast_to((covers > 0)[:, None], (k, n)),
         cover_won,

@@ -56,10 +56,12 @@ the decile table.
 Where the counts come from: one record per decision (``DECISION_FIELDS``: a look, a forced
 choice, a cover or a betting decision, with its decile row and column, whether a see or a
 cover was legal, whether it faced a raise) and one per seat per hand (``HAND_FIELDS``: the
-hand's percentile, what the seat did, whether it won, how). ``BragCollector`` writes them from
-the scalar engine; the batched evaluator (``brag_env.evaluation.batched``) writes the same
-records for all its tables at once (``add_decisions``, ``add_hands``), and ``_count_records``
-turns both into the counts above. Discards (B22) are counted directly: only the scalar engine
+hand's percentile, what the seat did, whether it won, how). ``BragCollector.moves`` says what
+a decision is (its record and the hand flags it sets) for one decision or for arrays of them;
+the AEC hooks call it from the scalar engine one decision at a time, the batched evaluator
+(``brag_env.evaluation.batched``) for all its tables at once and hands over the records
+(``add_decisions``, ``add_hands``); ``_count_records`` turns both into the counts above, so
+each statistic is defined once. Discards (B22) are counted directly: only the scalar engine
 deals four or five cards.
 """
 
@@ -72,9 +74,10 @@ import numpy as np
 from brag_env.brag.game import BLIND, OPEN
 from brag_env.brag.rules import FIRST_RAISE, FOLD, LOOK, SEE, STAY, discard_choices
 from brag_env.brag.wild import config_ranking
+from brag_env.evaluation.records import Records
 from brag_env.evaluation.runner import Collector
 from brag_env.evaluation.schedule import Episode
-from brag_env.evaluation.stats import ratio
+from brag_env.evaluation.stats import decile, ratio
 
 ACTION_COLUMNS = ("fold", "stay", "raise", "see")
 BLIND_ROW = 10  # row index of the blind decisions in the decile table
@@ -100,7 +103,9 @@ DECISION_FIELDS = (
 )
 LOOKED, FORCED, COVERED, BET = range(4)
 #: What one hand record holds (``BragCollector.add_hands``): per seat that played the hand,
-#: its agent, the percentile of its hand, and flags (0/1) of what it did and what happened.
+#: its agent, the percentile of its hand, and flags (0/1) of what it did (``SEAT_FLAGS``) and
+#: what happened: it won, the hand ended on a see (B14), it was the seer or the seen, a cover
+#: decided it (B16), it won the pot it covered, the pot was carried (B15).
 HAND_FIELDS = (
     "agent",
     "percentile",
@@ -111,7 +116,7 @@ HAND_FIELDS = (
     "saw",
     "covered",
     "won",
-    "won_unseen",
+    "by_see",
     "showdown",
     "cover_decided",
     "cover_won",
@@ -123,8 +128,16 @@ _D = {name: k for k, name in enumerate(DECISION_FIELDS)}
 _H = {name: k for k, name in enumerate(HAND_FIELDS)}
 
 
-def decile(percentile: float) -> int:
-    return min(int(percentile * 10.0), 9)
+#: The per-seat flags of a hand that its moves set (``BragCollector.moves``), in the order of
+#: the hand record's fields they fill.
+SEAT_FLAGS = ("looked", "played_blind", "folded", "raised", "saw", "covered")
+
+
+def action_column(action: Any) -> Any:
+    """The ``ACTION_COLUMNS`` column of a betting move: fold, stay, raise (any size) or see.
+    An action id or an array of them (plain arithmetic, so both work alike)."""
+    other = (action != FOLD) & (action != STAY) & (action != SEE)
+    return (action == STAY) * 1 + other * 2 + (action == SEE) * 3
 
 
 def decile_rates(table: dict[str, Any]) -> dict[str, list[float | None]]:
@@ -135,6 +148,18 @@ def decile_rates(table: dict[str, Any]) -> dict[str, list[float | None]]:
         for k, name in enumerate(columns)
         if k > 0
     }
+
+
+def raises_faced(faced: Any, seat: Any, action: Any, keep_ids: tuple[int, int], n: int) -> Any:
+    """The seats facing a raise, ``faced`` (a bit per seat of a table of ``n``), after ``seat``
+    makes ``action``: another seat raised (B13) since the seat's own previous move this hand.
+    A look (B10) does not end the seat's turn, nor does a B19 keep/take choice (``keep_ids``,
+    the first ids after the raises). Plain integer arithmetic: one table (ints) or one move
+    per table (int64 arrays) alike."""
+    turn_over = (action != LOOK) & (action != keep_ids[0]) & (action != keep_ids[1])
+    raised = (action >= FIRST_RAISE) & (action < keep_ids[0])
+    mine = 1 << seat
+    return (faced & ~(mine * turn_over)) | ((((1 << n) - 1) ^ mine) * raised)
 
 
 class _Counts:
@@ -203,11 +228,8 @@ class BragCollector(Collector):
         self.counts = [_Counts() for _ in range(num_agents)]
         self._episode: Episode | None = None
         # Records not yet counted (see ``add_decisions``): rows as tuples, or whole arrays.
-        self._decision_rows: list[tuple[int, ...]] = []
-        self._hand_rows: list[tuple[float, ...]] = []
-        self._decision_blocks: list[np.ndarray] = []
-        self._hand_blocks: list[np.ndarray] = []
-        self._pending = 0  # rows in the blocks
+        self._decisions = Records(DECISION_FIELDS, np.int64)
+        self._hands = Records(HAND_FIELDS, np.float64)
 
     # ----------------------------------------------------------------- per hand
     def _begin_hand(self, game: Any) -> None:
@@ -215,13 +237,8 @@ class BragCollector(Collector):
         self._results_seen = len(game.hand_results)
         self._percentile = [self._hand_percentile(game, s) for s in range(n)]
         self._blind_moves = [0] * n
-        self._played_blind = [False] * n
-        self._looked = [False] * n
-        self._raised = [False] * n  # raised while open this hand
-        self._saw = [False] * n  # saw while open this hand
-        self._folded = [False] * n  # folded by choice (not forced) this hand
-        self._covered = [False] * n
-        self._last_event = [0] * n  # index into game.betting after the seat's last event
+        self._flags = {name: [False] * n for name in SEAT_FLAGS}  # set by ``moves``
+        self._faced = 0  # ``raises_faced``: a bit per seat
 
     def _hand_percentile(self, game: Any, seat: int) -> float:
         hand = game.hands[seat]
@@ -266,46 +283,77 @@ class BragCollector(Collector):
             c.best_discards += kept[0] == kept[1]
             return
         status = game.status[seat]
-        if action == LOOK:
-            self._looked[seat] = True
-            self._decision_rows.append((agent, LOOKED, 0, 0, 0, 0, 0, self._blind_moves[seat]))
-            return  # a look is part of the same turn: the raise window stays open
-        betting = game.betting
         legal = game.legal_mask()
-        if sum(legal) == 1:  # forced (B16): no choice, no style to measure
-            self._decision_rows.append((agent, FORCED, 0, 0, 0, 0, 0, 0))
-            self._last_event[seat] = len(betting) + 1
-            return
-        cover_legal = int(self.cover_id >= 0 and legal[self.cover_id])
-        blind = status == BLIND
-        if action == self.cover_id:  # B16: counted apart from the betting decisions
-            self._decision_rows.append((agent, COVERED, 0, 0, 0, cover_legal, 0, 0))
-            self._covered[seat] = True
-            if blind:
-                self._played_blind[seat] = True
-            self._last_event[seat] = len(betting) + 1
-            return
-        # A betting decision: fold, stay, raise or see.
-        column = 0 if action == FOLD else 1 if action == STAY else 3 if action == SEE else 2
-        row = BLIND_ROW if blind else decile(self._percentile[seat])
-        if action == FOLD:
-            self._folded[seat] = True
-        elif blind:
-            self._blind_moves[seat] += 1
-            self._played_blind[seat] = True
-        if status == OPEN:
-            if action == SEE:
-                self._saw[seat] = True
-            elif action >= FIRST_RAISE:
-                self._raised[seat] = True
-        faced = any(
-            s != seat and a >= FIRST_RAISE and a < self.keep_ids[0]
-            for s, a, _ in betting[self._last_event[seat] :]
+        cover_legal = self.cover_id >= 0 and legal[self.cover_id]
+        faced = bool(self._faced >> seat & 1)
+        self._faced = raises_faced(self._faced, seat, action, self.keep_ids, len(game.status))
+        record, moves = self.moves(
+            agent,
+            action,
+            status == BLIND,
+            status == OPEN,
+            sum(legal) == 1,
+            bool(legal[SEE]),
+            bool(cover_legal),
+            faced,
+            self._percentile[seat],
+            self._blind_moves[seat],
         )
-        self._decision_rows.append(
-            (agent, BET, row, column, int(legal[SEE]), cover_legal, int(faced), 0)
+        self._decisions.append(tuple(int(x) for x in record))
+        for name in SEAT_FLAGS:
+            if moves[name]:
+                self._flags[name][seat] = True
+        self._blind_moves[seat] += int(moves["blind_move"])
+
+    def moves(
+        self,
+        agent: Any,
+        action: Any,
+        blind: Any,
+        open_: Any,
+        forced: Any,
+        see_legal: Any,
+        cover_legal: Any,
+        faced: Any,
+        percentile: Any,
+        blind_moves: Any,
+    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """What decisions are, for both evaluators: one (Python ints and bools) or many (arrays
+        of them), never a B19 keep/take choice nor a B22 discard. Returns the decision record
+        (``DECISION_FIELDS``, a value or an array per field) and the ``SEAT_FLAGS`` each
+        decision sets for its seat's hand, with ``blind_move`` (a betting move made blind).
+
+        A look is a look; a decision with a single legal action is forced (B16: no choice, no
+        style to measure); a cover (B16) is counted apart from the betting decisions; the rest
+        are betting decisions: fold, stay, raise or see."""
+        look = action == LOOK
+        forced = forced & (look ^ True)
+        cover = (action == self.cover_id) & ((look | forced) ^ True)
+        bet = (look | forced | cover) ^ True
+        kind = look * LOOKED + forced * FORCED + cover * COVERED + bet * BET
+        row = blind * BLIND_ROW + (blind ^ True) * decile(percentile)
+        fold = bet & (action == FOLD)
+        blind_move = bet & (action != FOLD) & blind
+        record = (
+            agent,
+            kind,
+            bet * row,
+            bet * action_column(action),
+            bet & see_legal,
+            (bet | cover) & cover_legal,
+            bet & faced,
+            look * blind_moves,
         )
-        self._last_event[seat] = len(betting) + 1
+        moves = {
+            "looked": look,
+            "played_blind": blind_move | (cover & blind),
+            "folded": fold,
+            "raised": bet & open_ & (action >= FIRST_RAISE),
+            "saw": bet & open_ & (action == SEE),
+            "covered": cover,
+            "blind_move": blind_move,
+        }
+        return record, moves
 
     def after_action(self, env: Any, seat: int, agent: int, action: int) -> None:
         game = env.unwrapped.game
@@ -330,52 +378,42 @@ class BragCollector(Collector):
             self.metrics.add("payoff", agent, episode.group, seat, delta / self.unit)
             if self._percentile[seat] < 0:  # sat out this hand (B16)
                 continue
-            won = result.winner == seat
-            self._hand_rows.append(
+            flags = tuple(self._flags[name][seat] for name in SEAT_FLAGS)
+            self._hands.append(
                 (
                     agent,
                     self._percentile[seat],
-                    self._looked[seat],
-                    self._played_blind[seat],
-                    self._folded[seat],
-                    self._raised[seat],
-                    self._saw[seat],
-                    self._covered[seat],
-                    won,
-                    won and not result.by_see,
+                    *flags,
+                    result.winner == seat,
+                    result.by_see,
                     result.by_see and seat in (result.seer, result.seen),
                     bool(result.covers),  # B16
                     sum(w == seat == k for _, w, k in result.pots),
                     result.carried > 0,  # B15
                 )
             )
-        if len(self._decision_rows) > _PENDING:
+        if len(self._decisions) > _PENDING:
             self._count_records()
 
     # ----------------------------------------------------------------- records
     def add_decisions(self, records: np.ndarray) -> None:
         """Decision records of many tables at once: (m, ``DECISION_FIELDS``) integers, what
         ``before_action`` records one decision at a time (the batched evaluator's input)."""
-        self._decision_blocks.append(np.asarray(records, np.int64))
-        self._pending += len(records)
-        if self._pending > _PENDING:
+        self._decisions.extend(records)
+        if len(self._decisions) + len(self._hands) > _PENDING:
             self._count_records()
 
     def add_hands(self, records: np.ndarray) -> None:
         """Hand records of many tables at once: (m, ``HAND_FIELDS``), as ``_end_hand``'s."""
-        self._hand_blocks.append(np.asarray(records, np.float64))
-        self._pending += len(records)
-        if self._pending > _PENDING:
+        self._hands.extend(records)
+        if len(self._decisions) + len(self._hands) > _PENDING:
             self._count_records()
 
     def _count_records(self) -> None:
         """Add every record not yet counted to the agents' counts (one code for both runs)."""
         n = self.num_agents
-        blocks = self._decision_blocks
-        if self._decision_rows:
-            blocks.append(np.array(self._decision_rows, np.int64).reshape(-1, len(_D)))
-        if blocks:
-            d = np.concatenate(blocks)
+        d = self._decisions.take()
+        if d is not None:
             agent, kind, column = d[:, _D["agent"]], d[:, _D["kind"]], d[:, _D["column"]]
             bet = kind == BET
             free = bet | (kind == COVERED)
@@ -403,11 +441,8 @@ class BragCollector(Collector):
                     setattr(c, name, getattr(c, name) + int(values[a]))
                 c.turns_before_look += int(blind_moves[a])
                 c.by_decile = (np.array(c.by_decile) + table[a]).tolist()
-        blocks = self._hand_blocks
-        if self._hand_rows:
-            blocks.append(np.array(self._hand_rows, np.float64).reshape(-1, len(_H)))
-        if blocks:
-            h = np.concatenate(blocks)
+        h = self._hands.take()
+        if h is not None:
             agent = h[:, _H["agent"]].astype(np.int64)
             p = h[:, _H["percentile"]]
             f = {name: h[:, k] > 0 for name, k in _H.items() if k > 1}
@@ -423,7 +458,7 @@ class BragCollector(Collector):
                 "bluff_hands": (raised | saw) & weak,
                 "raise_hands": raised,
                 "bluff_raise_hands": raised & weak,
-                "bluff_wins": raised & weak & f["won_unseen"],
+                "bluff_wins": raised & weak & f["won"] & ~f["by_see"],  # all others folded
                 "see_hands": saw,
                 "light_see_hands": saw & weak,
                 "cover_decided_hands": f["cover_decided"],
@@ -433,7 +468,7 @@ class BragCollector(Collector):
                 "showdown_wins": f["showdown"] & f["won"],
             }
             totals = {k: np.bincount(agent[v], minlength=n) for k, v in per_agent.items()}
-            deciles = np.minimum((p * 10.0).astype(np.int64), 9)
+            deciles = decile(p)
             columns = [np.ones(len(h), bool)] + [f[name] for name in HAND_COLUMNS[1:]]
             width = len(HAND_COLUMNS)
             table = np.zeros((n, 10, width), np.int64)
@@ -445,9 +480,6 @@ class BragCollector(Collector):
                 for name, values in totals.items():
                     setattr(c, name, getattr(c, name) + int(values[a]))
                 c.by_hand_decile = (np.array(c.by_hand_decile) + table[a]).tolist()
-        self._decision_rows, self._hand_rows = [], []
-        self._decision_blocks, self._hand_blocks = [], []
-        self._pending = 0
 
     # ----------------------------------------------------------------- summary
     def behaviour(self, agent: int) -> dict[str, Any]:

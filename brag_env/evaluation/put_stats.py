@@ -37,20 +37,37 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from agents.put import live_strength
+from brag_env.evaluation.records import Records
 from brag_env.evaluation.runner import Collector
 from brag_env.evaluation.schedule import Episode
-from brag_env.evaluation.stats import ratio
+from brag_env.evaluation.stats import decile, ratio
 from brag_env.put.rules import FOLD, PUT, PUT_RANK, SEE, hand_rewards
 
 ACTION_COLUMNS = ("put", "no_put", "see", "fold")
 #: A live strength below this is weak: a Put with it is a bluff, a see of a Put with it is light.
 WEAK_BELOW = 0.4
 _FOLDED_REASON = "fold"
+#: What one decision record holds (``PutCollector.add_decisions``): the agent, whether it could
+#: call Put (P4), the action it took and the live strength of its hand then.
+DECISION_FIELDS = ("agent", "put_legal", "action", "strength")
+#: What one hand record holds (``PutCollector.add_hands``), per seat: its agent, whether it
+#: called this hand's Put, whether the hand ended on a fold to it, whether the seat's side
+#: scored the hand, and the live strength at which the seat called Put (-1: it did not).
+HAND_FIELDS = ("agent", "called", "folded", "side_won", "put_strength")
+#: Records held before they are counted (memory stays flat over long runs).
+_PENDING = 1 << 16
 
 
-def decile(strength: float) -> int:
-    return min(int(strength * 10.0), 9)
+def hand_points(config: Any, unit: int, points: int) -> list[float]:
+    """Each seat's ``points_per_hand`` sample of one hand: its share by the env's
+    ``reward="points"`` split (``hand_rewards``: P7 with three players, P8 partners), and
+    0 for every seat when the hand is drawn (``unit`` -1)."""
+    if unit < 0:
+        return [0.0] * config.num_players
+    return hand_rewards(config, unit, points)
 
 
 def decile_rates(table: dict[str, Any]) -> dict[str, list[float | None]]:
@@ -87,17 +104,24 @@ class _Counts:
 
 
 class PutCollector(Collector):
-    """Match and hand payoffs and the behaviour statistics of the module docstring."""
+    """Match and hand payoffs and the behaviour statistics of the module docstring.
+
+    Every count is defined once, in ``_count_records``, over decision and hand records
+    (``DECISION_FIELDS``, ``HAND_FIELDS``): the AEC hooks write them one at a time from the
+    scalar engine, the batched evaluator (``brag_env.evaluation.batched``) hands them over
+    for many tables at once (``add_decisions``, ``add_hands``)."""
 
     def __init__(self, env: Any, num_agents: int) -> None:
         super().__init__(num_agents)
         self.counts = [_Counts() for _ in range(num_agents)]
         self._episode: Episode | None = None
+        self._decisions = Records(DECISION_FIELDS)
+        self._hands = Records(HAND_FIELDS)
 
     def start_episode(self, env: Any, episode: Episode) -> None:
         self._episode = episode
         self._hands_seen = 0
-        self._bluff_put: set[int] = set()
+        self._put_strength: dict[int, float] = {}  # seat -> strength at its Put this hand
 
     @staticmethod
     def _strength(game: Any, seat: int) -> float:
@@ -114,31 +138,13 @@ class PutCollector(Collector):
 
     def before_action(self, env: Any, seat: int, agent: int, action: int) -> None:
         game = env.unwrapped.game
-        mask = game.mask
-        c = self.counts[agent]
-        if mask[PUT]:
-            p = self._strength(game, seat)
-            c.put_chances += 1
-            row = c.by_decile[decile(p)]
-            c.weak_put_chances += p < WEAK_BELOW
-            if action == PUT:
-                c.puts += 1
-                row[0] += 1
-                if p < WEAK_BELOW:
-                    c.bluff_puts += 1
-                    self._bluff_put.add(seat)
-            else:
-                row[1] += 1
-        elif action in (SEE, FOLD):
-            p = self._strength(game, seat)
-            c.faced_put += 1
-            row = c.by_decile[decile(p)]
-            if action == FOLD:
-                c.folded_to_put += 1
-                row[3] += 1
-            else:
-                row[2] += 1
-                c.bluff_sees += p < WEAK_BELOW
+        put_legal = bool(game.mask[PUT])
+        if not self.recorded(put_legal, action):
+            return
+        p = self._strength(game, seat)
+        self._decisions.append((agent, put_legal, action, p))
+        if action == PUT:
+            self._put_strength[seat] = p
 
     def after_action(self, env: Any, seat: int, agent: int, action: int) -> None:
         game = env.unwrapped.game
@@ -153,23 +159,88 @@ class PutCollector(Collector):
         assert episode is not None
         reason, unit, points = record.result
         unit_of = game.unit_of
-        n = game.n
-        shares = hand_rewards(game.config, unit, points)  # P7: the split with three players
-        caller = record.put_caller
+        shares = hand_points(game.config, unit, points)
         folded = reason == _FOLDED_REASON
-        for seat in range(n):
+        for seat in range(game.n):
             agent = episode.seats[seat]
-            value = 0.0 if unit < 0 else shares[seat]  # a drawn hand scores nothing
-            self.metrics.add("points_per_hand", agent, episode.group, seat, value)
-            c = self.counts[agent]
-            c.hands += 1
-            if seat == caller and folded:
-                c.put_wins += 1
-                c.bluff_put_wins += seat in self._bluff_put
-            if not folded:
-                c.showdowns += 1
-                c.showdown_wins += unit >= 0 and unit_of[seat] == unit
-        self._bluff_put.clear()
+            self.metrics.add("points_per_hand", agent, episode.group, seat, shares[seat])
+            side_won = unit >= 0 and unit_of[seat] == unit
+            put_strength = self._put_strength.get(seat, -1.0)
+            self._hands.append((agent, seat == record.put_caller, folded, side_won, put_strength))
+        self._put_strength.clear()
+        if len(self._decisions) + len(self._hands) > _PENDING:
+            self._count_records()
+
+    # ----------------------------------------------------------------- records
+    @staticmethod
+    def recorded(put_legal: Any, action: Any) -> Any:
+        """Which decisions have a record: a chance to call Put (P4) or an answer to one (see
+        or fold, P5); a card played otherwise says nothing of style. One decision (bools and
+        ints) or arrays of them."""
+        return put_legal | (action == SEE) | (action == FOLD)
+
+    def add_decisions(self, records: np.ndarray) -> None:
+        """Decision records of many tables at once: (m, ``DECISION_FIELDS``), what
+        ``before_action`` records one decision at a time (only those ``recorded`` says)."""
+        self._decisions.extend(records)
+        if len(self._decisions) > _PENDING:
+            self._count_records()
+
+    def add_hands(self, records: np.ndarray) -> None:
+        """Hand records of many tables at once: (m, ``HAND_FIELDS``), as ``_end_hand``'s."""
+        self._hands.extend(records)
+        if len(self._hands) > _PENDING:
+            self._count_records()
+
+    def _count_records(self) -> None:
+        """Add every record not yet counted to the agents' counts (one code for both runs)."""
+        n = self.num_agents
+        rows = self._decisions.take()
+        if rows is not None:
+            d = self._decisions.columns(rows)
+            agent, action, p = d["agent"].astype(np.int64), d["action"], d["strength"]
+            legal, weak = d["put_legal"] > 0, p < WEAK_BELOW
+            put = legal & (action == PUT)
+            faced = ~legal & ((action == SEE) | (action == FOLD))  # answering a Put
+            fold, see = faced & (action == FOLD), faced & (action == SEE)
+            events = {
+                "put_chances": legal,
+                "puts": put,
+                "bluff_puts": put & weak,
+                "weak_put_chances": legal & weak,
+                "faced_put": faced,
+                "folded_to_put": fold,
+                "bluff_sees": see & weak,
+            }
+            column = np.where(legal, np.where(put, 0, 1), np.where(fold, 3, 2))  # ACTION_COLUMNS
+            k = legal | faced
+            cells = agent[k] * 40 + decile(p[k]) * 4 + column[k]
+            table = np.bincount(cells, minlength=n * 40).reshape(n, 10, 4)
+            self._add(events, agent, table)
+        rows = self._hands.take()
+        if rows is not None:
+            h = self._hands.columns(rows)
+            agent = h["agent"].astype(np.int64)
+            folded, side_won = h["folded"] > 0, h["side_won"] > 0
+            put_won = (h["called"] > 0) & folded  # every opponent folded to its Put
+            bluffed = (h["put_strength"] >= 0) & (h["put_strength"] < WEAK_BELOW)
+            events = {
+                "hands": np.ones(len(rows), bool),
+                "put_wins": put_won,
+                "bluff_put_wins": put_won & bluffed,
+                "showdowns": ~folded,
+                "showdown_wins": ~folded & side_won,
+            }
+            self._add(events, agent, None)
+
+    def _add(self, events: dict[str, np.ndarray], agent: np.ndarray, table: Any) -> None:
+        for name, flag in events.items():
+            totals = np.bincount(agent[flag], minlength=self.num_agents)
+            for a, c in enumerate(self.counts):
+                setattr(c, name, getattr(c, name) + int(totals[a]))
+        if table is not None:
+            for a, c in enumerate(self.counts):
+                c.by_decile = (np.array(c.by_decile) + table[a]).tolist()
 
     def end_episode(self, env: Any, episode: Episode, seat_rewards: list[float]) -> None:
         super().end_episode(env, episode, seat_rewards)
@@ -179,6 +250,7 @@ class PutCollector(Collector):
             self.metrics.add("match_win", episode.seats[seat], episode.group, seat, won)
 
     def behaviour(self, agent: int) -> dict[str, Any]:
+        self._count_records()
         c = self.counts[agent]
         table = {
             "columns": list(ACTION_COLUMNS),

@@ -23,6 +23,14 @@ from typing import Any
 import numpy as np
 
 
+def decile(value: Any) -> Any:
+    """The decile 0-9 of a value in [0, 1] (1 itself in the top one): ``d`` holds
+    ``[d/10, (d+1)/10)``. A float gives an int, an array the array of deciles."""
+    if isinstance(value, np.ndarray):
+        return np.minimum((value * 10.0).astype(np.int64), 9)
+    return min(int(value * 10.0), 9)
+
+
 def z_value(confidence: float = 0.95) -> float:
     """Two-sided normal quantile: 1.959964 for 0.95."""
     if not 0.0 < confidence < 1.0:
