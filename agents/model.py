@@ -219,6 +219,43 @@ def trained_env(path: str | Path) -> TrainedEnv | None:
     return None
 
 
+#: The options that change the observation's layout (not only what its numbers mean): a table
+#: gets a model's recorded value when the user does not set it (``with_model_observation``).
+LAYOUT_OPTIONS = ("perfect_recall",)
+
+
+def with_model_observation(game: str, specs: Any, options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` with each ``LAYOUT_OPTIONS`` value the model specs among ``specs`` record
+    (``perfect_recall: true`` for a model trained on the event history), so evaluate.py, play
+    and the exact measure give such a model the observation it was trained on. A value the
+    user set is kept (the model's ``check_table`` then refuses a mismatch in one line); models
+    recording different values cannot share a table: ``ValueError``. Older records without
+    the option mean its default."""
+    from agents.registry import parse_spec
+
+    out = dict(options)
+    for key in LAYOUT_OPTIONS:
+        if key in options:
+            continue
+        recorded: dict[str, Any] = {}
+        for spec in dict.fromkeys(specs):
+            parsed = parse_spec(spec, game)
+            if parsed.kind != "model" or parsed.path is None:
+                continue
+            trained = trained_env(parsed.path)
+            if trained is not None and trained.game == game:
+                recorded[parsed.label] = trained.options.get(key, False)
+        values = set(recorded.values())
+        if len(values) > 1:
+            listed = ", ".join(f"{name} ({key}={value!r})" for name, value in recorded.items())
+            raise ValueError(
+                f"models read different observations and cannot share a table: {listed}"
+            )
+        if values and values != {False}:
+            out[key] = values.pop()
+    return out
+
+
 def training_config(info: SavedModelInfo, config_type: Any) -> dict[str, Any]:
     """Every table option (``config_type(...).to_dict()``) the model was trained with;
     ``ValueError`` when its record holds bad ones (``info.trained_env`` must be set)."""

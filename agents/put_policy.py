@@ -194,9 +194,15 @@ def batch_probabilities(agent: Agent) -> BatchPolicy:
 
 
 def agent_strategy(
-    probs: BatchPolicy, tree: PutTree, config: PutConfig, score: tuple[int, int]
+    probs: BatchPolicy,
+    tree: PutTree,
+    config: PutConfig,
+    score: tuple[int, int],
+    put_timing: bool = False,
 ) -> Strategy:
-    """Query ``probs`` at every possible information set of the tree (both seats)."""
+    """Query ``probs`` at every possible information set of the tree (both seats), with the
+    observations of put_v2 (``put_timing``) or put_v1, and the event block with
+    ``config.perfect_recall``."""
     h = tree.hands
     put, play, see = [], [], []
     for d in range(DEPTH):
@@ -210,7 +216,7 @@ def agent_strategy(
         p_see = np.full((layer.size, no), 0.5)
         p_play = None if ha == 1 else np.zeros((num_states(d), layer.size, na, ha))
         for batch in batches(tree, d, ANSWER_NODE, 0):
-            obs, mask = observations(tree, config, score, batch)
+            obs, mask = observations(tree, config, score, batch, put_timing)
             p = probs(obs, mask)
             total = p[:, SEE] + p[:, FOLD]
             p_see[batch.nodes, batch.hands] = p[:, SEE] / np.where(total > 0, total, 1.0)
@@ -218,7 +224,7 @@ def agent_strategy(
             if s > 0 and ha == 1:
                 continue  # one card, no Put left: no choice
             for batch in batches(tree, d, PLAY_NODE, s):
-                obs, mask = observations(tree, config, score, batch)
+                obs, mask = observations(tree, config, score, batch, put_timing)
                 p = probs(obs, mask)
                 if s == 0:
                     p_put[batch.nodes, batch.hands] = p[:, PUT]

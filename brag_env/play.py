@@ -93,12 +93,14 @@ def build_session(
     exists without ``--force`` or cannot be written. The file is opened only once everything
     else is valid, so a bad command line never touches it.
     """
+    from agents.model import with_model_observation
     from brag_env.ui.seating import open_history, pick_seed, seat_players
     from brag_env.ui.terminal import Prompter, make_console
 
-    options = parse_options(args.option)
     opponents = args.opponents or DEFAULT_OPPONENTS[args.game]
     seating = seat_players(args.game, opponents, args.seat)
+    # a model opponent trained on the event history gets it (the human's view decodes it too)
+    options = with_model_observation(args.game, opponents, parse_options(args.option))
     seed = pick_seed(args.seed)
     prompter = Prompter(make_console(stdout), stdin)
     session: TableSession

@@ -15,7 +15,7 @@ from agents.tables import table_info
 from brag_env import put_v0
 from brag_env.put.game import PutGame
 from brag_env.put.observation import PutObserver
-from brag_env.put.rules import FOLD, PUT, SEE, PutConfig
+from brag_env.put.rules import FOLD, PUT, RANK_NAMES, SEE, PutConfig
 from brag_env.put.solver.cfr import Accumulators, iterate, normalise
 from brag_env.put.solver.game import HandGame, exploitability, parse_score
 from brag_env.put.solver.observe import Batch, locate, observations
@@ -40,19 +40,36 @@ def _decisions(config, score, seed, games=30):
             game.apply(action)
 
 
-@pytest.mark.parametrize("k,score", [(3, (0, 0)), (4, (3, 1)), (5, (0, 4))])
-def test_P1_P3_P4_solver_information_sets_give_the_env_observations(k, score):
+@pytest.mark.parametrize(
+    "k,score,put_timing,perfect_recall",
+    [
+        (3, (0, 0), False, False),
+        (4, (3, 1), False, False),
+        (5, (0, 4), False, False),
+        (3, (0, 0), True, False),  # put_v2's observation
+        (4, (2, 1), False, True),
+        (4, (1, 3), True, True),
+    ],
+)
+def test_P1_P3_P4_solver_information_sets_give_the_env_observations(
+    k, score, put_timing, perfect_recall
+):
     """Along random hands, the infoset located from the engine's state rebuilds exactly the
-    observation and mask the env gives (so the policy scored is the policy played)."""
-    config = PutConfig(deck_ranks=k)
+    observation and mask the env gives (so the policy scored is the policy played), for
+    put_v1's observation, put_v2's (when the Put came) and either with the event history."""
+    config = PutConfig(deck_ranks=k, perfect_recall=perfect_recall)
     game = HandGame.build(config, score)
-    observer = PutObserver(config)
+    observer = PutObserver(config, put_timing)
     checked = 0
     for engine, seat, plays, put_depth in _decisions(config, score, seed=k):
         seen = engine.put_seen or engine.put_caller < 0
         d, kind, s, node, x = locate(game.tree, plays, put_depth, seen, engine.counts[seat])
         obs, mask = observations(
-            game.tree, config, score, Batch(d, kind, s, np.array([node]), np.array([x]))
+            game.tree,
+            config,
+            score,
+            Batch(d, kind, s, np.array([node]), np.array([x])),
+            put_timing,
         )
         np.testing.assert_array_equal(obs[0], observer.set_from(engine, seat))
         np.testing.assert_array_equal(mask[0], engine.mask)
@@ -249,3 +266,64 @@ def test_P4_put_profile_counts_calls_faces_and_folds_exactly():
     np.testing.assert_allclose(prof["calls"][1], 0.0, atol=1e-15)
     np.testing.assert_allclose(prof["faces"][1], prof["dealt"][1])
     np.testing.assert_allclose(prof["folds"][1], 0.75 * prof["dealt"][1])
+
+
+def _equilibrium_read_from(agent, observer, when: str):
+    """A planted batch policy: ``agent``'s table (put:equilibrium), with the Put's timing read
+    from the observation (``when``: "timing" put_v2's fields, "recall" the event rows) or,
+    with "none", guessed as before the first card (put_v1 hides it)."""
+
+    def probs(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        out = np.zeros(mask.shape)
+        for row, vector in enumerate(obs):
+            seen_obs = observer.decode(vector)
+            plays = []
+            for trick in seen_obs["tricks"]:
+                lead = trick["leader"]
+                for seat in (lead, 1 - lead):
+                    if seat in trick["cards"]:
+                        plays.append(RANK_NAMES.index(trick["cards"][seat]))
+            put = seen_obs["put"]
+            depth = None
+            if put["caller"] is not None:
+                if when == "timing":
+                    depth = (put["trick"] - 1) * 2 + put["turn"]
+                elif when == "recall":
+                    actions = [event["action"] for event in seen_obs["history"]]
+                    depth = sum(a.startswith("play") for a in actions[: actions.index("put")])
+                else:
+                    depth = 0
+            hand = [seen_obs["hand"].count(name) for name in RANK_NAMES]
+            called = put["caller"] is not None
+            where = locate(agent.tree, plays, depth, put["seen"] or not called, hand)
+            for action, p in action_probabilities(agent.tree, agent.strategy, where).items():
+                out[row, action] = p
+        return out * np.asarray(mask, dtype=bool)
+
+    return probs
+
+
+@pytest.mark.slow  # 1.5-3.5 s each: every information set decoded one at a time
+@pytest.mark.parametrize(
+    "put_timing,perfect_recall,when",
+    [(True, False, "timing"), (False, True, "recall"), (True, True, "recall")],
+)
+def test_P4_a_policy_reading_when_the_put_came_scores_as_the_equilibrium(
+    put_timing, perfect_recall, when
+):
+    """Planted: the deck_ranks 3 equilibrium played from put_v2's or the perfect-recall
+    observation (no memory) has exactly the table's exploitability; read from put_v1's
+    observation (the timing guessed) it does not."""
+    config = PutConfig(deck_ranks=3, perfect_recall=perfect_recall)
+    game = HandGame.build(config)
+    spec = "put:equilibrium:path=models/put_equilibrium_k3.npz"
+    agent = make_agent(spec, table_info("put", deck_ranks=3))
+    want = exploitability(game, agent.strategy).exploitability
+    planted = _equilibrium_read_from(agent, PutObserver(config, put_timing), when)
+    got = exploitability(game, agent_strategy(planted, game.tree, config, (0, 0), put_timing))
+    assert got.exploitability == pytest.approx(want, abs=1e-9)
+    assert want < 0.001
+    plain = PutConfig(deck_ranks=3)
+    guessing = _equilibrium_read_from(agent, PutObserver(plain), "none")
+    blind = exploitability(game, agent_strategy(guessing, game.tree, plain, (0, 0)))
+    assert blind.exploitability > want + 0.001

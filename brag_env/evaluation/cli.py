@@ -203,9 +203,12 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(
             f"--table-size must be at least 2 (seats per table), got {args.table_size}"
         )
-    options = parse_options(args.option)
-    check_outputs(args)
+    from agents.model import with_model_observation
+
     specs = args.round_robin or args.agents
+    # a model trained on the event history (perfect_recall) is given it: every seat shares it
+    options = with_model_observation(game, specs, parse_options(args.option))
+    check_outputs(args)
     if args.exploitability:
         from brag_env.evaluation import exploitability
 

@@ -5,17 +5,23 @@ state, the vectors ``PutObserver.set_from`` gives the deciding player (the one-h
 match's hand at the chosen score with no finished hand before it, so the ``last_*`` block is
 empty, as in a match's first hand). ``locate`` goes the other way: from what a player has seen
 of a hand to the solver's information set (tests check the two against the real env).
+
+Both observation options a model may be trained with are built too: ``put_timing`` (put_v2's
+fields saying in which trick and at which turn the Put came) and ``config.perfect_recall``
+(the hand's events in order). They follow the put_v1 fields, whose offsets ``_OFF`` stay valid
+for every layout (the vectorised baselines read them).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from brag_env.put.observation import observation_layout
-from brag_env.put.rules import FOLD, NUM_RANKS, PLAY, PUT, SEE, PutConfig
+from brag_env.put.rules import FOLD, NUM_RANKS, PASS_NONE, PLAY, PUT, SEE, PutConfig
 from brag_env.put.solver.tree import DEALER, DEPTH, PutTree, actor_size, other_size
 
 _OFF: dict[str, int] = {}
@@ -26,6 +32,16 @@ for _name, _shape in observation_layout(2):
 OBS_SIZE = _pos
 
 PLAY_NODE, ANSWER_NODE = "play", "answer"
+
+
+@functools.lru_cache(maxsize=4)
+def _offsets(perfect_recall: bool, put_timing: bool) -> tuple[dict[str, int], int]:
+    """Offset of every field of the heads-up layout with these options, and its size."""
+    offsets, pos = {}, 0
+    for name, shape in observation_layout(2, False, perfect_recall, put_timing):
+        offsets[name] = pos
+        pos += int(np.prod(shape))
+    return offsets, pos
 
 
 @dataclass(frozen=True)
@@ -50,9 +66,16 @@ def batches(tree: PutTree, d: int, kind: str, s: int, chunk: int = 200_000) -> I
 
 
 def observations(
-    tree: PutTree, config: PutConfig, score: tuple[int, int], batch: Batch
+    tree: PutTree,
+    config: PutConfig,
+    score: tuple[int, int],
+    batch: Batch,
+    put_timing: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(obs (B, 220) float32, action masks (B, 29) int8) of the deciding player."""
+    """(obs (B, size) float32, action masks (B, 29) int8) of the deciding player: put_v1's
+    220 values, put_v2's 230 with ``put_timing``, and the event block after them with
+    ``config.perfect_recall``."""
+    off, obs_size = _offsets(config.perfect_recall, put_timing)
     layer = tree.layers[batch.d]
     d, nodes, b = batch.d, batch.nodes, len(batch.nodes)
     rows = np.arange(b)
@@ -61,7 +84,7 @@ def observations(
     me = 1 - actor if answer else actor
     seqs = layer.seqs[nodes].astype(np.int64)
     callers = layer.callers[nodes].astype(np.int64)
-    obs = np.zeros((b, OBS_SIZE), np.float32)
+    obs = np.zeros((b, obs_size), np.float32)
     size = other_size(d) if answer else actor_size(d)
     counts = tree.hands.counts[size][batch.hands]
     obs[:, _OFF["hand"] : _OFF["hand"] + tree.k] = counts
@@ -102,7 +125,47 @@ def observations(
         else:
             mask[:, PUT] = 1
         mask[:, PLAY : PLAY + tree.k] = counts > 0
+    # The Put came before card ``put_at`` (the answer: before the card the actor is about to play).
+    put_at = d if answer else batch.s - 1 if batch.s > 0 else None
+    if put_timing and put_at is not None:
+        obs[:, off["put_trick"] + put_at // 2] = 1
+        obs[:, off["put_turn"] + put_at % 2] = 1
+    if config.perfect_recall:
+        _fill_events(obs, off, d, put_at, not answer, callers, seqs, actor, rel)
     return obs, mask
+
+
+def _fill_events(
+    obs: np.ndarray,
+    off: dict[str, int],
+    d: int,
+    put_at: int | None,
+    seen: bool,
+    callers: np.ndarray,
+    seqs: np.ndarray,
+    actor: np.ndarray,
+    rel,
+) -> None:
+    """The perfect-recall rows of this hand as the game records them (``HandRecord.actions``):
+    each card played in order, and the Put just before card ``put_at``, followed by its SEE
+    once ``seen`` (at the answer node the Put is the last row). The last hand's rows stay
+    empty (the first hand of a match)."""
+    rows = np.arange(len(obs))
+    width = PASS_NONE  # recall_action: one column per action of a two-player table
+    seat_row = lambda row, role: off["recall_seat"] + row * 2 + rel(role)  # noqa: E731
+    action_row = lambda row: off["recall_action"] + row * width  # noqa: E731
+    for i in range(d):
+        row = i if put_at is None or i < put_at else i + 2
+        obs[rows, seat_row(row, callers[:, i])] = 1
+        obs[rows, action_row(row) + PLAY + seqs[:, i]] = 1
+    if put_at is None:
+        return
+    caller = callers[:, put_at] if put_at < d else actor
+    obs[rows, seat_row(put_at, caller)] = 1
+    obs[:, action_row(put_at) + PUT] = 1
+    if seen:
+        obs[rows, seat_row(put_at + 1, 1 - caller)] = 1
+        obs[:, action_row(put_at + 1) + SEE] = 1
 
 
 def node_index(tree: PutTree, seq: Sequence[int]) -> int:
