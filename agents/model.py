@@ -196,6 +196,8 @@ def trained_env(path: str | Path) -> TrainedEnv | None:
     in the run directory (beside ``model.zip``, or one level up for ``snapshots/*.zip``).
     """
     path = Path(path)
+    if not path.is_file():
+        raise _fail(path, "no such file")
     try:
         with zipfile.ZipFile(path) as archive:
             if MODEL_ENTRY in archive.namelist():
