@@ -21,14 +21,14 @@ position by position).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from itertools import combinations
 from typing import Any
 
 import numpy as np
 
-from brag_env.brag.rules import _check_bool, _check_int
 from brag_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, format_cards
+from brag_env.config_checks import check_bool, check_int, known_options
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 7  # B24: seven cards each to at most seven players (49 cards)
 CARDS_EACH = 7  # B24
@@ -130,18 +130,18 @@ class Brag7Config:
     deck_ranks: int = NUM_RANKS  # B1: only the k highest ranks (A K Q ... down), 4 suits each
 
     def __post_init__(self) -> None:
-        _check_int(self, "num_players", MIN_PLAYERS, MAX_PLAYERS)  # type: ignore[arg-type]
-        _check_int(self, "ante", 1)  # type: ignore[arg-type]
-        _check_int(self, "hands_per_session", 1)  # type: ignore[arg-type]
-        _check_int(self, "starting_chips", 1)  # type: ignore[arg-type]
+        check_int(self, "num_players", MIN_PLAYERS, MAX_PLAYERS)
+        check_int(self, "ante", 1)
+        check_int(self, "hands_per_session", 1)
+        check_int(self, "starting_chips", 1)
         if self.starting_chips < self.ante * self.hands_per_session:
             raise ValueError(
                 f"starting_chips must cover every ante of the session (ante x "
                 f"hands_per_session = {self.ante * self.hands_per_session}), got "
                 f"{self.starting_chips}"
             )
-        _check_bool(self, "lowball")  # type: ignore[arg-type]
-        _check_int(self, "deck_ranks", 1, NUM_RANKS)  # type: ignore[arg-type]
+        check_bool(self, "lowball")
+        check_int(self, "deck_ranks", 1, NUM_RANKS)
         if self.deck_size < CARDS_EACH * self.num_players:
             raise ValueError(
                 f"deck_ranks={self.deck_ranks} leaves {self.deck_size} cards, too few to deal "
@@ -151,11 +151,7 @@ class Brag7Config:
     @classmethod
     def from_dict(cls, options: dict[str, Any] | None = None) -> Brag7Config:
         """Build from keyword options; unknown keys raise ``ValueError`` naming them."""
-        options = dict(options or {})
-        unknown = sorted(set(options) - {f.name for f in fields(cls)})
-        if unknown:
-            raise ValueError(f"unknown Seven-card Brag option(s): {', '.join(unknown)}")
-        return cls(**options)
+        return cls(**known_options(cls, options, "Seven-card Brag"))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
