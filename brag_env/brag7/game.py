@@ -125,8 +125,9 @@ def settle_deal(
 def check_deal_record(record: dict[str, Any], config: Brag7Config) -> DealResult:
     """A deal record (``DealResult.to_dict``) played again under ``config``: its showdown from
     the dealt cards and arrangement ids, and what the pot pays (the stacks after it are taken
-    from the record); the rebuilt result, or a one-line ``ValueError`` naming the first entry
-    that does not add up (or is malformed)."""
+    from the record, once they and the pot left standing hold the table's chips, none below 0);
+    the rebuilt result, or a one-line ``ValueError`` naming the first entry that does not add
+    up (or is malformed)."""
     n = config.num_players
     try:
         dealt = [sorted(parse_cards(h)) for h in record["dealt"]]
@@ -149,6 +150,14 @@ def check_deal_record(record: dict[str, Any], config: Brag7Config) -> DealResult
     rebuilt = replace(
         settle_deal(config, deal, dealer, dealt, arrangements, pot), chips=tuple(chips)
     )
+    # Every session starts from starting_chips a seat and chips only move between the stacks
+    # and the pot: what the seats hold after the deal plus what stays in the pot is the total.
+    total = n * config.starting_chips
+    if min(chips) < 0 or sum(chips) + rebuilt.carried != total:
+        raise ValueError(
+            f"deal_number {deal}: chips {chips} plus the carried pot {rebuilt.carried} must "
+            f"be the table's {total} chips ({n} x starting_chips), none below 0"
+        )
     expected = rebuilt.to_dict()
     for key, value in expected.items():
         if record.get(key) != value:
