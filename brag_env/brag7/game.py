@@ -2,14 +2,16 @@
 
 A session is ``hands_per_session`` deals. Each deal (B24):
 
-1. Every player pays ``ante`` into the pot (which may hold chips carried from earlier deals).
-2. The deck (the ``deck_ranks`` highest ranks, B1) is shuffled and seven cards go to each
-   player, one at a time starting left of the dealer (as B9 deals).
-3. Each player, in seat order from the dealer's left, makes ONE decision: an arrangement id
-   0..139 (``brag_env.brag7.rules``). Nothing of the earlier choices is shown meanwhile.
+1. The seats each put ``ante`` in the middle (the pot may already hold chips left over from
+   earlier deals).
+2. The deck (the ``deck_ranks`` highest ranks, B1) is shuffled and dealt round the table a
+   card a time, the dealer's left-hand neighbour first (as B9 deals), until each seat has seven.
+3. The seats decide one after another, the dealer's neighbour on the left first and the dealer
+   last, ONE decision each: an arrangement id 0..139 (``brag_env.brag7.rules``). Nothing of
+   the earlier choices is shown meanwhile.
 4. The first hands are compared with the Brag ranking (B2-B6, reversed under B21 lowball),
-   then the second hands. A player holding the best first hand AND the best second hand, with
-   nobody equal in either, takes the pot; any other result leaves the pot for the next deal.
+   then the second hands. A seat whose first hand and whose second hand both top the table,
+   each of them unmatched, takes the pot; any other result leaves the pot for the next deal.
 5. After the session's last deal a pot still standing is shared equally; the chips that do not
    divide go one each to the seats from the dealer's left onwards.
 

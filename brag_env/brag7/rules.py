@@ -3,9 +3,10 @@
 Rule IDs refer to the project's rules document (``seeds/rules/brag.md``): B24 is Seven-card
 Brag, B2-B6 the hand ranking it reuses (``brag_env.brag.hands``), B21 lowball, B7 the dealer.
 
-An arrangement splits a player's seven cards into a FIRST hand, a SECOND hand and one DISCARD.
-Its id is fixed by the positions of the cards in the player's seven cards SORTED by card id
-(``brag_env.cards``: rank, then suit; position 0 is the lowest card):
+An arrangement sorts a player's seven cards into two three-card hands, the FIRST and the
+SECOND, plus the one card left over, the DISCARD. Its id is fixed by the positions of the cards
+in the player's seven cards SORTED by card id (``brag_env.cards``: rank, then suit; position 0
+is the lowest card):
 
 * the first hand is one of the 35 position triples ``combinations(range(7), 3)`` in
   lexicographic order: index ``f`` (0 = positions 0-1-2, 34 = positions 4-5-6);
@@ -32,7 +33,7 @@ from brag_env.config_checks import check_bool, check_int, known_options
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 7  # B24: seven cards each to at most seven players (49 cards)
 CARDS_EACH = 7  # B24
-NUM_ARRANGEMENTS = 140  # B24: 35 first hands x 4 second hands
+NUM_ARRANGEMENTS = 140  # B24: 35 triples for the first hand, then 4 for the second
 
 
 def _arrangement_table() -> np.ndarray:
