@@ -19,15 +19,15 @@ betting. Every player antes, receives seven cards and splits them, face down, in
 three-card hand, a second three-card hand and one discard. Then all first hands are compared
 with the usual Brag ranking (B2-B6; reversed with `lowball`, B21), and all second hands. A
 player whose first hand AND second hand are both the best at the table, with nobody equal in
-either, wins the pot. Otherwise the pot stays and grows by everyone's ante on the next deal.
-The episode is a session of `hands_per_session` deals (default 10); a pot still standing after
-the last deal is shared equally, the chips that do not divide going one each to the seats
-from the dealer's left onwards.
+either, wins the pot. Without such a player nobody is paid: the chips wait in the middle and
+the next deal's antes join them. The episode runs `hands_per_session` deals (10 unless set); a
+pot still standing after the last deal is shared equally, the chips that do not divide going
+one each to the seats from the dealer's left onwards.
 
 Agents are "player_0" .. "player_{n-1}" in seat order; the seat to the left of seat k is k+1
 (wrapping). The first dealer is drawn by a seeded cut (highest card, B7) and the button moves
-one seat left each deal. Players arrange in seat order from the dealer's left, one decision
-each per deal; nobody sees anything of the arrangements made before theirs.
+one seat left each deal. The dealer's left-hand neighbour arranges first and the dealer last,
+one decision each per deal; nobody sees anything of the arrangements made before theirs.
 
 ### Action Space
 
@@ -42,7 +42,8 @@ Action `4 f + s` (named `arrange_f_s`) arranges the player's seven cards, SORTED
 
 `brag_env.brag7.rules.arrangement(action, cards)` gives (first, second, discard) and
 `arrangement_id(first, second, cards)` the id back. Every id is legal at every decision: the
-mask is all ones for the player to act. A player need not put the stronger hand first.
+mask is all ones for the player to act. Nothing forces the better of the two hands into the
+first place: any order is legal.
 
 ### Observation Space
 

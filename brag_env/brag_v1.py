@@ -173,8 +173,9 @@ B19 kept hand when sessions last more than one hand with blind play; else `Value
 
 American Brag (B25, `wild_cards` other than "none", full deck only): a wild card counts as
 whichever card makes its hand best under the game's own order (with `lowball`, the best lowball
-hand, so a wild card then lowers the hand); between hands with equal readings the one with
-fewer wild cards wins, then the discards (B22) and the seen player (B14) as usual.
+hand, so a wild card then lowers the hand); when two readings are equal the hand holding fewer
+wild cards ranks higher, and if that is level too the discards (B22), then the seen player
+(B14), decide as usual.
 `own_category` and `own_strength` are those of the reading on that order; `own_wild` (52) and
 `prev_shown_reading` (2 x 52) are appended after the B22 fields and before the recall block,
 so every layout without wild cards keeps its offsets. Histories gain `stood_for` (each shown

@@ -7,8 +7,10 @@ import pytest
 from brag_env.brag7.game import stacked_deck
 from brag_env.brag7.rules import arrangement_id
 from brag_env.cards import parse_cards
-from brag_env.evaluation import episodes_for, evaluate, get_adapter
+from brag_env.evaluation import episodes_for, evaluate, few_sessions_warning, get_adapter
+from brag_env.evaluation.cli import main as evaluate_main
 from brag_env.evaluation.schedule import Episode
+from brag_env.training.evaluation import print_final
 
 PRIAL = ("As Ah Ad Ks Kh 2c 5d", "As Ah Ad", "Ks Kh 5d")
 QUEENS = ("Qs Qh Qd Js Jh 3c 6d", "Qs Qh Qd", "Js Jh 6d")
@@ -69,3 +71,35 @@ def test_brag7_tournament_counts_deals_in_sessions():
     assert result.unit == "session" and result.samples == 40
     assert sum(a.payoff.mean for a in result.agents) == pytest.approx(0.0, abs=1e-9)
     assert result.agents[0].metrics["scoop"].n == 40
+
+
+def test_brag7_few_sessions_warning_counts_sessions_not_deals():
+    assert few_sessions_warning("brag7", 91, {}) is None  # 10 sessions, the last one cut short
+    assert few_sessions_warning("brag", 1, {}) is None and few_sessions_warning("put", 1) is None
+    note = few_sessions_warning("brag7", 90, {})
+    assert note is not None and "on 9 session(s)" in note
+    note = few_sessions_warning("brag7", 40, {"hands_per_session": 20})
+    assert note is not None and "on 2 session(s)" in note and "at least 200 deals" in note
+    assert few_sessions_warning("brag7", 10, {"hands_per_session": 1}) is None
+
+
+def test_brag7_evaluate_warns_in_one_line_on_few_sessions(capsys):
+    argv = ["--game", "brag7", "--agents", "random", "random", "--no-progress"]
+    assert evaluate_main([*argv, "--hands", "20"]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "warning: the 95% CIs rest on 2 session(s)" in err[0]
+    assert evaluate_main([*argv, "--hands", "10", "--option", "hands_per_session=1"]) == 0
+    assert "warning" not in capsys.readouterr().err
+
+
+def test_brag7_train_final_table_warns_on_few_sessions(capsys):
+    row = {"opponent": "random", "mean": 0.1, "ci_low": -0.2, "ci_high": 0.4, "n": 20}
+    print_final([row], "brag7", 0, 20, {"num_players": 2})
+    captured = capsys.readouterr()
+    assert "20 deals per opponent" in captured.out
+    assert captured.err.strip() == (
+        "warning: the 95% CIs rest on 2 session(s) of Seven-card Brag, fewer than 10: the "
+        "intervals are taken over whole sessions, so ask for at least 100 deals"
+    )
+    print_final([row], "brag7", 0, 2000, {"num_players": 2})
+    assert capsys.readouterr().err == ""

@@ -49,3 +49,25 @@ def test_b24_a_tampered_deal_is_a_one_line_error(tmp_path):
     history.write_text(json.dumps(record) + "\n")
     code, _, err = _replay(history)
     assert code == 2 and "arrangements must hold whole numbers" in err
+
+
+def test_b24_chips_that_do_not_add_up_are_a_one_line_error(tmp_path):
+    """B24 moves chips only between the stacks and the pot: +5 on every seat in the second
+    deal of a real history (the showdown itself untouched) is caught, naming that deal."""
+    history = tmp_path / "brag7.jsonl"
+    argv = ["brag7", "--opponents", "brag7:balanced", "--hands", "3", "--seed", "5"]
+    play_main(
+        [*argv, "--history", str(history)], stdin=io.StringIO("1\n1\n\n" * 3), stdout=io.StringIO()
+    )
+    assert _replay(history)[0] == 0
+    records = [json.loads(line) for line in history.read_text().splitlines()]
+    records[1]["chips"] = [c + 5 for c in records[1]["chips"]]
+    history.write_text("".join(json.dumps(r) + "\n" for r in records))
+    code, _, err = _replay(history)
+    assert code == 2
+    assert "line 2: deal_number 1: chips" in err and "must be the table's" in err
+    assert len(err.strip().splitlines()) == 1
+    records[1]["chips"] = [-1, sum(records[1]["chips"]) - 10 + 1]
+    history.write_text("".join(json.dumps(r) + "\n" for r in records))
+    code, _, err = _replay(history)
+    assert code == 2 and "none below 0" in err

@@ -6,8 +6,8 @@ for display, the three cards a hand *reads as*. With ``wild_cards="none"`` it is
 ``brag_env.brag.hands`` (the same strengths 0..740, the same percentiles), so the game without
 wild cards is unchanged.
 
-The wild sets (``WILD_CARDS``): "braggers" = A of diamonds, J of clubs, 9 of diamonds (the
-historical three); "nines" = all four 9s; "aces" = all four aces.
+The wild sets (``WILD_CARDS``): "braggers" = Ad, Jc and 9d (the historical three); "nines" =
+every 9; "aces" = every ace.
 
 How a wild hand is read
     A wild card stands for whichever card gives the hand its best *reading*: the natural cards
@@ -15,7 +15,7 @@ How a wild hand is read
     highest under the game's own order. Under lowball (B21) that order is reversed, so a wild card
     takes the reading that is best in lowball, i.e. the weakest standard hand it can make (three
     wild cards read as 5-3-2 of mixed suits there; in the standard game they are 3-3-3, the top
-    prial of B3, and two wild cards with any card read as a prial of that card's rank).
+    prial of B3, and a pair of wild cards beside one natural card reads as a prial of its rank).
 
     Readings use cards that differ from the hand's natural cards and from each other. Allowing a
     wild card to copy a card already in the hand could never change a result: a copy shares a
@@ -27,9 +27,9 @@ How a wild hand is read
     The strength of a wild-card game is ``4 * reading + (3 - wild cards in the hand)``, where
     ``reading`` is the reading's strength on the game's 0..740 scale (``hands.hand_strength``
     with the same ``lowball``). So hands compare by their readings first and, between equal
-    readings (the same class: B6), the hand with fewer wild cards wins; still equal, the engine
-    goes on to B22's discards and B14's seen-player rule as before. Categories and B20/B8/B18's
-    "a prial was shown" follow the reading (a wild prial is a prial).
+    readings (the same class: B6), the hand holding fewer wild cards ranks higher; when that is
+    level too, the engine goes on to B22's discards and B14's seen-player rule as before.
+    Categories and B20/B8/B18's "a prial was shown" follow the reading (a wild prial is a prial).
 
     The evaluator finds a reading by walking the 741 classes from the best down and taking the
     first one the natural cards fit into (their ranks are part of the class's ranks, and all

@@ -2,14 +2,16 @@
 
 A session is ``hands_per_session`` deals. Each deal (B24):
 
-1. Every player pays ``ante`` into the pot (which may hold chips carried from earlier deals).
-2. The deck (the ``deck_ranks`` highest ranks, B1) is shuffled and seven cards go to each
-   player, one at a time starting left of the dealer (as B9 deals).
-3. Each player, in seat order from the dealer's left, makes ONE decision: an arrangement id
-   0..139 (``brag_env.brag7.rules``). Nothing of the earlier choices is shown meanwhile.
+1. The seats each put ``ante`` in the middle (the pot may already hold chips left over from
+   earlier deals).
+2. The deck (the ``deck_ranks`` highest ranks, B1) is shuffled and dealt round the table a
+   card a time, the dealer's left-hand neighbour first (as B9 deals), until each seat has seven.
+3. The seats decide one after another, the dealer's neighbour on the left first and the dealer
+   last, ONE decision each: an arrangement id 0..139 (``brag_env.brag7.rules``). Nothing of
+   the earlier choices is shown meanwhile.
 4. The first hands are compared with the Brag ranking (B2-B6, reversed under B21 lowball),
-   then the second hands. A player holding the best first hand AND the best second hand, with
-   nobody equal in either, takes the pot; any other result leaves the pot for the next deal.
+   then the second hands. A seat whose first hand and whose second hand both top the table,
+   each of them unmatched, takes the pot; any other result leaves the pot for the next deal.
 5. After the session's last deal a pot still standing is shared equally; the chips that do not
    divide go one each to the seats from the dealer's left onwards.
 
@@ -125,8 +127,9 @@ def settle_deal(
 def check_deal_record(record: dict[str, Any], config: Brag7Config) -> DealResult:
     """A deal record (``DealResult.to_dict``) played again under ``config``: its showdown from
     the dealt cards and arrangement ids, and what the pot pays (the stacks after it are taken
-    from the record); the rebuilt result, or a one-line ``ValueError`` naming the first entry
-    that does not add up (or is malformed)."""
+    from the record, once they and the pot left standing hold the table's chips, none below 0);
+    the rebuilt result, or a one-line ``ValueError`` naming the first entry that does not add
+    up (or is malformed)."""
     n = config.num_players
     try:
         dealt = [sorted(parse_cards(h)) for h in record["dealt"]]
@@ -149,6 +152,14 @@ def check_deal_record(record: dict[str, Any], config: Brag7Config) -> DealResult
     rebuilt = replace(
         settle_deal(config, deal, dealer, dealt, arrangements, pot), chips=tuple(chips)
     )
+    # Every session starts from starting_chips a seat and chips only move between the stacks
+    # and the pot: what the seats hold after the deal plus what stays in the pot is the total.
+    total = n * config.starting_chips
+    if min(chips) < 0 or sum(chips) + rebuilt.carried != total:
+        raise ValueError(
+            f"deal_number {deal}: chips {chips} plus the carried pot {rebuilt.carried} must "
+            f"be the table's {total} chips ({n} x starting_chips), none below 0"
+        )
     expected = rebuilt.to_dict()
     for key, value in expected.items():
         if record.get(key) != value:

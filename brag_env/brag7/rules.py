@@ -3,9 +3,10 @@
 Rule IDs refer to the project's rules document (``seeds/rules/brag.md``): B24 is Seven-card
 Brag, B2-B6 the hand ranking it reuses (``brag_env.brag.hands``), B21 lowball, B7 the dealer.
 
-An arrangement splits a player's seven cards into a FIRST hand, a SECOND hand and one DISCARD.
-Its id is fixed by the positions of the cards in the player's seven cards SORTED by card id
-(``brag_env.cards``: rank, then suit; position 0 is the lowest card):
+An arrangement sorts a player's seven cards into two three-card hands, the FIRST and the
+SECOND, plus the one card left over, the DISCARD. Its id is fixed by the positions of the cards
+in the player's seven cards SORTED by card id (``brag_env.cards``: rank, then suit; position 0
+is the lowest card):
 
 * the first hand is one of the 35 position triples ``combinations(range(7), 3)`` in
   lexicographic order: index ``f`` (0 = positions 0-1-2, 34 = positions 4-5-6);
@@ -21,18 +22,18 @@ position by position).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from itertools import combinations
 from typing import Any
 
 import numpy as np
 
-from brag_env.brag.rules import _check_bool, _check_int
 from brag_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, format_cards
+from brag_env.config_checks import check_bool, check_int, known_options
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 7  # B24: seven cards each to at most seven players (49 cards)
 CARDS_EACH = 7  # B24
-NUM_ARRANGEMENTS = 140  # B24: 35 first hands x 4 second hands
+NUM_ARRANGEMENTS = 140  # B24: 35 triples for the first hand, then 4 for the second
 
 
 def _arrangement_table() -> np.ndarray:
@@ -130,18 +131,18 @@ class Brag7Config:
     deck_ranks: int = NUM_RANKS  # B1: only the k highest ranks (A K Q ... down), 4 suits each
 
     def __post_init__(self) -> None:
-        _check_int(self, "num_players", MIN_PLAYERS, MAX_PLAYERS)  # type: ignore[arg-type]
-        _check_int(self, "ante", 1)  # type: ignore[arg-type]
-        _check_int(self, "hands_per_session", 1)  # type: ignore[arg-type]
-        _check_int(self, "starting_chips", 1)  # type: ignore[arg-type]
+        check_int(self, "num_players", MIN_PLAYERS, MAX_PLAYERS)
+        check_int(self, "ante", 1)
+        check_int(self, "hands_per_session", 1)
+        check_int(self, "starting_chips", 1)
         if self.starting_chips < self.ante * self.hands_per_session:
             raise ValueError(
                 f"starting_chips must cover every ante of the session (ante x "
                 f"hands_per_session = {self.ante * self.hands_per_session}), got "
                 f"{self.starting_chips}"
             )
-        _check_bool(self, "lowball")  # type: ignore[arg-type]
-        _check_int(self, "deck_ranks", 1, NUM_RANKS)  # type: ignore[arg-type]
+        check_bool(self, "lowball")
+        check_int(self, "deck_ranks", 1, NUM_RANKS)
         if self.deck_size < CARDS_EACH * self.num_players:
             raise ValueError(
                 f"deck_ranks={self.deck_ranks} leaves {self.deck_size} cards, too few to deal "
@@ -151,11 +152,7 @@ class Brag7Config:
     @classmethod
     def from_dict(cls, options: dict[str, Any] | None = None) -> Brag7Config:
         """Build from keyword options; unknown keys raise ``ValueError`` naming them."""
-        options = dict(options or {})
-        unknown = sorted(set(options) - {f.name for f in fields(cls)})
-        if unknown:
-            raise ValueError(f"unknown Seven-card Brag option(s): {', '.join(unknown)}")
-        return cls(**options)
+        return cls(**known_options(cls, options, "Seven-card Brag"))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

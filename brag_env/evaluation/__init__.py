@@ -42,6 +42,7 @@ __all__ = [
     "design_size",
     "episodes_for",
     "evaluate",
+    "few_sessions_warning",
     "get_adapter",
     "make_schedule",
     "mean_ci",
@@ -59,18 +60,42 @@ def episodes_for(game: str, count: int, options: dict[str, Any] | None = None) -
     Seven-card Brag ones ``hands_per_session`` deals, default 10)."""
     if count < 1:
         raise ValueError(f"the number of hands/matches must be at least 1, got {count}")
+    if game in ("brag", "brag7"):
+        return -(-count // _session_length(game, options))
+    return count
+
+
+def _session_length(game: str, options: dict[str, Any] | None) -> int:
+    """Hands (Brag) or deals (Seven-card Brag) a session of ``options`` holds."""
     if game == "brag":
         value = (options or {}).get("hands_per_session", 1)  # checked as the env checks it
-        per_session = BragConfig.from_dict({"hands_per_session": value}).hands_per_session
-        return -(-count // per_session)
-    if game == "brag7":
-        from brag_env.brag7.rules import Brag7Config
+        return BragConfig.from_dict({"hands_per_session": value}).hands_per_session
+    from brag_env.brag7.rules import Brag7Config
 
-        per_session = Brag7Config.from_dict(
-            {k: v for k, v in (options or {}).items() if k == "hands_per_session"}
-        ).hands_per_session
-        return -(-count // per_session)
-    return count
+    return Brag7Config.from_dict(
+        {k: v for k, v in (options or {}).items() if k == "hands_per_session"}
+    ).hands_per_session
+
+
+MIN_CI_SESSIONS = 10  # fewer Seven-card Brag sessions than this: the CIs get a warning
+
+
+def few_sessions_warning(
+    game: str, count: int, options: dict[str, Any] | None = None
+) -> str | None:
+    """Seven-card Brag: a one-line warning when ``count`` deals make fewer than
+    ``MIN_CI_SESSIONS`` sessions, else None. The CIs are taken over whole sessions (the deals
+    of one share a carried pot), so a handful of sessions gives a rough interval."""
+    if game != "brag7":
+        return None
+    sessions = episodes_for(game, count, options)
+    if sessions >= MIN_CI_SESSIONS:
+        return None
+    return (
+        f"the 95% CIs rest on {sessions} session(s) of Seven-card Brag, fewer than "
+        f"{MIN_CI_SESSIONS}: the intervals are taken over whole sessions, so ask for at least "
+        f"{MIN_CI_SESSIONS * _session_length(game, options)} deals"
+    )
 
 
 def evaluate(

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.registry import GAMES, styles
-from brag_env.evaluation import evaluate, get_adapter, round_robin
+from brag_env.evaluation import evaluate, few_sessions_warning, get_adapter, round_robin
 from brag_env.extras import require
 from brag_env.io import AtomicFile, FileError, check_writable, write_output
 from brag_env.ui.cli import OneLineParser, one_line, parse_options, prog_name, quiet_on_closed_pipe
@@ -208,6 +208,9 @@ def run(args: argparse.Namespace) -> int:
     specs = args.round_robin or args.agents
     # a model trained on the event history (perfect_recall) is given it: every seat shares it
     options = with_model_observation(game, specs, parse_options(args.option))
+    few_sessions = few_sessions_warning(game, count, options)
+    if few_sessions:
+        warnings.warn(few_sessions, stacklevel=2)  # main shows it as one line
     check_outputs(args)
     if args.exploitability:
         from brag_env.evaluation import exploitability

@@ -547,7 +547,7 @@ def run(
     measured = (target_result(report, cfg.game),) if report else ()
     results = evaluate(run_dir / "model.zip", cfg.eval.final_episodes, "final", measured)
     write_file(run_dir / "final_eval.json", json.dumps(results, indent=1))
-    print_final(results, cfg.game, eval_seed)
+    print_final(results, cfg.game, eval_seed, cfg.eval.final_episodes, cfg.env)
     if report is not None:
         print(format_report(report))
     plot_runs([run_dir], run_dir / "curves.png")

@@ -235,9 +235,11 @@ class EvalConfig(Section):
         1000,
         ge=1,
         le=MAX_EPISODES,
-        description="hands (Brag) or matches (Put) per opponent, during training",
+        description="hands (Brag), deals (brag7) or matches (Put) per opponent, during training",
     )
-    final_episodes: Int = Field(2000, ge=1, le=MAX_EPISODES, description="per opponent, at the end")
+    final_episodes: Int = Field(
+        2000, ge=1, le=MAX_EPISODES, description="the same count per opponent, at the end"
+    )
     deterministic: Bool = Field(False, description="the learner plays its most likely action")
     exploitability: Bool = Field(
         False, description="heads-up Put: the exact exploitability too (docs/solver.md)"

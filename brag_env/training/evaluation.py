@@ -8,6 +8,7 @@ match win rate; each with its 95% confidence interval.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,7 +18,7 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from brag_env.evaluation import run_headsup
+from brag_env.evaluation import few_sessions_warning, run_headsup
 from brag_env.evaluation.batched import run_headsup_batched, supports_headsup_batched
 
 
@@ -90,9 +91,17 @@ def final_table(results: Sequence[dict[str, Any]], game: str) -> Table:
     return table
 
 
-def print_final(results: Sequence[dict[str, Any]], game: str, seed: int) -> None:
+def print_final(
+    results: Sequence[dict[str, Any]],
+    game: str,
+    seed: int,
+    episodes: int | None = None,
+    env_config: dict[str, Any] | None = None,
+) -> None:
     """The final evaluation's header and rich table, for every training backend. The evaluator
-    plays whole seat rotations, so n may exceed the number of episodes asked for."""
+    plays whole seat rotations, so n may exceed the number of episodes asked for. Given the
+    ``episodes`` asked for, a Seven-card Brag table resting on too few sessions gets a
+    one-line warning on stderr (``few_sessions_warning``)."""
     from rich.console import Console
 
     counts = sorted({int(r["n"]) for r in results})
@@ -100,3 +109,6 @@ def print_final(results: Sequence[dict[str, Any]], game: str, seed: int) -> None
     unit = {"put": "matches", "brag7": "deals"}.get(game, "hands")
     print(f"final evaluation, seed {seed} ({n} {unit} per opponent):")
     Console(soft_wrap=False).print(final_table(results, game))
+    few_sessions = episodes and few_sessions_warning(game, episodes, env_config)
+    if few_sessions:
+        print(f"warning: {few_sessions}", file=sys.stderr)

@@ -444,7 +444,7 @@ def _run(
     (run_dir / "eval_model.zip").unlink(missing_ok=True)
     results = evaluate(run_dir / "model.zip", cfg.eval.final_episodes, "final", done)
     write_file(run_dir / "final_eval.json", json.dumps(results, indent=1))
-    print_final(results, cfg.game, eval_seed)
+    print_final(results, cfg.game, eval_seed, cfg.eval.final_episodes, cfg.env)
 
 
 def _crossed(before: int, after: int, every: int) -> bool:
