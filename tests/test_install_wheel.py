@@ -114,7 +114,7 @@ def test_the_wheel_plays_the_shipped_models_and_trains_from_any_folder(installed
         err = run(installed, "brag-train", "--config", name, "--set", "nope=1", status=2)
         assert err.startswith("brag-train: error: unknown config key(s): nope"), err
     err = run(installed, "brag-train", "--config", "nope.yaml", status=2)
-    assert "the shipped configs: brag_br.yaml, " in err
+    assert "the shipped configs: " in err and "brag_br.yaml, " in err
 
 
 @pytest.mark.slow  # the wheel's command in a shell pipe: a second or two
