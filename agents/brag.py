@@ -563,8 +563,9 @@ class SeedTips(BragBaseline):
     def preferences(self, v: BragView, mask: np.ndarray) -> list[int]:
         if v.blind:
             # Blind play is cheap and unsettles the others: early in a session, and only while
-            # the stake is low and the pot small ("stay blind only while the pot justifies the
-            # risk"): with covering the pot (B16) a blind stack can be called down to the end.
+            # the stake is low and the pot small (the seeds' advice: blind only as
+            # long as the pot is worth the risk): with covering the pot (B16) a blind stack can
+            # be called down to the end.
             if (
                 v.hand_number >= self.blind_hands
                 or v.stake >= self.look_stake * v.min_stake

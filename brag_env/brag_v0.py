@@ -11,7 +11,7 @@
 module's docstring for the spaces, rewards and arguments) under the ORIGINAL rules, with the
 same action ids and the same observation vector as before `brag_v1` existed:
 
-- `cover_pot=False` (B16, original ruling): a player who cannot afford to stay must fold; there
+- `cover_pot=False` (B16, original ruling): a player too short to stay in has to fold; there
   is no `cover` action and no cover block in the observation;
 - `blind_alone="wins"` and `unopened_pot="wins"` (B15): a pot never carries;
 - `shuffle` is "after_prial" or "every_hand" (B18);
@@ -23,7 +23,7 @@ raises `ValueError` naming the field: use `brag_v1`. `tests/test_brag_v0_golden.
 seeded random games recorded before `brag_v1` and checks every observation, mask, reward and
 action bit for bit.
 
-One rule fix of `brag_v1` applies here too (B8/B16): under `ante_mode="after_prial"` a player
+One rule fix of `brag_v1` applies here too (B8/B16): with `ante_mode="after_prial"`, a player
 with fewer chips than the ante now sits out only when an ante is due. It changes nothing unless
 `ante` >= 2 (with an ante of 1, "fewer chips than the ante" means no chips at all).
 

@@ -41,21 +41,21 @@ seat k is seat k+1 (wrapping), so betting after a dealer k starts at seat k+1.
 | then      | `discard_i[_j]`  | B22, only with `cards_dealt` 4 or 5: discard those positions   |
 
 `env.unwrapped.action_names` lists the names by id (R = `len(raise_sizes)`). `cover` is legal
-only for a player to act who cannot afford the cheapest way to stay (S open, S/2 blind), even
+only for a player to act who is short of the lowest price of staying in (S open, S/2 blind), even
 with 0 chips; such a player may also fold, and a blind one may look first. A cover that leaves
 one player in ends the betting: the two hands are compared at once.
 
 Four- and Five-card Brag (B22, `cards_dealt=4` or `5`, which need `allow_blind=False`): before
-the betting every player, in turn from the dealer's left, makes ONE discard decision, an action
+the betting every player, going left from the dealer, makes ONE discard decision, an action
 per set of cards to put aside: `discard_1` .. `discard_4` (4 cards: discard one) or
 `discard_1_2` .. `discard_4_5` (5 cards: discard two, 10 actions), positions counted in the
 player's dealt cards sorted by card id (rank, then suit: the order of `own_cards`). One joint
 action per combination, rather than one per card, because a discard's worth depends on which
 cards stay together (a pair, a run): two one-card steps would split that choice and leave a
 half-discarded state that nothing needs. Discards are face down: not in the public history.
-The three kept cards are the hand; equal hands are then compared by the discards, highest
-discarded card first (ace high; the lower wins under `lowball`), and if still equal the seen
-player wins (B14; a coverer still loses ties, B16).
+The three kept cards are the hand; a tie between kept hands is broken by the discards, taken from
+the highest one down (ace high; the lower wins under `lowball`), and a tie that survives
+that goes to the seen player (B14; a coverer still loses ties, B16).
 
 ### Observation Space
 
@@ -125,7 +125,7 @@ It holds only public events: no cards, so nothing about hidden hands.
 When a hand ends, every player receives its chip change for that hand (antes, bets, pots and
 any prial bonus), whoever acts next. Rewards of one hand sum to zero unless a pot carried
 (B15): the chips left on the table count against the hand that left them and for the hand that
-wins them, and since a pot never carries out of a session's last hand, the rewards of every
+wins them, and since the last hand of a session cannot roll its pot over, the rewards of every
 episode sum to zero. The episode ends with the session (after `hands_per_session` hands, or
 earlier when fewer than two players can still play); then all agents are terminated. With
 `env()`, an illegal action ends the episode at once: the offender receives `-starting_chips`
@@ -147,7 +147,7 @@ earlier when fewer than two players can still play); then all agents are termina
 | `max_stake`          | 32              | stake cap (B13)                                      |
 | `pot_limit`          | False           | B13                                                  |
 | `blind_may_see_open` | True            | B14                                                  |
-| `blind_alone`        | "wins"          | B15: "carries" = a blind player left alone does not win |
+| `blind_alone`        | "wins"          | B15: "carries" = a lone blind player's pot rolls over |
 | `unopened_pot`       | "wins"          | B15: "carries" = a pot nobody paid a stake into stays |
 | `cover_pot`          | True            | B16: a short player may cover; False: must fold (v0) |
 | `hands_per_session`  | 1               | hands per episode (B17)                              |
@@ -184,9 +184,9 @@ LBR and the exact tree refuse the option (`vec_env: dummy` trains it); `brag_env
 documents the ranking.
 
 Carried pots (B15) never leave a session: on its last hand (always, with `hands_per_session=1`)
-and when the session would end after the hand, the lone player wins the pot. While a covered
-pot is in play the carry options do not apply (B16): the side pot's last player wins it and
-goes on to the comparison. A prial shown in a cover comparison counts as one shown at a see
+and when the session would end after the hand, the lone player wins the pot. A covered pot in
+the hand switches the carry options off (B16): the last player in the side pot takes it and
+then meets the coverer's hand. A prial shown in a cover comparison counts as one shown at a see
 (B18's shuffle, `ante_mode="after_prial"`).
 
 A bad value raises `ValueError` naming the field. `reset(seed=..., options=...)` accepts
@@ -216,7 +216,7 @@ recent betting, and the cards shown at a see or a cover comparison; hidden hands
   history of the hand appended to the observation.
 * v1: covering the pot (B16, `cover_pot`, default on: a `cover` action and the `seat_covered`,
   `seat_covered_pot`, `side_pot` observation fields), carried pots (B15 `blind_alone`,
-  `unopened_pot`), `shuffle="after_prial_or_cycle"` (B18), and under `ante_mode="after_prial"` a
+  `unopened_pot`), `shuffle="after_prial_or_cycle"` (B18), and with `ante_mode="after_prial"`, a
   player short of the ante sits out only when an ante is due (B8/B16). With `cover_pot=False`
   the action ids and the observation layout are those of v0. Added option (the default,
   3, changes nothing): `cards_dealt` 4 or 5 for Four- and Five-card Brag (B22: a discard phase,

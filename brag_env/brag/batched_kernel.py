@@ -553,7 +553,7 @@ def choose(T, R, r, q, keep):
 
 @njit(cache=True)
 def carries(T, R, r, lone):
-    """B15: the pot stays for the next deal: a blind player left alone under
+    """B15: the pot rolls over to the next deal: a blind player left alone under
     ``blind_alone="carries"`` or a pot nobody paid a stake into under ``unopened_pot="carries"``,
     never with a cover (B16), never out of the session and never to a deal the lone player
     will not play in (short of the next ante). Decided before the pot is paid."""
@@ -606,7 +606,7 @@ def finish(T, R, r, lone, seer, seen, rewards):
     T.pot[r] = 0
     ncov = T.num_covers[r]
     won = pot - T.last_closed[r]
-    if R.sessions:  # B15: a pot left alone may stay on the table for the next deal
+    if R.sessions:  # B15: an unwon pot may roll over to the next deal
         carry = seer < 0 and carries(T, R, r, lone)
         if carry:
             won = 0
@@ -627,7 +627,7 @@ def finish(T, R, r, lone, seer, seen, rewards):
         show(T, R, r, seer)
         show(T, R, r, seen)
         pay_bonus(T, R, r, lone)
-    if ncov > 0:  # B16: every hand compared for a covered pot is shown
+    if ncov > 0:  # B16: hands in a covered-pot comparison are turned face up
         show(T, R, r, lone)
         for j in range(ncov):
             show(T, R, r, T.cover_order[r, j])
@@ -694,7 +694,7 @@ def end_hand(T, R, r, lone, seer, seen, rewards):
     if not follows:
         T.current[r] = -1
         return -1
-    for j in range(n):  # B7/B16: the button moves to the next seat still playing
+    for j in range(n):  # B7/B16: the button skips seats that are out of the session
         s = wrap(T.dealer[r] + 1 + j, n)
         if not T.out[r, s]:
             return s

@@ -48,7 +48,7 @@ Four- and Five-card Brag (B22, ``cards_dealt`` 4 or 5)
     kept together (a pair, a run): two single-card steps would split that into two decisions
     with a half-discarded state in between that nobody needs. The discard actions are private:
     they are not in ``betting`` (and so in no observation but the discarder's own). The three
-    kept cards are the hand; equal hands are then compared by the discards, the highest
+    kept cards are the hand; a tie between kept hands is broken by the discards, the highest
     discarded card first (ace high; under lowball the lower discards win, the order reversed as
     B21 reverses the hands), and hands still equal go to the seen player (B14) or, against a
     coverer, to the winner of the rest (B16). Nobody plays blind (``allow_blind`` is false), so
@@ -127,7 +127,7 @@ class HandResult:
     # coverer) per pot, the side pot first (coverer -1). Empty without covers.
     pots: list[tuple[int, int, int]] = field(default_factory=list)
     carried_in: int = 0  # B15: chips this hand's pot started with, carried from the last one
-    carried: int = 0  # B15: chips left on the table for the next deal (``winner`` is then -1)
+    carried: int = 0  # B15: chips rolled over into the next deal (``winner`` is then -1)
     keeper: int = -1  # B19: the seat offered the keep/take choice next deal (-1: none)
 
     def to_dict(self) -> dict[str, Any]:
@@ -269,7 +269,7 @@ class BragGame:
             self._short_blind, self._short_open = 1 | 1 << LOOK | cover_bit, 1 | cover_bit
         else:
             self._short_blind = self._short_open = 1
-        # B15: the carry options; they never apply while a covered pot is in play (B16).
+        # B15: the carry options; a covered pot in the hand switches them off (B16).
         self._carry_blind = config.blind_alone == "carries"
         self._carry_unopened = config.unopened_pot == "carries"
         self._cycle = config.shuffle == "after_prial_or_cycle"  # B18
@@ -466,7 +466,7 @@ class BragGame:
                     break
                 dealer += 1
         # B18: shuffle before the first hand (done in new_session), after a shown prial, or always;
-        # with the cycle option also once every card has been dealt since the last shuffle.
+        # with the cycle option also once the whole pack has gone out since the previous shuffle.
         shuffled = first and not self._stacked
         if not first and (
             cfg.shuffle == "every_hand"
@@ -852,7 +852,7 @@ class BragGame:
         if covers:
             winner, pots = self._settle_covers(lone, pot)
         elif seer < 0 and (self._carry_blind or self._carry_unopened) and self._may_carry(lone):
-            # B15: the pot stays for the next deal, but never carries out of the session, nor
+            # B15: the pot rolls over to the next deal, but never carries out of the session, nor
             # to a deal its lone player will not play in (short of the next ante it sits out,
             # B16): then it wins the pot, as on the last hand.
             threshold = self._threshold_after(False)
@@ -866,7 +866,7 @@ class BragGame:
             shown, bonus, prial_shown = self._show(lone, seer)
         else:
             shown, bonus, prial_shown = {}, [], False
-        if covers:  # B16: every hand compared for a covered pot is shown
+        if covers:  # B16: hands in a covered-pot comparison are turned face up
             for s in (lone, *(c for c, _ in covers)):
                 if s not in shown:
                     cards = shown[s] = list(self.hands[s])

@@ -31,7 +31,7 @@ back. One hand's dict holds:
   ``{"chips", "winner", "coverer"}`` (coverer -1 for the side pot); both empty without a cover.
   The ``winner`` of such a hand is the winner of the first covered pot;
 - ``carried_in`` (B15): chips the pot started with, carried from the hand before; ``carried``:
-  chips left on the table for the next deal (``winner`` is then -1), 0 when the pot was won;
+  chips rolled over into the next deal (``winner`` is then -1), 0 when the pot was won;
 - only with ``wild_cards`` other than "none" (B25): ``stood_for``, per shown hand holding wild
   cards (seat number as text), each wild card -> the card it stood for, e.g.
   ``{"1": {"9s": "Kd"}}``; the see's ``categories`` are those of the readings;

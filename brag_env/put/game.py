@@ -17,7 +17,7 @@ Rulings where the spec leaves room (see ``seeds/rules/put.md``):
   way a player who folded plays on with full rights (may win the hand) when the other saw, and
   both folding ends the hand with 1 point to the caller.
 - Four players (P8): the caller's left-hand opponent answers for their side. The pass is
-  chosen in turn from the dealer's left; a player's choice is private until all four have
+  chosen in turn, starting left of the dealer; a player's choice is private until all four have
   chosen, then the cards move to the partners at once. With ``partner_exchange="optional"``
   (default) a player may choose ``pass_none``; two partners swap only if both chose a card,
   otherwise each keeps the card chosen. Whether each side swapped is public (cards are seen

@@ -82,7 +82,7 @@ class PutConfig:
 
     num_players: int = 2  # P2 (2), P7 (3), P8 (4, partnerships)
     target_points: int = 5  # P6
-    seen_put_points: SeenPutPoints = 2  # P4: an int, or "game" (a seen Put wins the match)
+    seen_put_points: SeenPutPoints = 2  # P4: an int, or "game" (a seen Put takes the whole match)
     put_draw_to_opponent: bool = False  # P5: two players only
     reward: RewardMode = "match"  # read by the environment only: match result or hand points
     # P7, three players: both opponents answer a Put unseen by each other, or (the original
@@ -91,7 +91,7 @@ class PutConfig:
     # P8, four players: a player may pass nothing ("optional"), or must pass a card ("always",
     # the original rules). "pass_none" is in the action list only with four players, optional.
     partner_exchange: PartnerExchange = "optional"
-    deck_ranks: int = NUM_RANKS  # only the top k ranks of P1 are in the deck (4 suits each)
+    deck_ranks: int = NUM_RANKS  # the deck keeps the k best ranks of P1 (4 suits each)
     # Read by the observation only: append every event of this hand and the last, in order
     # (``brag_env.put.observation``); no rule changes.
     perfect_recall: bool = False

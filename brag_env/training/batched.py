@@ -15,7 +15,7 @@ The same as ``VsPoolEnv``:
   an episode that ends before its first decision is skipped;
 - one difference: at a Brag table of three or more, a learner that folded has its result
   (``BatchedBrag.settled``: no cover, no B20 bonus to pay, and the session's last hand; or
-  it sits out the rest of the session, B16), so its episode ends at once, with the same
+  it takes no further part in the session, B16), so its episode ends at once, with the same
   reward, instead of after the opponents play the session out; the table starts a new
   session. The learner's episodes are unchanged; only the opponents' moves it would never
   see are skipped (they made 4-player rollouts wait for the longest hand of every table);
