@@ -410,3 +410,38 @@ def test_records_counted_in_chunks_give_the_same_report(monkeypatch, batched):
     chunked = evaluate("brag", specs, 24, seed=1, options=options, batched=batched).to_dict()
     assert chunked == whole
     assert whole["agents"][0]["behaviour"]["counts"]["hands"] == 24
+
+
+def test_B15_a_carried_pot_of_no_chips_has_no_winner_in_both_engines():
+    """B8/B15: with the ante only after a prial, a blind player left alone may carry a pot of
+    no chips; game.py's hand then has no winner and no carried chips, and the batched
+    evaluator reads the same from the engine (it once counted the blind player as winning)."""
+    specs = [_BLIND, _LOOSE, "brag:caller", _TIPS]
+    options = {
+        "num_players": 4,
+        "hands_per_session": 6,
+        "pot_limit": True,
+        "raise_sizes": [2, 3],
+        "max_stake": 48,
+        "blind_may_see_open": False,
+        "lowball": True,
+        "prial_bonus": 1,
+        "ante_mode": "after_prial",
+        "starting_chips": 25,
+        "shuffle": "every_hand",
+        "blind_alone": "carries",
+    }
+    sessions = 2
+    assert supports_batched("brag", specs, options)
+    history = io.StringIO()
+    scalar = evaluate("brag", specs, sessions * 6, seed=4, options=options, history=history)
+    lines = history.getvalue().splitlines()
+    records = [json.loads(line) for line in lines]
+    assert any(r["winner"] == -1 and r["carried"] == 0 for r in records)  # the case is reached
+    parsed = [parse_spec(s, "brag") for s in specs]
+    batched = _brag_tournament(
+        parsed, sessions, 4, dict(options), make_engine=_session_deals_of(lines)
+    )
+    want, got = scalar.to_dict(), batched.to_dict()
+    assert (want.pop("engine"), got.pop("engine")) == ("scalar", "batched")
+    assert got == want

@@ -132,6 +132,10 @@ class BatchedBrag:
         self.num_covers = np.zeros(t, np.int64)
         self.last_closed = np.zeros(t, np.int64)
         self.hands_played = np.zeros(t, np.int64)
+        # the table's last ended hand (game.py's HandResult): the seat that won its last pot
+        # (B14-B16; -1: carried, B15) and the chips carried to the next deal
+        self.hand_winner = np.full(t, -1, np.int64)
+        self.hand_carried = np.zeros(t, np.int64)
         self._init_sessions()
         self.obs_size = observation_layout(config).size
         self.state = np.zeros((t, self.obs_size), np.float32)

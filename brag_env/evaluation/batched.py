@@ -479,9 +479,10 @@ class _HandEnd:
 
 def _brag_hands_over(engine, collector, end: _HandEnd, seat_agent, flags) -> None:
     """``BragCollector._end_hand``'s hand records for the tables whose hand just ended: the
-    winner of the betting (the see's, or the last seat in), then B16's covered pots from the
-    last closed outwards, each to the better of its coverer and the winner so far; nobody
-    wins a pot carried to the next deal (B15). A seat sitting the hand out has no record."""
+    winner and the carried pot as the engine settled them (its ``hand_winner``, -1 when the
+    pot was carried, B15, and ``hand_carried``); B16's covered pots from the last closed
+    outwards, each won by its coverer when it beats the winner so far. A seat sitting the hand
+    out has no record."""
     done, seer, by_see = end.rows, end.seer, end.by_see
     k, n = done.size, engine.num_players
     ks = np.arange(k)
@@ -491,7 +492,7 @@ def _brag_hands_over(engine, collector, end: _HandEnd, seat_agent, flags) -> Non
     seen = np.where(by_see, other.argmax(axis=1), -1)
     beats = strength[ks, seer] > strength[ks, np.maximum(seen, 0)]
     lone = np.where(by_see, np.where(beats, seer, seen), end.inn.argmax(axis=1))
-    champion = lone.copy()
+    champion = lone.copy()  # who holds the pots won so far, for cover_won only
     cover_won = np.zeros((k, n), bool)
     covers = end.num_covers
     for j in range(int(covers.max(initial=0)) - 1, -1, -1):
@@ -500,9 +501,9 @@ def _brag_hands_over(engine, collector, end: _HandEnd, seat_agent, flags) -> Non
         better = has & (strength[ks, coverer] > strength[ks, champion])
         champion = np.where(better, coverer, champion)
         cover_won[ks[better], coverer[better]] = True
-    carried = engine.carry_in[done] > 0  # B15: the pot stays on the table, nobody won it
+    carried = engine.hand_carried[done] > 0  # B15: as game.py, a pot of chips carried
     seat = np.arange(n)[None, :]
-    won = (seat == champion[:, None]) & ~carried[:, None]
+    won = seat == engine.hand_winner[done][:, None]
     showdown = by_see[:, None] & ((seat == seer[:, None]) | (seat == seen[:, None]))
     columns = [
         seat_agent[done],
