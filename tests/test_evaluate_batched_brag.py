@@ -213,6 +213,24 @@ def _history_counts(lines):
     }
 
 
+def _both_engines(specs, options, sessions, seed):
+    """The scalar evaluation of ``sessions`` sessions and the batched one on its deals (with
+    their hand-history lines), checked to give the same report."""
+    assert supports_batched("brag", specs, options)  # what evaluate.py would play batched
+    history = io.StringIO()
+    hands = sessions * options["hands_per_session"]
+    scalar = evaluate("brag", specs, hands, seed=seed, options=options, history=history)
+    lines = history.getvalue().splitlines()
+    parsed = [parse_spec(s, "brag") for s in specs]
+    batched = _brag_tournament(
+        parsed, sessions, seed, dict(options), make_engine=_session_deals_of(lines)
+    )
+    want, got = scalar.to_dict(), batched.to_dict()
+    assert (want.pop("engine"), got.pop("engine")) == ("scalar", "batched")
+    assert got == want
+    return scalar, batched, lines
+
+
 @pytest.mark.parametrize(
     "specs, options, sessions, exercised",
     [
@@ -290,18 +308,8 @@ def test_B15_B19_batched_session_tournament_equals_the_scalar_one_on_the_same_de
     chunk = options.pop("chunk", None)
     if chunk:
         monkeypatch.setattr(batched_module, "_BRAG_CHUNK", chunk)
-    assert supports_batched("brag", specs, options)  # what evaluate.py would play batched
-    history = io.StringIO()
-    hands = sessions * options["hands_per_session"]
-    scalar = evaluate("brag", specs, hands, seed=3, options=options, history=history)
-    lines = history.getvalue().splitlines()
-    parsed = [parse_spec(s, "brag") for s in specs]
-    batched = _brag_tournament(
-        parsed, sessions, 3, dict(options), make_engine=_session_deals_of(lines)
-    )
-    want, got = scalar.to_dict(), batched.to_dict()
-    assert (want.pop("engine"), got.pop("engine")) == ("scalar", "batched")
-    assert got == want
+    scalar, batched, lines = _both_engines(specs, options, sessions, seed=3)
+    got = batched.to_dict()
     assert [a.seat_estimates for a in batched.agents] == [a.seat_estimates for a in scalar.agents]
     assert got["episodes"] == sessions and got["samples_per_agent"] == len(lines)
     counts = [a["behaviour"]["counts"] for a in got["agents"]]
@@ -431,17 +439,6 @@ def test_B15_a_carried_pot_of_no_chips_has_no_winner_in_both_engines():
         "shuffle": "every_hand",
         "blind_alone": "carries",
     }
-    sessions = 2
-    assert supports_batched("brag", specs, options)
-    history = io.StringIO()
-    scalar = evaluate("brag", specs, sessions * 6, seed=4, options=options, history=history)
-    lines = history.getvalue().splitlines()
+    _, _, lines = _both_engines(specs, options, sessions=2, seed=4)
     records = [json.loads(line) for line in lines]
     assert any(r["winner"] == -1 and r["carried"] == 0 for r in records)  # the case is reached
-    parsed = [parse_spec(s, "brag") for s in specs]
-    batched = _brag_tournament(
-        parsed, sessions, 4, dict(options), make_engine=_session_deals_of(lines)
-    )
-    want, got = scalar.to_dict(), batched.to_dict()
-    assert (want.pop("engine"), got.pop("engine")) == ("scalar", "batched")
-    assert got == want
