@@ -5,10 +5,13 @@ deals."""
 import contextlib
 import io
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 from mirrored_deals import mirrored
+from unloadable_kernels import kernels_that_cannot_load
 
 from agents.brag import BlindSpecialist, CallingStation
 from agents.registry import _STYLES, parse_spec, styles
@@ -442,3 +445,31 @@ def test_B15_a_carried_pot_of_no_chips_has_no_winner_in_both_engines():
     _, _, lines = _both_engines(specs, options, sessions=2, seed=4)
     records = [json.loads(line) for line in lines]
     assert any(r["winner"] == -1 and r["carried"] == 0 for r in records)  # the case is reached
+
+
+def test_checking_the_batched_options_does_not_import_numba():
+    """evaluate.py and train.py check the options before choosing the batched engine: a
+    check that imported the kernels cost most of a second and, with no writable Numba cache,
+    failed with a traceback (checked in a fresh interpreter)."""
+    script = (
+        "import sys\n"
+        "from brag_env.evaluation.batched import _brag_options_supported\n"
+        "from brag_env.training.config import config_from_dict\n"
+        "assert _brag_options_supported({'num_players': 2})\n"
+        "config_from_dict({'name': 'x', 'game': 'brag', 'vec_env': 'batched'})\n"
+        "assert 'numba' not in sys.modules, sorted(m for m in sys.modules if 'batched' in m)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_kernels_that_cannot_load_are_a_one_line_note_and_the_scalar_env(monkeypatch, capsys):
+    specs = ["brag:caller", "brag:caller"]
+    with kernels_that_cannot_load(monkeypatch):
+        assert not supports_batched("brag", specs, {})  # evaluate.py's automatic choice
+        assert not supports_batched("brag", specs, {"hands_per_session": 2})
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("note: the batched Brag engine cannot load (")
+    assert err[0].endswith(
+        "NUMBA_CACHE_DIR to a writable directory (docs/performance.md); playing on the scalar env"
+    )

@@ -23,7 +23,8 @@ are paid per hand, as ``brag_v1`` pays them: every seat's chip change when a han
 ``step``'s ``over`` says the session ended; a hand that ends inside a session deals the next
 one at once (the ``hand_number`` attribute counts them).
 
-Not covered, a one-line ``ValueError`` naming the option (``check_batched_brag``):
+Not covered, a one-line ``ValueError`` naming the option (``check_batched_brag``, in
+``batched_options.py`` so that checking options does not import Numba):
 Four-/Five-card Brag (``cards_dealt`` 4 or 5, B22) and ``perfect_recall``.
 
 Observations: each table keeps ONE float32 ``state`` row laid out as the observation of
@@ -47,6 +48,7 @@ import numpy as np
 
 from brag_env.batched_input import checked_actions, checked_rows, checked_seats
 from brag_env.brag import batched_kernel as kernel
+from brag_env.brag.batched_options import check_batched_brag
 from brag_env.brag.hands import (
     CATEGORY_OF_STRENGTH,
     LOWBALL_STRENGTH_TABLE,
@@ -71,24 +73,6 @@ _ANTE_MODES = {
     "after_prial": kernel.ANTE_AFTER_PRIAL,
     "none": kernel.ANTE_NONE,
 }
-
-
-def check_batched_brag(config: BragConfig) -> None:
-    """Raise the one-line ``ValueError`` for an option ``BatchedBrag`` does not cover."""
-    if config.cards_dealt != _HAND:
-        raise ValueError(
-            f"BatchedBrag does not support cards_dealt={config.cards_dealt} "
-            "(Three-card Brag only); use vec_env: dummy"
-        )
-    if config.perfect_recall:
-        raise ValueError(
-            "BatchedBrag does not support perfect_recall (the default observation only); "
-            "use vec_env: dummy"
-        )
-    if config.wild_cards != "none":  # B25: strength, category and percentile are 3 tables here
-        raise ValueError(
-            f"BatchedBrag does not support wild_cards={config.wild_cards!r}; use vec_env: dummy"
-        )
 
 
 class BatchedBrag:

@@ -35,6 +35,8 @@ of a Brag opponent is its own agent with its own seed, as in the scalar evaluato
 
 from __future__ import annotations
 
+import functools
+import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -73,14 +75,33 @@ def _put_options_supported(options: dict[str, Any]) -> bool:
 
 def _brag_options_supported(options: dict[str, Any]) -> bool:
     """Sessions of any length that ``BatchedBrag`` covers (its own check, the one-line
-    ``ValueError``); bad options go to the scalar env's error."""
-    from brag_env.brag.batched import check_batched_brag
+    ``ValueError``, no Numba imported); bad options go to the scalar env's error."""
+    from brag_env.brag.batched_options import check_batched_brag
 
     try:
         check_batched_brag(BragConfig.from_dict(options))
     except (TypeError, ValueError):
         return False
     return True
+
+
+def _engine_loads(game: str) -> bool:
+    """Whether the batched engine of ``game`` loads here, asked last (it imports Numba for
+    Brag). It not loading is a one-line note (once) and the scalar env: the choice of the
+    batched engine is automatic."""
+    if game != "brag":
+        return True
+    from brag_env.brag.batched_options import batched_brag_unavailable
+
+    reason = batched_brag_unavailable()
+    if reason is not None:
+        _note_once(f"note: {reason}; playing on the scalar env")
+    return reason is None
+
+
+@functools.cache
+def _note_once(line: str) -> None:
+    print(line, file=sys.stderr)
 
 
 def supports_batched(
@@ -95,7 +116,8 @@ def supports_batched(
         return False
     if not options_supported({**env_config, "num_players": len(specs)}):
         return False
-    return _natively_batched(game, specs, {**env_config, "num_players": len(specs)})
+    natively = _natively_batched(game, specs, {**env_config, "num_players": len(specs)})
+    return natively and _engine_loads(game)
 
 
 def _natively_batched(game: str, specs: Sequence[str], env_config: dict[str, Any]) -> bool:
@@ -112,7 +134,8 @@ def _natively_batched(game: str, specs: Sequence[str], env_config: dict[str, Any
 def supports_headsup_batched(game: str, specs: Sequence[str], env_config: dict[str, Any]) -> bool:
     """Whether ``run_headsup_batched`` can play ``specs`` (agent, opponent) of ``game``."""
     if game == "brag":
-        return _brag_options_supported(env_config) and _natively_batched(game, specs, env_config)
+        supported = _brag_options_supported(env_config)
+        return supported and _natively_batched(game, specs, env_config) and _engine_loads(game)
     return supports_batched(game, specs, env_config)
 
 
