@@ -44,6 +44,9 @@ short deck, ``deck_ranks``).
 
 from __future__ import annotations
 
+import functools
+import sys
+
 import numpy as np
 
 from brag_env.batched_input import checked_actions, checked_rows, checked_seats
@@ -73,6 +76,17 @@ _ANTE_MODES = {
     "after_prial": kernel.ANTE_AFTER_PRIAL,
     "none": kernel.ANTE_NONE,
 }
+
+
+COMPILING = "compiling the batched Brag engine (first use; cached afterwards) ..."
+
+
+@functools.cache
+def _announce_compile() -> None:
+    """One line before the kernels' first compile (20-100 s, silent otherwise) when they are
+    not cached yet, on a terminal's stderr only: logs, pipes and tests stay as they were."""
+    if sys.stderr.isatty() and not kernel.cached():
+        print(COMPILING, file=sys.stderr, flush=True)
 
 
 class BatchedBrag:
@@ -125,6 +139,7 @@ class BatchedBrag:
         self.state = np.zeros((t, self.obs_size), np.float32)
         self.private = np.zeros((t, n, _PRIVATE), np.float32)  # B10: zero until looked
         # the kernels' structs, and what they borrow (kept alive with them)
+        _announce_compile()
         self._rules, self._rule_values = _rules_of(config)
         self._tables, self._table_arrays = kernel.tables_of(self)
 

@@ -984,3 +984,29 @@ def observe(T, R, rows, seats, out):
         else:
             copy_history(row, st, seats_at, n, newest)
         _copy(row, 0, private[r, me], 0, PRIVATE)
+
+
+# --------------------------------------------------------------------------- the disk cache
+# The kernels BatchedBrag calls from Python (the rest are compiled into them).
+ENTRY_POINTS = (
+    _new_tables,
+    _new_rules,
+    draw_deals,
+    deal_hands,
+    start_hands,
+    first_illegal,
+    masks,
+    step,
+    observe,
+)
+
+
+def cached() -> bool:
+    """Whether every entry point has a compiled version in Numba's disk cache that matches
+    this source file (Numba's index of the function, checked against the file's stamp): if
+    not, the first use compiles for 20-100 s. Reads Numba's private cache objects; when they
+    are not as expected, True (say nothing rather than something wrong)."""
+    try:
+        return all(f._cache._cache_file._load_index() for f in ENTRY_POINTS)
+    except Exception:  # a Numba whose cache internals differ
+        return True
