@@ -11,8 +11,10 @@ reference.
 import functools
 import io
 import os
+import pickle
 import subprocess
 import sys
+from copy import deepcopy
 
 import numpy as np
 import pytest
@@ -534,3 +536,28 @@ def test_an_empty_numba_cache_is_seen_as_not_cached(tmp_path):
         [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True
     )
     assert done.stdout.split() == ["False"]
+
+
+@pytest.mark.parametrize("how", ["pickle", "deepcopy"])
+def test_a_pickled_or_copied_engine_plays_on_as_the_original(how):
+    """The kernels' structs are rebuilt over the copy's own arrays: the same next step, and
+    stepping the copy leaves the original as it was."""
+    config = BragConfig.from_dict({"num_players": 3, "hands_per_session": 4})
+    engine = BatchedBrag(8, config, seed=2)
+    engine.reset()
+    rng = np.random.default_rng(0)
+    rows = np.arange(8)
+    for _ in range(5):  # into the session: some hands over, some mid-betting
+        masks = engine.masks(rows)
+        engine.step(rows, np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+    copy = pickle.loads(pickle.dumps(engine)) if how == "pickle" else deepcopy(engine)
+    before = engine.state.copy()
+    actions = np.array([np.flatnonzero(m)[-1] for m in engine.masks(rows)])
+    got = copy.step(rows, actions)
+    np.testing.assert_array_equal(engine.state, before)  # the copy has arrays of its own
+    want = engine.step(rows, actions)
+    for mine, theirs in zip(got, want, strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+    seats = engine.current.clip(0)
+    np.testing.assert_array_equal(copy.observe(rows, seats), engine.observe(rows, seats))
+    np.testing.assert_array_equal(copy.masks(rows), engine.masks(rows))

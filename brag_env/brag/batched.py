@@ -143,6 +143,19 @@ class BatchedBrag:
         self._rules, self._rule_values = _rules_of(config)
         self._tables, self._table_arrays = kernel.tables_of(self)
 
+    # the kernels' structs hold raw pointers (Numba meminfos): not picklable, rebuilt instead
+    _KERNEL_STRUCTS = ("_rules", "_rule_values", "_tables", "_table_arrays")
+
+    def __getstate__(self) -> dict:
+        """The arrays and settings, without the kernels' structs (pickle, ``copy.deepcopy``)."""
+        return {k: v for k, v in self.__dict__.items() if k not in self._KERNEL_STRUCTS}
+
+    def __setstate__(self, state: dict) -> None:
+        """The arrays as pickled, and new structs over them (they borrow, never own, them)."""
+        self.__dict__.update(state)
+        self._rules, self._rule_values = _rules_of(self.config)
+        self._tables, self._table_arrays = kernel.tables_of(self)
+
     def _init_sessions(self) -> None:
         """The per-table arrays of multi-hand sessions (B8, B15-B19)."""
         t, n = self.n, self.num_players
