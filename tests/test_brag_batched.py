@@ -561,3 +561,15 @@ def test_a_pickled_or_copied_engine_plays_on_as_the_original(how):
     seats = engine.current.clip(0)
     np.testing.assert_array_equal(copy.observe(rows, seats), engine.observe(rows, seats))
     np.testing.assert_array_equal(copy.masks(rows), engine.masks(rows))
+
+
+def test_rebinding_an_array_the_kernels_share_is_refused():
+    """The kernels keep views of ``chips``, ``state`` ...: a new array there would go unseen."""
+    engine = BatchedBrag(2)
+    engine.reset()
+    chips = engine.chips
+    with pytest.raises(AttributeError, match=r"^BatchedBrag.chips is shared .*in place"):
+        engine.chips = np.zeros_like(chips)
+    assert engine.chips is chips
+    engine.chips[...] = 7  # in place: what the kernels read
+    engine.note = "any other attribute"  # still free

@@ -78,6 +78,7 @@ _ANTE_MODES = {
 }
 
 
+_SHARED_ARRAYS = frozenset(name for name, _, _ in kernel.TABLE_ARRAYS)
 COMPILING = "compiling the batched Brag engine (first use; cached afterwards) ..."
 
 
@@ -142,6 +143,16 @@ class BatchedBrag:
         _announce_compile()
         self._rules, self._rule_values = _rules_of(config)
         self._tables, self._table_arrays = kernel.tables_of(self)
+
+    def __setattr__(self, name: str, value) -> None:
+        """The kernels hold views of TABLE_ARRAYS' arrays: an attribute rebound after
+        ``__init__`` would leave them changing the old array, unseen, so it is refused."""
+        if name in _SHARED_ARRAYS and "_tables" in self.__dict__:
+            raise AttributeError(
+                f"BatchedBrag.{name} is shared with the compiled kernels: change it in place "
+                f"({name}[...] = ...), not by assigning a new array"
+            )
+        object.__setattr__(self, name, value)
 
     # the kernels' structs hold raw pointers (Numba meminfos): not picklable, rebuilt instead
     _KERNEL_STRUCTS = ("_rules", "_rule_values", "_tables", "_table_arrays")
