@@ -9,11 +9,18 @@ reference.
 """
 
 import functools
+import io
+import os
+import pickle
+import subprocess
+import sys
+from copy import deepcopy
 
 import numpy as np
 import pytest
 
 from brag_env import brag_v1
+from brag_env.brag import batched as batched_module
 from brag_env.brag.batched import BatchedBrag
 from brag_env.brag.observation import decode_observation
 from brag_env.brag.reference_observation import ReferenceObserver
@@ -494,3 +501,75 @@ def test_observe_into_any_float_buffer_gives_the_same_rows():
     for out in (np.zeros((3, batched.obs_size)), np.zeros((3, batched.obs_size), np.float32, "F")):
         assert np.array_equal(batched.observe(rows, np.array([1, 2, 0]), out), want)
         assert np.array_equal(out, want)
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(
+    "terminal, cached, said",
+    [(True, False, [batched_module.COMPILING]), (True, True, []), (False, False, [])],
+)
+def test_a_first_compile_is_announced_once_on_a_terminal(monkeypatch, terminal, cached, said):
+    """The kernels' first compile takes 20-100 s: one line before it on a terminal, nothing
+    when they are cached or stderr is a log, a pipe or a test's capture."""
+    stderr = _Terminal() if terminal else io.StringIO()
+    monkeypatch.setattr(sys, "stderr", stderr)
+    monkeypatch.setattr(batched_module.kernel, "cached", lambda: cached)
+    batched_module._announce_compile.cache_clear()
+    try:
+        BatchedBrag(2)
+        BatchedBrag(2)  # once a process
+    finally:
+        batched_module._announce_compile.cache_clear()
+    assert stderr.getvalue().splitlines() == said
+
+
+def test_an_empty_numba_cache_is_seen_as_not_cached(tmp_path):
+    """``cached`` reads Numba's index of each kernel (in a fresh interpreter, the cache in an
+    empty folder): False, so the first use there is announced."""
+    script = "from brag_env.brag import batched_kernel as k; print(k.cached())"
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True
+    )
+    assert done.stdout.split() == ["False"]
+
+
+@pytest.mark.parametrize("how", ["pickle", "deepcopy"])
+def test_a_pickled_or_copied_engine_plays_on_as_the_original(how):
+    """The kernels' structs are rebuilt over the copy's own arrays: the same next step, and
+    stepping the copy leaves the original as it was."""
+    config = BragConfig.from_dict({"num_players": 3, "hands_per_session": 4})
+    engine = BatchedBrag(8, config, seed=2)
+    engine.reset()
+    rng = np.random.default_rng(0)
+    rows = np.arange(8)
+    for _ in range(5):  # into the session: some hands over, some mid-betting
+        masks = engine.masks(rows)
+        engine.step(rows, np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+    copy = pickle.loads(pickle.dumps(engine)) if how == "pickle" else deepcopy(engine)
+    before = engine.state.copy()
+    actions = np.array([np.flatnonzero(m)[-1] for m in engine.masks(rows)])
+    got = copy.step(rows, actions)
+    np.testing.assert_array_equal(engine.state, before)  # the copy has arrays of its own
+    want = engine.step(rows, actions)
+    for mine, theirs in zip(got, want, strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+    seats = engine.current.clip(0)
+    np.testing.assert_array_equal(copy.observe(rows, seats), engine.observe(rows, seats))
+    np.testing.assert_array_equal(copy.masks(rows), engine.masks(rows))
+
+
+def test_rebinding_an_array_the_kernels_share_is_refused():
+    """The kernels keep views of ``chips``, ``state`` ...: a new array there would go unseen."""
+    engine = BatchedBrag(2)
+    engine.reset()
+    chips = engine.chips
+    with pytest.raises(AttributeError, match=r"^BatchedBrag.chips is shared .*in place"):
+        engine.chips = np.zeros_like(chips)
+    assert engine.chips is chips
+    engine.chips[...] = 7  # in place: what the kernels read
+    engine.note = "any other attribute"  # still free

@@ -5,10 +5,13 @@ deals."""
 import contextlib
 import io
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 from mirrored_deals import mirrored
+from unloadable_kernels import kernels_that_cannot_load
 
 from agents.brag import BlindSpecialist, CallingStation
 from agents.registry import _STYLES, parse_spec, styles
@@ -213,6 +216,24 @@ def _history_counts(lines):
     }
 
 
+def _both_engines(specs, options, sessions, seed):
+    """The scalar evaluation of ``sessions`` sessions and the batched one on its deals (with
+    their hand-history lines), checked to give the same report."""
+    assert supports_batched("brag", specs, options)  # what evaluate.py would play batched
+    history = io.StringIO()
+    hands = sessions * options["hands_per_session"]
+    scalar = evaluate("brag", specs, hands, seed=seed, options=options, history=history)
+    lines = history.getvalue().splitlines()
+    parsed = [parse_spec(s, "brag") for s in specs]
+    batched = _brag_tournament(
+        parsed, sessions, seed, dict(options), make_engine=_session_deals_of(lines)
+    )
+    want, got = scalar.to_dict(), batched.to_dict()
+    assert (want.pop("engine"), got.pop("engine")) == ("scalar", "batched")
+    assert got == want
+    return scalar, batched, lines
+
+
 @pytest.mark.parametrize(
     "specs, options, sessions, exercised",
     [
@@ -290,18 +311,8 @@ def test_B15_B19_batched_session_tournament_equals_the_scalar_one_on_the_same_de
     chunk = options.pop("chunk", None)
     if chunk:
         monkeypatch.setattr(batched_module, "_BRAG_CHUNK", chunk)
-    assert supports_batched("brag", specs, options)  # what evaluate.py would play batched
-    history = io.StringIO()
-    hands = sessions * options["hands_per_session"]
-    scalar = evaluate("brag", specs, hands, seed=3, options=options, history=history)
-    lines = history.getvalue().splitlines()
-    parsed = [parse_spec(s, "brag") for s in specs]
-    batched = _brag_tournament(
-        parsed, sessions, 3, dict(options), make_engine=_session_deals_of(lines)
-    )
-    want, got = scalar.to_dict(), batched.to_dict()
-    assert (want.pop("engine"), got.pop("engine")) == ("scalar", "batched")
-    assert got == want
+    scalar, batched, lines = _both_engines(specs, options, sessions, seed=3)
+    got = batched.to_dict()
     assert [a.seat_estimates for a in batched.agents] == [a.seat_estimates for a in scalar.agents]
     assert got["episodes"] == sessions and got["samples_per_agent"] == len(lines)
     counts = [a["behaviour"]["counts"] for a in got["agents"]]
@@ -410,3 +421,55 @@ def test_records_counted_in_chunks_give_the_same_report(monkeypatch, batched):
     chunked = evaluate("brag", specs, 24, seed=1, options=options, batched=batched).to_dict()
     assert chunked == whole
     assert whole["agents"][0]["behaviour"]["counts"]["hands"] == 24
+
+
+def test_B15_a_carried_pot_of_no_chips_has_no_winner_in_both_engines():
+    """B8/B15: with the ante only after a prial, a blind player left alone may carry a pot of
+    no chips; game.py's hand then has no winner and no carried chips, and the batched
+    evaluator reads the same from the engine (it once counted the blind player as winning)."""
+    specs = [_BLIND, _LOOSE, "brag:caller", _TIPS]
+    options = {
+        "num_players": 4,
+        "hands_per_session": 6,
+        "pot_limit": True,
+        "raise_sizes": [2, 3],
+        "max_stake": 48,
+        "blind_may_see_open": False,
+        "lowball": True,
+        "prial_bonus": 1,
+        "ante_mode": "after_prial",
+        "starting_chips": 25,
+        "shuffle": "every_hand",
+        "blind_alone": "carries",
+    }
+    _, _, lines = _both_engines(specs, options, sessions=2, seed=4)
+    records = [json.loads(line) for line in lines]
+    assert any(r["winner"] == -1 and r["carried"] == 0 for r in records)  # the case is reached
+
+
+def test_checking_the_batched_options_does_not_import_numba():
+    """evaluate.py and train.py check the options before choosing the batched engine: a
+    check that imported the kernels cost most of a second and, with no writable Numba cache,
+    failed with a traceback (checked in a fresh interpreter)."""
+    script = (
+        "import sys\n"
+        "from brag_env.evaluation.batched import _brag_options_supported\n"
+        "from brag_env.training.config import config_from_dict\n"
+        "assert _brag_options_supported({'num_players': 2})\n"
+        "config_from_dict({'name': 'x', 'game': 'brag', 'vec_env': 'batched'})\n"
+        "assert 'numba' not in sys.modules, sorted(m for m in sys.modules if 'batched' in m)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_kernels_that_cannot_load_are_a_one_line_note_and_the_scalar_env(monkeypatch, capsys):
+    specs = ["brag:caller", "brag:caller"]
+    with kernels_that_cannot_load(monkeypatch):
+        assert not supports_batched("brag", specs, {})  # evaluate.py's automatic choice
+        assert not supports_batched("brag", specs, {"hands_per_session": 2})
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("note: the batched Brag engine cannot load (")
+    assert err[0].endswith(
+        "NUMBA_CACHE_DIR to a writable directory (docs/performance.md); playing on the scalar env"
+    )

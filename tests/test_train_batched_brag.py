@@ -4,11 +4,12 @@ import numpy as np
 import pytest
 from lockstep import play_lockstep, play_random
 from tiny_snapshot import save_tiny_snapshot
+from unloadable_kernels import kernels_that_cannot_load
 
 from brag_env.brag.batched import BatchedBrag
 from brag_env.brag.observation import observation_layout
 from brag_env.brag.rules import FIRST_RAISE, FOLD, LOOK, STAY, BragConfig
-from brag_env.training.batched import BatchedSelfPlayVecEnv
+from brag_env.training.batched import BatchedSelfPlayVecEnv, make_engine
 from brag_env.training.config import config_from_dict
 
 OPPONENTS = ["random", "brag:caller", "brag:tight", "brag:bluffer", "brag:blind", "brag:tips"]
@@ -244,3 +245,10 @@ def test_B17_sessions_same_run_as_vs_pool_env_on_the_same_deals(players, fold_ev
     venv = BatchedSelfPlayVecEnv("brag", options, 1, opponents=["brag:caller"], seed=0)
     venv.engine = _MirroredSessions(scalar, shuffles)
     assert play_lockstep(scalar, venv, 1500, fold_every=fold_every) > 50, "episodes"
+
+
+def test_batched_kernels_that_cannot_load_are_a_one_line_error(monkeypatch):
+    """vec_env: batched is asked for: no scalar fallback, one line (no traceback)."""
+    error = r"^vec_env: batched: the batched Brag engine cannot load \(.*; or use vec_env: dummy$"
+    with kernels_that_cannot_load(monkeypatch), pytest.raises(ValueError, match=error):
+        make_engine("brag", {}, 2, 0)

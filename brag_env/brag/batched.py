@@ -23,7 +23,8 @@ are paid per hand, as ``brag_v1`` pays them: every seat's chip change when a han
 ``step``'s ``over`` says the session ended; a hand that ends inside a session deals the next
 one at once (the ``hand_number`` attribute counts them).
 
-Not covered, a one-line ``ValueError`` naming the option (``check_batched_brag``):
+Not covered, a one-line ``ValueError`` naming the option (``check_batched_brag``, in
+``batched_options.py`` so that checking options does not import Numba):
 Four-/Five-card Brag (``cards_dealt`` 4 or 5, B22) and ``perfect_recall``.
 
 Observations: each table keeps ONE float32 ``state`` row laid out as the observation of
@@ -43,10 +44,14 @@ short deck, ``deck_ranks``).
 
 from __future__ import annotations
 
+import functools
+import sys
+
 import numpy as np
 
 from brag_env.batched_input import checked_actions, checked_rows, checked_seats
 from brag_env.brag import batched_kernel as kernel
+from brag_env.brag.batched_options import check_batched_brag
 from brag_env.brag.hands import (
     CATEGORY_OF_STRENGTH,
     LOWBALL_STRENGTH_TABLE,
@@ -73,22 +78,16 @@ _ANTE_MODES = {
 }
 
 
-def check_batched_brag(config: BragConfig) -> None:
-    """Raise the one-line ``ValueError`` for an option ``BatchedBrag`` does not cover."""
-    if config.cards_dealt != _HAND:
-        raise ValueError(
-            f"BatchedBrag does not support cards_dealt={config.cards_dealt} "
-            "(Three-card Brag only); use vec_env: dummy"
-        )
-    if config.perfect_recall:
-        raise ValueError(
-            "BatchedBrag does not support perfect_recall (the default observation only); "
-            "use vec_env: dummy"
-        )
-    if config.wild_cards != "none":  # B25: strength, category and percentile are 3 tables here
-        raise ValueError(
-            f"BatchedBrag does not support wild_cards={config.wild_cards!r}; use vec_env: dummy"
-        )
+_SHARED_ARRAYS = frozenset(name for name, _, _ in kernel.TABLE_ARRAYS)
+COMPILING = "compiling the batched Brag engine (first use; cached afterwards) ..."
+
+
+@functools.cache
+def _announce_compile() -> None:
+    """One line before the kernels' first compile (20-100 s, silent otherwise) when they are
+    not cached yet, on a terminal's stderr only: logs, pipes and tests stay as they were."""
+    if sys.stderr.isatty() and not kernel.cached():
+        print(COMPILING, file=sys.stderr, flush=True)
 
 
 class BatchedBrag:
@@ -132,12 +131,40 @@ class BatchedBrag:
         self.num_covers = np.zeros(t, np.int64)
         self.last_closed = np.zeros(t, np.int64)
         self.hands_played = np.zeros(t, np.int64)
+        # the table's last ended hand (game.py's HandResult): the seat that won its last pot
+        # (B14-B16; -1: carried, B15) and the chips carried to the next deal
+        self.hand_winner = np.full(t, -1, np.int64)
+        self.hand_carried = np.zeros(t, np.int64)
         self._init_sessions()
         self.obs_size = observation_layout(config).size
         self.state = np.zeros((t, self.obs_size), np.float32)
         self.private = np.zeros((t, n, _PRIVATE), np.float32)  # B10: zero until looked
         # the kernels' structs, and what they borrow (kept alive with them)
+        _announce_compile()
         self._rules, self._rule_values = _rules_of(config)
+        self._tables, self._table_arrays = kernel.tables_of(self)
+
+    def __setattr__(self, name: str, value) -> None:
+        """The kernels hold views of TABLE_ARRAYS' arrays: an attribute rebound after
+        ``__init__`` would leave them changing the old array, unseen, so it is refused."""
+        if name in _SHARED_ARRAYS and "_tables" in self.__dict__:
+            raise AttributeError(
+                f"BatchedBrag.{name} is shared with the compiled kernels: change it in place "
+                f"({name}[...] = ...), not by assigning a new array"
+            )
+        object.__setattr__(self, name, value)
+
+    # the kernels' structs hold raw pointers (Numba meminfos): not picklable, rebuilt instead
+    _KERNEL_STRUCTS = ("_rules", "_rule_values", "_tables", "_table_arrays")
+
+    def __getstate__(self) -> dict:
+        """The arrays and settings, without the kernels' structs (pickle, ``copy.deepcopy``)."""
+        return {k: v for k, v in self.__dict__.items() if k not in self._KERNEL_STRUCTS}
+
+    def __setstate__(self, state: dict) -> None:
+        """The arrays as pickled, and new structs over them (they borrow, never own, them)."""
+        self.__dict__.update(state)
+        self._rules, self._rule_values = _rules_of(self.config)
         self._tables, self._table_arrays = kernel.tables_of(self)
 
     def _init_sessions(self) -> None:

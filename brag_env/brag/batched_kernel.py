@@ -115,6 +115,8 @@ TABLE_ARRAYS: tuple[tuple[str, type, int], ...] = (  # BatchedBrag's attributes 
     ("order", np.int64, 2),
     ("in_hand", np.int64, 1),
     ("carry_in", np.int64, 1),
+    ("hand_winner", np.int64, 1),
+    ("hand_carried", np.int64, 1),
     ("opened", np.bool_, 1),
     ("prev_prial", np.bool_, 1),
     ("deck", np.int64, 2),
@@ -265,6 +267,8 @@ def _new_tables(a):
     t.order = _borrowed(a.order)
     t.in_hand = _borrowed(a.in_hand)
     t.carry_in = _borrowed(a.carry_in)
+    t.hand_winner = _borrowed(a.hand_winner)
+    t.hand_carried = _borrowed(a.hand_carried)
     t.opened = _borrowed(a.opened)
     t.prev_prial = _borrowed(a.prev_prial)
     t.deck = _borrowed(a.deck)
@@ -606,11 +610,13 @@ def finish(T, R, r, lone, seer, seen, rewards):
     T.pot[r] = 0
     ncov = T.num_covers[r]
     won = pot - T.last_closed[r]
+    carry = False
     if R.sessions:  # B15: an unwon pot may roll over to the next deal
         carry = seer < 0 and carries(T, R, r, lone)
         if carry:
             won = 0
         T.carry_in[r] = pot if carry else 0
+    T.hand_carried[r] = pot if carry else 0
     # B16: the side pot to the betting's winner, then each covered pot from the last closed
     # outwards to the better of its coverer and the winner so far (ties: not the coverer).
     # Without covers the whole pot is the "side pot".
@@ -623,6 +629,8 @@ def finish(T, R, r, lone, seer, seen, rewards):
         if T.strength[r, coverer] > T.strength[r, champion]:
             champion = coverer
         T.chips[r, champion] += closed - before
+    # as game.py's HandResult.winner: a carried pot (B15, even of no chips) has no winner
+    T.hand_winner[r] = -1 if carry else champion
     if seer >= 0:  # B14: both hands are shown
         show(T, R, r, seer)
         show(T, R, r, seen)
@@ -976,3 +984,29 @@ def observe(T, R, rows, seats, out):
         else:
             copy_history(row, st, seats_at, n, newest)
         _copy(row, 0, private[r, me], 0, PRIVATE)
+
+
+# --------------------------------------------------------------------------- the disk cache
+# The kernels BatchedBrag calls from Python (the rest are compiled into them).
+ENTRY_POINTS = (
+    _new_tables,
+    _new_rules,
+    draw_deals,
+    deal_hands,
+    start_hands,
+    first_illegal,
+    masks,
+    step,
+    observe,
+)
+
+
+def cached() -> bool:
+    """Whether every entry point has a compiled version in Numba's disk cache that matches
+    this source file (Numba's index of the function, checked against the file's stamp): if
+    not, the first use compiles for 20-100 s. Reads Numba's private cache objects; when they
+    are not as expected, True (say nothing rather than something wrong)."""
+    try:
+        return all(f._cache._cache_file._load_index() for f in ENTRY_POINTS)
+    except Exception:  # a Numba whose cache internals differ
+        return True

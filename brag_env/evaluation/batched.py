@@ -35,6 +35,8 @@ of a Brag opponent is its own agent with its own seed, as in the scalar evaluato
 
 from __future__ import annotations
 
+import functools
+import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -73,14 +75,33 @@ def _put_options_supported(options: dict[str, Any]) -> bool:
 
 def _brag_options_supported(options: dict[str, Any]) -> bool:
     """Sessions of any length that ``BatchedBrag`` covers (its own check, the one-line
-    ``ValueError``); bad options go to the scalar env's error."""
-    from brag_env.brag.batched import check_batched_brag
+    ``ValueError``, no Numba imported); bad options go to the scalar env's error."""
+    from brag_env.brag.batched_options import check_batched_brag
 
     try:
         check_batched_brag(BragConfig.from_dict(options))
     except (TypeError, ValueError):
         return False
     return True
+
+
+def _engine_loads(game: str) -> bool:
+    """Whether the batched engine of ``game`` loads here, asked last (it imports Numba for
+    Brag). It not loading is a one-line note (once) and the scalar env: the choice of the
+    batched engine is automatic."""
+    if game != "brag":
+        return True
+    from brag_env.brag.batched_options import batched_brag_unavailable
+
+    reason = batched_brag_unavailable()
+    if reason is not None:
+        _note_once(f"note: {reason}; playing on the scalar env")
+    return reason is None
+
+
+@functools.cache
+def _note_once(line: str) -> None:
+    print(line, file=sys.stderr)
 
 
 def supports_batched(
@@ -95,7 +116,8 @@ def supports_batched(
         return False
     if not options_supported({**env_config, "num_players": len(specs)}):
         return False
-    return _natively_batched(game, specs, {**env_config, "num_players": len(specs)})
+    natively = _natively_batched(game, specs, {**env_config, "num_players": len(specs)})
+    return natively and _engine_loads(game)
 
 
 def _natively_batched(game: str, specs: Sequence[str], env_config: dict[str, Any]) -> bool:
@@ -112,7 +134,8 @@ def _natively_batched(game: str, specs: Sequence[str], env_config: dict[str, Any
 def supports_headsup_batched(game: str, specs: Sequence[str], env_config: dict[str, Any]) -> bool:
     """Whether ``run_headsup_batched`` can play ``specs`` (agent, opponent) of ``game``."""
     if game == "brag":
-        return _brag_options_supported(env_config) and _natively_batched(game, specs, env_config)
+        supported = _brag_options_supported(env_config)
+        return supported and _natively_batched(game, specs, env_config) and _engine_loads(game)
     return supports_batched(game, specs, env_config)
 
 
@@ -479,9 +502,10 @@ class _HandEnd:
 
 def _brag_hands_over(engine, collector, end: _HandEnd, seat_agent, flags) -> None:
     """``BragCollector._end_hand``'s hand records for the tables whose hand just ended: the
-    winner of the betting (the see's, or the last seat in), then B16's covered pots from the
-    last closed outwards, each to the better of its coverer and the winner so far; nobody
-    wins a pot carried to the next deal (B15). A seat sitting the hand out has no record."""
+    winner and the carried pot as the engine settled them (its ``hand_winner``, -1 when the
+    pot was carried, B15, and ``hand_carried``); B16's covered pots from the last closed
+    outwards, each won by its coverer when it beats the winner so far. A seat sitting the hand
+    out has no record."""
     done, seer, by_see = end.rows, end.seer, end.by_see
     k, n = done.size, engine.num_players
     ks = np.arange(k)
@@ -491,7 +515,7 @@ def _brag_hands_over(engine, collector, end: _HandEnd, seat_agent, flags) -> Non
     seen = np.where(by_see, other.argmax(axis=1), -1)
     beats = strength[ks, seer] > strength[ks, np.maximum(seen, 0)]
     lone = np.where(by_see, np.where(beats, seer, seen), end.inn.argmax(axis=1))
-    champion = lone.copy()
+    champion = lone.copy()  # who holds the pots won so far, for cover_won only
     cover_won = np.zeros((k, n), bool)
     covers = end.num_covers
     for j in range(int(covers.max(initial=0)) - 1, -1, -1):
@@ -500,9 +524,9 @@ def _brag_hands_over(engine, collector, end: _HandEnd, seat_agent, flags) -> Non
         better = has & (strength[ks, coverer] > strength[ks, champion])
         champion = np.where(better, coverer, champion)
         cover_won[ks[better], coverer[better]] = True
-    carried = engine.carry_in[done] > 0  # B15: the pot stays on the table, nobody won it
+    carried = engine.hand_carried[done] > 0  # B15: as game.py, a pot of chips carried
     seat = np.arange(n)[None, :]
-    won = (seat == champion[:, None]) & ~carried[:, None]
+    won = seat == engine.hand_winner[done][:, None]
     showdown = by_see[:, None] & ((seat == seer[:, None]) | (seat == seen[:, None]))
     columns = [
         seat_agent[done],

@@ -50,8 +50,13 @@ def make_engine(game: str, env_config: Mapping[str, Any], num_tables: int, seed:
 
         return BatchedPut(num_tables, PutConfig.from_dict(dict(env_config)), seed=seed)
     if game == "brag":
-        from brag_env.brag.batched import BatchedBrag
+        from brag_env.brag.batched_options import batched_brag_unavailable
         from brag_env.brag.rules import BragConfig
+
+        reason = batched_brag_unavailable()
+        if reason is not None:
+            raise ValueError(f"vec_env: batched: {reason}; or use vec_env: dummy")
+        from brag_env.brag.batched import BatchedBrag
 
         return BatchedBrag(num_tables, BragConfig.from_dict(dict(env_config)), seed=seed)
     raise ValueError(

@@ -375,7 +375,7 @@ class TrainConfig(Section):
                 f"vec_env: batched supports game {', '.join(BATCHED_GAMES)}, not {self.game!r}"
             )
         if self.vec_env == "batched" and self.game == "brag":  # the options it covers
-            from brag_env.brag.batched import check_batched_brag
+            from brag_env.brag.batched_options import check_batched_brag
             from brag_env.brag.rules import BragConfig
 
             check_batched_brag(BragConfig.from_dict(self.env))
