@@ -188,13 +188,8 @@ class raw_env(CardTableEnv):
         return [float(delta) for delta in outcome.deltas]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        if not self._has_reset:
-            raise self._before_reset("observe")
+        seat = self._observed_seat(agent)
         game = self.game
-        try:
-            seat = self._seat[agent]
-        except (KeyError, TypeError):  # TypeError: an unhashable agent
-            raise self._unknown_agent(agent) from None
         observation = self.observer.observation(game, seat)
         acting = seat == game.current_player and not self.terminations.get(agent, True)
         return {"observation": observation, "action_mask": self._mask if acting else self._no_mask}

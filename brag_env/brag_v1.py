@@ -314,13 +314,8 @@ class raw_env(CardTableEnv):
         return [float(delta) for delta in outcome.deltas]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        if not self._has_reset:
-            raise self._before_reset("observe")
+        seat = self._observed_seat(agent)
         game = self.game
-        try:
-            seat = self._seat[agent]
-        except (KeyError, TypeError):  # TypeError: an unhashable agent
-            raise self._unknown_agent(agent) from None
         observation = self._fast_observer.observation(game, seat)
         # No legal action for a terminated agent: env() ends the game on an illegal move with
         # the engine still mid-hand.

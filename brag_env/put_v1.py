@@ -255,13 +255,8 @@ class raw_env(CardTableEnv):
         return match_rewards(self.config, self.game.winners())
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        if not self._has_reset:
-            raise self._before_reset("observe")
+        seat = self._observed_seat(agent)
         game = self.game
-        try:
-            seat = self._seat[agent]
-        except (KeyError, TypeError):  # TypeError: an unhashable agent
-            raise self._unknown_agent(agent) from None
         observation = self.observer.set_from(game, seat).copy()
         # No legal action for a terminated agent (as in brag_v0): env() ends the match on an
         # illegal move with the engine still mid-hand.

@@ -231,6 +231,16 @@ class CardTableEnv(AECEnv, EzPickle, metaclass=ABCMeta):
             f"{', '.join(self.possible_agents)}"
         )
 
+    def _observed_seat(self, agent: Any) -> int:
+        """The seat ``observe(agent)`` reads; before ``reset()`` or for an agent not at the
+        table, the one-line error."""
+        if not self._has_reset:
+            raise self._before_reset("observe")
+        try:
+            return self._seat[agent]
+        except (KeyError, TypeError):  # TypeError: an unhashable agent
+            raise self._unknown_agent(agent) from None
+
     def _before_reset(self, method: str) -> RuntimeError:
         """The error for calling ``method`` before ``reset()``."""
         return RuntimeError(f"{self._name}: call reset() before {method}()")

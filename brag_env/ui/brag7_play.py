@@ -76,19 +76,9 @@ class Brag7Session(TableSession):
 
     def run(self) -> str:
         env, game = self.env, self.game
-        env.reset(seed=self.seed)
-        for agent in self.agents:
-            if agent is not None:
-                agent.reset()
-        seat_of = {name: i for i, name in enumerate(env.possible_agents)}
+        self._reset_table(self.seed)
         self._announce()
-        for name in env.agent_iter():
-            _, _, terminated, truncated, _ = env.last(observe=False)
-            if terminated or truncated:
-                env.step(None)
-                continue
-            seat = seat_of[name]
-            agent = self.agents[seat]
+        for name, _, agent in self._live_turns():
             if agent is None:
                 action = self._ask_human()
             else:

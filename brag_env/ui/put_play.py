@@ -114,20 +114,10 @@ class PutSession(TableSession):
     def _play_match(self, match: int) -> None:
         env, game = self.env, self.game
         # Every match is reset with its own seed (the one its hands record).
-        env.reset(seed=match_seed(self.seed, match))
-        for agent in self.agents:
-            if agent is not None:
-                agent.reset()
-        seat_of = {name: i for i, name in enumerate(env.possible_agents)}
+        self._reset_table(match_seed(self.seed, match))
         self._announce_hand(match)
-        for name in env.agent_iter():
-            _, _, terminated, truncated, _ = env.last(observe=False)
-            if terminated or truncated:
-                env.step(None)
-                continue
-            seat = seat_of[name]
+        for name, _, agent in self._live_turns():
             obs = env.observe(name)
-            agent = self.agents[seat]
             if agent is None:
                 action = self._ask_human(obs)
             else:

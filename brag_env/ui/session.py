@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from rich.console import Console
@@ -46,6 +47,26 @@ class TableSession:
         self.prompter = prompter
         self.console = prompter.console
         self.history = HistoryWriter(seating, self.config.to_dict())
+
+    def _reset_table(self, seed: int) -> None:
+        """A new episode: the env reset with ``seed``, every agent's memory cleared."""
+        self.env.reset(seed=seed)
+        for agent in self.agents:
+            if agent is not None:
+                agent.reset()
+
+    def _live_turns(self) -> Iterator[tuple[str, int, Any]]:
+        """(agent name, seat, the seat's agent or None for the human) for each turn to play,
+        in PettingZoo's AEC loop; a finished agent's turn is stepped with None here."""
+        env = self.env
+        seat_of = {name: i for i, name in enumerate(env.possible_agents)}
+        for name in env.agent_iter():
+            _, _, terminated, truncated, _ = env.last(observe=False)
+            if terminated or truncated:
+                env.step(None)
+                continue
+            seat = seat_of[name]
+            yield name, seat, self.agents[seat]
 
     def _choose(self, decision: Decision) -> int:
         """Print why the choice is forced (if it is) and the menu; the action id picked."""
