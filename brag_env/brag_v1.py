@@ -208,6 +208,9 @@ recent betting, and the cards shown at a see or a cover comparison; hidden hands
 
 ### Version History
 
+* v1 (later, no game change): options given as numpy integers or bools are accepted and
+  stored as plain Python values (`brag_env.config_checks`, shared with Put); nothing that was
+  accepted before is refused, so no version change.
 * v1 (later, no default change): option `wild_cards` (B25, American Brag; default "none", the
   game and the observation layout unchanged; the `own_wild` and `prev_shown_reading` fields
   only with wild cards), so no version change.

@@ -158,6 +158,9 @@ Importing this module registers the env with PettingZoo's registry (`brag_env.re
 
 ### Version History
 
+* v1 (later, no game change): a numpy bool option is accepted as numpy integers already
+  were, through the checks Brag shares (`brag_env.config_checks`); nothing that was accepted
+  before is refused, so no version change.
 * v1: (added option, default off, so no version change) `perfect_recall`: every event of this
   and the last hand appended to the observation.
 * v1: the seed's variants as defaults. Three players: both opponents answer a Put without
