@@ -26,10 +26,10 @@ from typing import Any
 from brag_env.brag.hands import hand_strength
 from brag_env.evaluation.runner import Collector
 from brag_env.evaluation.schedule import Episode
-from brag_env.evaluation.stats import ratio
+from brag_env.evaluation.stats import Counts, ratio
 
 
-class _Counts:
+class _Counts(Counts):
     __slots__ = (
         "best_first",
         "best_second",
@@ -44,10 +44,6 @@ class _Counts:
         "stronger_first",
         "tied_best",
     )
-
-    def __init__(self) -> None:
-        for name in self.__slots__:
-            setattr(self, name, 0)
 
 
 class Brag7Collector(Collector):

@@ -77,7 +77,7 @@ from brag_env.brag.wild import config_ranking
 from brag_env.evaluation.records import Records
 from brag_env.evaluation.runner import Collector
 from brag_env.evaluation.schedule import Episode
-from brag_env.evaluation.stats import decile, ratio
+from brag_env.evaluation.stats import Counts, decile, ratio
 
 ACTION_COLUMNS = ("fold", "stay", "raise", "see")
 BLIND_ROW = 10  # row index of the blind decisions in the decile table
@@ -162,7 +162,7 @@ def raises_faced(faced: Any, seat: Any, action: Any, keep_ids: tuple[int, int], 
     return (faced & ~(mine * turn_over)) | ((((1 << n) - 1) ^ mine) * raised)
 
 
-class _Counts:
+class _Counts(Counts):
     __slots__ = (
         "aggressive_hands",
         "best_discards",
@@ -200,8 +200,7 @@ class _Counts:
     )
 
     def __init__(self) -> None:
-        for name in self.__slots__:
-            setattr(self, name, 0)
+        super().__init__()
         self.by_decile = [[0, 0, 0, 0] for _ in range(BLIND_ROW + 1)]
         self.by_hand_decile = [[0] * len(HAND_COLUMNS) for _ in range(10)]
 

@@ -43,7 +43,7 @@ from agents.put import live_strength
 from brag_env.evaluation.records import Records
 from brag_env.evaluation.runner import Collector
 from brag_env.evaluation.schedule import Episode
-from brag_env.evaluation.stats import decile, ratio
+from brag_env.evaluation.stats import Counts, decile, ratio
 from brag_env.put.rules import FOLD, PUT, PUT_RANK, SEE, hand_rewards
 
 ACTION_COLUMNS = ("put", "no_put", "see", "fold")
@@ -80,7 +80,7 @@ def decile_rates(table: dict[str, Any]) -> dict[str, list[float | None]]:
     }
 
 
-class _Counts:
+class _Counts(Counts):
     __slots__ = (
         "bluff_put_wins",
         "bluff_puts",
@@ -98,8 +98,7 @@ class _Counts:
     )
 
     def __init__(self) -> None:
-        for name in self.__slots__:
-            setattr(self, name, 0)
+        super().__init__()
         self.by_decile = [[0, 0, 0, 0] for _ in range(10)]
 
 

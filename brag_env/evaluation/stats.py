@@ -136,3 +136,14 @@ def ratio_ci(
 def ratio(numerator: float, denominator: float) -> float | None:
     """``numerator / denominator``, or None when nothing was counted."""
     return float(numerator) / denominator if denominator else None
+
+
+class Counts:
+    """One agent's tallies: a subclass names them in ``__slots__`` and each starts at 0 (a
+    subclass whose tallies are tables sets those after calling this)."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        for name in self.__slots__:
+            setattr(self, name, 0)
