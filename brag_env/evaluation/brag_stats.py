@@ -77,7 +77,7 @@ from brag_env.brag.wild import config_ranking
 from brag_env.evaluation.records import Records
 from brag_env.evaluation.runner import Collector
 from brag_env.evaluation.schedule import Episode
-from brag_env.evaluation.stats import Counts, decile, ratio
+from brag_env.evaluation.stats import Counts, decile, decile_table, ratio
 
 ACTION_COLUMNS = ("fold", "stay", "raise", "see")
 BLIND_ROW = 10  # row index of the blind decisions in the decile table
@@ -484,16 +484,8 @@ class BragCollector(Collector):
     def behaviour(self, agent: int) -> dict[str, Any]:
         self._count_records()
         c = self.counts[agent]
-        table = {
-            "columns": list(ACTION_COLUMNS),
-            "rows": [f"d{d}" for d in range(10)] + ["blind"],
-            "counts": [list(row) for row in c.by_decile],
-        }
-        hands_table = {
-            "columns": list(HAND_COLUMNS),
-            "rows": [f"d{d}" for d in range(10)],
-            "counts": [list(row) for row in c.by_hand_decile],
-        }
+        table = decile_table(ACTION_COLUMNS, c.by_decile, ["blind"])
+        hands_table = decile_table(HAND_COLUMNS, c.by_hand_decile)
         rates = decile_rates(hands_table)
         return {
             "hands": c.hands,

@@ -43,7 +43,7 @@ from agents.put import live_strength
 from brag_env.evaluation.records import Records
 from brag_env.evaluation.runner import Collector
 from brag_env.evaluation.schedule import Episode
-from brag_env.evaluation.stats import Counts, decile, ratio
+from brag_env.evaluation.stats import Counts, decile, decile_table, ratio
 from brag_env.put.rules import FOLD, PUT, PUT_RANK, SEE, hand_rewards
 
 ACTION_COLUMNS = ("put", "no_put", "see", "fold")
@@ -251,11 +251,7 @@ class PutCollector(Collector):
     def behaviour(self, agent: int) -> dict[str, Any]:
         self._count_records()
         c = self.counts[agent]
-        table = {
-            "columns": list(ACTION_COLUMNS),
-            "rows": [f"d{d}" for d in range(10)],
-            "counts": [list(row) for row in c.by_decile],
-        }
+        table = decile_table(ACTION_COLUMNS, c.by_decile)
         rates = decile_rates(table)
         return {
             "hands": c.hands,

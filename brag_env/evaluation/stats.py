@@ -15,7 +15,7 @@ rate, a fold rate) is the mean of 0/1 samples and gets the same interval.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any
@@ -136,6 +136,18 @@ def ratio_ci(
 def ratio(numerator: float, denominator: float) -> float | None:
     """``numerator / denominator``, or None when nothing was counted."""
     return float(numerator) / denominator if denominator else None
+
+
+def decile_table(
+    columns: Sequence[str], counts: Iterable[Iterable[int]], extra_rows: Sequence[str] = ()
+) -> dict[str, list[Any]]:
+    """Counts by decile as a report writes them: named columns, rows ``d0``..``d9`` (then
+    ``extra_rows``), one list of counts a row."""
+    return {
+        "columns": list(columns),
+        "rows": [f"d{d}" for d in range(10)] + list(extra_rows),
+        "counts": [list(row) for row in counts],
+    }
 
 
 class Counts:
