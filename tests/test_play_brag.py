@@ -10,7 +10,6 @@ from __future__ import annotations
 import copy
 import io
 import itertools
-import json
 import subprocess
 import sys
 
@@ -22,21 +21,11 @@ from brag_env.brag.game import BragGame
 from brag_env.brag.replay import replay_session
 from brag_env.brag.rules import BragConfig
 from brag_env.cards import format_cards, parse_cards
-from brag_env.play import main
 from brag_env.ui.brag_view import action_options
 from brag_env.ui.terminal import hand_text
+from tests.play_cli import play, read_history
 
 CALLERS = ["--opponents", "brag:caller", "brag:caller"]
-
-
-def play(argv: list[str], answers: str) -> tuple[int, str]:
-    out = io.StringIO()
-    code = main(argv, stdin=io.StringIO(answers), stdout=out)
-    return code, out.getvalue()
-
-
-def read_history(path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
 
 
 def assert_hidden(cards: str, out: str) -> None:
@@ -296,27 +285,17 @@ def test_unwritable_history_is_a_plain_one_line_error(tmp_path, capsys):
     assert "Errno" not in err and err.count("\n") == 1
 
 
+def short_stacks(opponents: int, chips: int) -> list[str]:
+    """The argv of 12 hands against random opponents, everyone starting with ``chips`` and no
+    cover (B16): a session where seats run out of chips."""
+    table = ["brag", "--opponents", *["random"] * opponents, "--seed", "3", "--hands", "12"]
+    return [*table, "--option", f"starting_chips={chips}", "--option", "cover_pot=false"]
+
+
 def test_forced_fold_and_sitting_out_are_explained():
     """B16: with no chips to stay the only move is explained; out of chips, the human sits out
     and the table closes for them without calling the session over."""
-    code, out = play(
-        [
-            "brag",
-            "--opponents",
-            "random",
-            "random",
-            "random",
-            "--seed",
-            "3",
-            "--hands",
-            "12",
-            "--option",
-            "starting_chips=3",
-            "--option",
-            "cover_pot=false",
-        ],
-        "1\n" * 60,
-    )
+    code, out = play(short_stacks(3, chips=3), "1\n" * 60)
     assert code == 0
     assert "You hold 0 chips and staying blind costs 1: folding is your only move." in out
     assert "Your choice [1 or Enter, q quits]" in out
@@ -328,23 +307,7 @@ def test_forced_fold_and_sitting_out_are_explained():
 
 def test_sessions_say_why_they_ended(tmp_path):
     """B17: a session cut short names who can still pay; a full one says all hands were played."""
-    code, out = play(
-        [
-            "brag",
-            "--opponents",
-            "random",
-            "random",
-            "--seed",
-            "3",
-            "--hands",
-            "12",
-            "--option",
-            "starting_chips=6",
-            "--option",
-            "cover_pot=false",
-        ],
-        "2\n" * 100,
-    )
+    code, out = play(short_stacks(2, chips=6), "2\n" * 100)
     assert code == 0
     assert "Session over after 2 of 12 hands: only You can still pay the ante" in out
     code, out = play(["brag", *CALLERS, "--seed", "5", "--hands", "2"], "1\n" * 20)

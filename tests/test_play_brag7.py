@@ -2,15 +2,7 @@
 
 from __future__ import annotations
 
-import io
-
-from brag_env.play import main
-
-
-def play(argv: list[str], answers: str) -> tuple[int, str]:
-    out = io.StringIO()
-    code = main(argv, stdin=io.StringIO(answers), stdout=out)
-    return code, out.getvalue()
+from tests.play_cli import play
 
 
 def test_b24_a_session_in_the_terminal_shows_each_showdown():

@@ -3,26 +3,15 @@
 from __future__ import annotations
 
 import io
-import json
 
 import pytest
 
 from brag_env import put_v0
 from brag_env.cards import format_card, parse_card
-from brag_env.play import main
 from brag_env.put.game import replay_hand
 from brag_env.put.rules import PUT_RANK, RANK_NAMES, PutConfig
 from brag_env.ui.put_view import forced_reason
-
-
-def play(argv: list[str], answers: str) -> tuple[int, str]:
-    out = io.StringIO()
-    code = main(argv, stdin=io.StringIO(answers), stdout=out)
-    return code, out.getvalue()
-
-
-def read_history(path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
+from tests.play_cli import play, read_history
 
 
 def test_match_with_a_wrong_answer_reveals_every_played_card(tmp_path):
@@ -194,26 +183,16 @@ def test_partners_pass_face_down(tmp_path):
     assert "You & seat 2" in out
 
 
+# Three one-point matches against a random opponent (P6), the same deals for every run.
+THREE_MATCHES = ["put", "--opponent", "random", "--seed", "5", "--matches", "3"]
+THREE_MATCHES += ["--option", "target_points=1"]
+
+
 def test_several_matches_tally_and_seeds(tmp_path):
     """P6: the tally of matches won is shown between matches; each match is dealt from the
     reset_seed its hands record."""
     history = tmp_path / "put.jsonl"
-    code, out = play(
-        [
-            "put",
-            "--opponent",
-            "random",
-            "--seed",
-            "5",
-            "--matches",
-            "3",
-            "--option",
-            "target_points=1",
-            "--history",
-            str(history),
-        ],
-        "1\n" * 60,
-    )
+    code, out = play([*THREE_MATCHES, "--history", str(history)], "1\n" * 60)
     assert code == 0
     records = read_history(history)
     assert [r["episode"] for r in records][-1] == 2
@@ -233,20 +212,7 @@ def test_several_matches_tally_and_seeds(tmp_path):
 
 
 def test_quit_between_matches(tmp_path):
-    code, out = play(
-        [
-            "put",
-            "--opponent",
-            "random",
-            "--seed",
-            "5",
-            "--matches",
-            "3",
-            "--option",
-            "target_points=1",
-        ],
-        "1\n" * 3 + "q\n",
-    )
+    code, out = play(THREE_MATCHES, "1\n" * 3 + "q\n")
     assert code == 0
     assert "You left the table" in out and "Session over" not in out
 
