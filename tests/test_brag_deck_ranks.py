@@ -19,6 +19,7 @@ from brag_env.brag.replay import replay_hand, replay_session
 from brag_env.brag.rules import BragConfig
 from brag_env.brag.scenario import apply_names, stack_deck
 from brag_env.cards import parse_cards
+from tests.stacked_brag import start as stacked_start
 
 RUN = "As Kh Qd"  # A-K-Q, the only run of the 3-rank deck
 PAIR = "Ac Ad Kc"  # a pair of aces
@@ -26,10 +27,7 @@ PRIAL_A = "Ah As Ad"  # A-A-A
 
 
 def start(hands, dealer=0, seed=0, **options) -> BragGame:
-    config = BragConfig(num_players=len(hands), deck_ranks=3, **options)
-    game = BragGame(config)
-    game.new_session(np.random.default_rng(seed), deck=stack_deck(hands, dealer), dealer=dealer)
-    return game
+    return stacked_start(hands, dealer, seed=seed, deck_ranks=3, **options)
 
 
 @pytest.mark.parametrize("k", [2, 3, 4])

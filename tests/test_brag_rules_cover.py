@@ -7,6 +7,7 @@ import pytest
 from brag_env.brag.game import BragGame
 from brag_env.brag.rules import BragConfig
 from brag_env.brag.scenario import apply_names, legal_names, stack_deck
+from tests.stacked_brag import start
 
 ACES = "As Ad 5c"  # a pair of aces
 KINGS = "Kh Kd 7s"  # a pair of kings
@@ -14,12 +15,6 @@ QUEENS = "Qh Qd 4c"  # a pair of queens
 JACKS = "Jc Jh 3d"  # a pair of jacks
 NINE = "2h 5d 9c"  # nine high
 PRIAL = "8h 8d 8c"  # a prial of eights
-
-
-def start(hands, dealer=0, rest="", seed=0, **options) -> BragGame:
-    game = BragGame(BragConfig(num_players=len(hands), **options))
-    game.new_session(np.random.default_rng(seed), deck=stack_deck(hands, dealer, rest), dealer=0)
-    return game
 
 
 # ----------------------------------------------------------------------------- B16 heads-up

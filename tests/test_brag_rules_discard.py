@@ -16,13 +16,12 @@ from brag_env.brag.replay import replay_hand, replay_session
 from brag_env.brag.rules import BragConfig, discard_choices
 from brag_env.brag.scenario import apply_names, legal_names, stack_deck
 from brag_env.cards import format_cards, parse_cards
+from tests.stacked_brag import start as stacked_start
 
 
 def start(hands, dealer=0, seed=0, **options) -> BragGame:
     options = {"allow_blind": False, "cards_dealt": len(parse_cards(hands[0])), **options}
-    game = BragGame(BragConfig(num_players=len(hands), **options))
-    game.new_session(np.random.default_rng(seed), deck=stack_deck(hands, dealer), dealer=dealer)
-    return game
+    return stacked_start(hands, dealer, seed=seed, **options)
 
 
 # Seat 0 deals, seat 1 discards and bets first. Both keep a pair of sevens with a 2 (suits never

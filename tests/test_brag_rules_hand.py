@@ -12,16 +12,10 @@ from brag_env.brag.game import BLIND, FOLDED, OPEN, BragGame
 from brag_env.brag.rules import FOLD, LOOK, SEE, STAY, BragConfig
 from brag_env.brag.scenario import apply_names, legal_names, stack_deck
 from brag_env.cards import parse_cards
+from tests.stacked_brag import start
 
 STRONG = "As Ad 5c"  # a pair of aces
 WEAK = "2h 5d 9c"  # nine high
-
-
-def start(hands, dealer=0, rest="", seed=0, **options) -> BragGame:
-    game = BragGame(BragConfig(num_players=len(hands), **options))
-    deck = stack_deck(hands, dealer, rest)
-    game.new_session(np.random.default_rng(seed), deck=deck, dealer=dealer)
-    return game
 
 
 def costs(game: BragGame) -> list[int]:

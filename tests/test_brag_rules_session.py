@@ -10,17 +10,11 @@ from brag_env.brag.game import BLIND, SITTING_OUT, BragGame
 from brag_env.brag.rules import FOLD, BragConfig
 from brag_env.brag.scenario import apply_names, legal_names, stack_deck
 from brag_env.cards import NUM_CARDS, format_cards, parse_cards
+from tests.stacked_brag import start
 
 STRONG = "As Ad 5c"  # a pair of aces
 WEAK = "2h 5d 9c"  # nine high
 OTHER = "Jc 8h 3d"  # jack high
-
-
-def start(hands, dealer=0, rest="", seed=0, **options) -> BragGame:
-    game = BragGame(BragConfig(num_players=len(hands), **options))
-    deck = stack_deck(hands, dealer, rest)
-    game.new_session(np.random.default_rng(seed), deck=deck, dealer=dealer)
-    return game
 
 
 def fold_out(game: BragGame) -> None:
