@@ -9,7 +9,7 @@ import numpy as np
 
 from brag_env.brag.game import BragGame
 from brag_env.brag.rules import BragConfig
-from brag_env.brag.scenario import stack_deck
+from brag_env.brag.scenario import apply_names, stack_deck
 
 
 def start(
@@ -21,3 +21,10 @@ def start(
     deck = stack_deck(hands, dealer, rest)
     game.new_session(np.random.default_rng(seed), deck=deck, dealer=dealer)
     return game
+
+
+def fold_out(game: BragGame) -> None:
+    """Play the current hand to its end by folding (taking a new hand when offered, B19)."""
+    hand = game.hand_number
+    while not game.session_over and game.hand_number == hand:
+        apply_names(game, ["take_new_hand" if game.choosing else "fold"])

@@ -7,7 +7,7 @@ import pytest
 from brag_env.brag.game import BragGame
 from brag_env.brag.rules import BragConfig
 from brag_env.brag.scenario import apply_names, legal_names, stack_deck
-from tests.stacked_brag import start
+from tests.stacked_brag import fold_out, start
 
 ACES = "As Ad 5c"  # a pair of aces
 KINGS = "Kh Kd 7s"  # a pair of kings
@@ -239,12 +239,6 @@ def test_B15_never_carries_out_of_the_last_hand(hands_per_session):
 
 
 # ----------------------------------------------------------------------------- B18, B8
-def _fold_out(game: BragGame) -> None:
-    hand = game.hand_number
-    while not game.session_over and game.hand_number == hand:
-        apply_names(game, ["take_new_hand" if game.choosing else "fold"])
-
-
 @pytest.mark.parametrize(
     ("shuffle", "expected"),
     [
@@ -257,7 +251,7 @@ def test_B18_cycle_shuffle_once_every_card_was_dealt(shuffle, expected):
     game = BragGame(BragConfig(num_players=8, hands_per_session=6, shuffle=shuffle))
     game.new_session(3)
     for _ in range(6):
-        _fold_out(game)
+        fold_out(game)
     assert [h["shuffled"] for h in game.history()] == expected
 
 

@@ -12,7 +12,7 @@ from brag_env.brag.game import BLIND, FOLDED, OPEN, BragGame
 from brag_env.brag.rules import FOLD, LOOK, SEE, STAY, BragConfig
 from brag_env.brag.scenario import apply_names, legal_names, stack_deck
 from brag_env.cards import parse_cards
-from tests.stacked_brag import start
+from tests.stacked_brag import fold_out, start
 
 STRONG = "As Ad 5c"  # a pair of aces
 WEAK = "2h 5d 9c"  # nine high
@@ -60,16 +60,6 @@ def test_b7_cut_is_seeded_and_fair():
             assert again.dealer == game.dealer and again.hands == game.hands
     counts = Counter(dealers)
     assert set(counts) == {0, 1, 2, 3} and min(counts.values()) > 70
-
-
-def fold_out(game: BragGame) -> None:
-    """Play the current hand to its end by folding (taking a new hand when offered, B19)."""
-    hand = game.hand_number
-    while not game.session_over and game.hand_number == hand:
-        if game.choosing:
-            apply_names(game, ["take_new_hand"])
-        else:
-            game.apply(FOLD)
 
 
 def test_b7_button_moves_one_seat_per_hand():

@@ -10,21 +10,11 @@ from brag_env.brag.game import BLIND, SITTING_OUT, BragGame
 from brag_env.brag.rules import FOLD, BragConfig
 from brag_env.brag.scenario import apply_names, legal_names, stack_deck
 from brag_env.cards import NUM_CARDS, format_cards, parse_cards
-from tests.stacked_brag import start
+from tests.stacked_brag import fold_out, start
 
 STRONG = "As Ad 5c"  # a pair of aces
 WEAK = "2h 5d 9c"  # nine high
 OTHER = "Jc 8h 3d"  # jack high
-
-
-def fold_out(game: BragGame) -> None:
-    """Play the current hand to its end by folding (taking a new hand when offered, B19)."""
-    hand = game.hand_number
-    while not game.session_over and game.hand_number == hand:
-        if game.choosing:
-            apply_names(game, ["take_new_hand"])
-        else:
-            game.apply(FOLD)
 
 
 def all_cards(game: BragGame) -> list[int]:
