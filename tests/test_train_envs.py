@@ -13,18 +13,21 @@ from brag_env.training.config import config_from_dict
 from brag_env.training.envs import close_quietly, make_vec_env
 
 
+def two_put_workers():
+    """A subprocess vector of two heads-up Put envs (the caller closes it)."""
+    raw = {
+        "game": "put",
+        "env": {"num_players": 2},
+        "n_envs": 2,
+        "vec_env": "subproc",
+        "ppo": {"n_steps": 64, "batch_size": 64},
+    }
+    return make_vec_env(config_from_dict(raw), seed=0)
+
+
 @pytest.mark.slow
 def test_subprocess_envs_ignore_sigint_and_close_cleanly():
-    cfg = config_from_dict(
-        {
-            "game": "put",
-            "env": {"num_players": 2},
-            "n_envs": 2,
-            "vec_env": "subproc",
-            "ppo": {"n_steps": 64, "batch_size": 64},
-        }
-    )
-    venv = make_vec_env(cfg, seed=0)
+    venv = two_put_workers()
     try:
         venv.reset()  # every worker has built its env (and set its SIGINT handler)
         for process in venv.venv.processes:
@@ -41,16 +44,7 @@ def test_subprocess_envs_ignore_sigint_and_close_cleanly():
 
 @pytest.mark.slow
 def test_close_quietly_tolerates_dead_workers():
-    cfg = config_from_dict(
-        {
-            "game": "put",
-            "env": {"num_players": 2},
-            "n_envs": 2,
-            "vec_env": "subproc",
-            "ppo": {"n_steps": 64, "batch_size": 64},
-        }
-    )
-    venv = make_vec_env(cfg, seed=0)
+    venv = two_put_workers()
     venv.reset()
     for process in venv.venv.processes:
         process.kill()
