@@ -11,6 +11,7 @@ import torch
 from agents import make_agent, table_info_from_env
 from agents.model import ModelAgent
 from brag_env import put_v0
+from tests.seat_spaces import SeatSpaces
 
 # sha256 of the decisions of ``_decisions`` computed with the code before the fast paths
 # (commit 03d10b7): numpy views per field, float64 forward pass.
@@ -52,20 +53,12 @@ def test_put_baselines_decide_as_before_P1_P8(num_players):
 
 @pytest.fixture(scope="module")
 def put_model(tmp_path_factory):
-    import gymnasium as gym
     from sb3_contrib import MaskablePPO
-
-    raw = put_v0.raw_env()
-    space = raw.observation_space("player_0")["observation"]
-
-    class Shaped(gym.Env):
-        observation_space = gym.spaces.Box(0.0, space.high, space.shape, np.float32)
-        action_space = gym.spaces.Discrete(raw.action_space("player_0").n)
 
     torch.manual_seed(0)
     model = MaskablePPO(
         "MlpPolicy",
-        Shaped(),
+        SeatSpaces(put_v0.raw_env()),
         policy_kwargs={"net_arch": [32, 32], "activation_fn": torch.nn.Tanh},
         seed=0,
         device="cpu",

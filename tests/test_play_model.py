@@ -5,29 +5,12 @@ from __future__ import annotations
 import io
 import json
 
-import gymnasium as gym
-import numpy as np
 import pytest
 
 from brag_env import brag_v1
 from brag_env.play import main as play_main
 from brag_env.replay import main as replay_main
-
-
-class _TableSpaces(gym.Env):
-    """Only the spaces of a 2-player Brag seat: enough to build and save an (untrained) model."""
-
-    def __init__(self) -> None:
-        env = brag_v1.raw_env(num_players=2)
-        space = env.observation_space("player_0")["observation"]
-        self.observation_space = gym.spaces.Box(0.0, space.high, space.shape, np.float32)
-        self.action_space = gym.spaces.Discrete(env.action_space("player_0").n)
-
-    def reset(self, seed=None, options=None):
-        return np.zeros(self.observation_space.shape, np.float32), {}
-
-    def step(self, action):
-        return np.zeros(self.observation_space.shape, np.float32), 0.0, True, False, {}
+from tests.seat_spaces import SeatSpaces
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +19,11 @@ def model_path(tmp_path_factory):
     sb3_contrib = pytest.importorskip("sb3_contrib")
     torch.manual_seed(0)
     model = sb3_contrib.MaskablePPO(
-        "MlpPolicy", _TableSpaces(), policy_kwargs={"net_arch": [8]}, seed=0, device="cpu"
+        "MlpPolicy",
+        SeatSpaces(brag_v1.raw_env(num_players=2)),
+        policy_kwargs={"net_arch": [8]},
+        seed=0,
+        device="cpu",
     )
     # Brackets in the path: rich would read "[v2]" as markup if the label were not escaped.
     path = tmp_path_factory.mktemp("m[v2]") / "model.zip"

@@ -7,8 +7,6 @@ import io
 import sys
 from pathlib import Path
 
-import gymnasium as gym
-import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,22 +21,7 @@ from brag_env.play import main as play_main  # noqa: E402
 from brag_env.put.rules import PutConfig  # noqa: E402
 from brag_env.put.solver.game import HandGame, exploitability  # noqa: E402
 from brag_env.put.solver.strategy import uniform  # noqa: E402
-
-
-class _Spaces(gym.Env):
-    """The spaces of a heads-up Put seat with ``options``: enough to build and save a model."""
-
-    def __init__(self, **options) -> None:
-        env = put_v1.raw_env(**options)
-        space = env.observation_space("player_0")["observation"]
-        self.observation_space = gym.spaces.Box(0.0, space.high, space.shape, np.float32)
-        self.action_space = gym.spaces.Discrete(env.action_space("player_0").n)
-
-    def reset(self, seed=None, options=None):
-        return np.zeros(self.observation_space.shape, np.float32), {}
-
-    def step(self, action):
-        return np.zeros(self.observation_space.shape, np.float32), 0.0, True, False, {}
+from tests.seat_spaces import SeatSpaces  # noqa: E402
 
 
 def _uniform_model(folder: Path, **options) -> Path:
@@ -49,7 +32,11 @@ def _uniform_model(folder: Path, **options) -> Path:
     from brag_env.training.checkpoint import save_model
 
     model = sb3_contrib.MaskablePPO(
-        "MlpPolicy", _Spaces(**options), policy_kwargs={"net_arch": [8]}, seed=0, device="cpu"
+        "MlpPolicy",
+        SeatSpaces(put_v1.raw_env(**options)),
+        policy_kwargs={"net_arch": [8]},
+        seed=0,
+        device="cpu",
     )
     with torch.no_grad():
         model.policy.action_net.weight.zero_()
