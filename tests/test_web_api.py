@@ -24,17 +24,6 @@ from brag_env.web.store import BoundedStore
 from tests.web_client import Witness, brag_form, open_game, put_form
 
 
-@pytest.fixture
-def app():
-    return create_app(Settings(bot_delay=0))
-
-
-@pytest.fixture
-def client(app):
-    with TestClient(app) as test_client:
-        yield test_client
-
-
 def play_through(client, app, game_id, rng, check=True, limit=5000):
     """Play a game to its end through the API, a random legal action at each human turn,
     checking every answer (JSON state and HTML fragment) for hidden cards."""

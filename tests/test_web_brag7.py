@@ -9,26 +9,13 @@ import json
 import random
 
 import pytest
-from starlette.testclient import TestClient
 
 from brag_env.brag.hands import hand_strength
 from brag_env.cards import format_card, parse_cards
 from brag_env.evaluation.cli import main as evaluate_main
 from brag_env.ui.turns import brag7_decision
-from brag_env.web.app import Settings, create_app
 from tests.test_web_api import _refused, play_through
 from tests.web_client import Witness, brag7_form, brag_form, card_tokens, open_game
-
-
-@pytest.fixture
-def app():
-    return create_app(Settings(bot_delay=0))
-
-
-@pytest.fixture
-def client(app):
-    with TestClient(app) as test_client:
-        yield test_client
 
 
 def _to_your_turn(client, game_id):
