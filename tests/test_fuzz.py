@@ -5,13 +5,11 @@ strings, agent specs, YAML configs and history lines end in a result or in the d
 
 from __future__ import annotations
 
-import copy
 import json
 import tempfile
 import warnings
 from pathlib import Path
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -21,6 +19,7 @@ from brag_env import brag_v0, put_v0
 from brag_env.cards import format_card, parse_card, parse_cards
 from brag_env.replay import group_sessions, load_histories, prepare
 from brag_env.training.config import load_config
+from tests.random_histories import random_histories, replaced
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SLOW = settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -163,20 +162,10 @@ def test_yaml_config_fuzz(text):
 
 
 # ------------------------------------------------------------------ history lines
-def _histories(env, seed: int, game: str) -> list[dict]:
-    rng = np.random.default_rng(seed)
-    env.reset(seed=seed)
-    for _ in env.agent_iter():
-        obs, _, done, cut, _ = env.last()
-        env.step(None if done or cut else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    info = {"game": game, "episode": 0, "reset_seed": seed}
-    return [{**info, **h} for h in env.hand_histories()]
-
-
 @pytest.fixture(scope="module")
 def records() -> list[dict]:
-    brag = _histories(brag_v0.raw_env(num_players=3, hands_per_session=4), 3, "brag")
-    put = _histories(put_v0.raw_env(num_players=2, target_points=3), 3, "put")
+    brag = random_histories(brag_v0.raw_env(num_players=3, hands_per_session=4), 3, "brag")
+    put = random_histories(put_v0.raw_env(num_players=2, target_points=3), 3, "put")
     return [brag[0], brag[1], put[0]]
 
 
@@ -189,15 +178,6 @@ def _paths(value, prefix=()):
     elif isinstance(value, list):
         for i, item in enumerate(value):
             yield from _paths(item, (*prefix, i))
-
-
-def _replace(record: dict, path: tuple, value) -> dict:
-    record = copy.deepcopy(record)
-    node = record
-    for key in path[:-1]:
-        node = node[key]
-    node[path[-1]] = value
-    return record
 
 
 def _replay_text(text: str) -> None:
@@ -221,7 +201,7 @@ def test_history_line_fuzz(records, data):
     record = data.draw(st.sampled_from(records))
     paths = [p for p in _paths(record) if p]
     path = data.draw(st.sampled_from(paths))
-    mutated = _replace(record, path, data.draw(JSON))
+    mutated = replaced(record, path, data.draw(JSON))
     _replay_text(json.dumps(mutated) + "\n")
 
 
@@ -239,5 +219,5 @@ def test_history_line_fuzz_long(records, data):
     record = data.draw(st.sampled_from(records))
     for _ in range(data.draw(st.integers(1, 4))):
         paths = [p for p in _paths(record) if p]
-        record = _replace(record, data.draw(st.sampled_from(paths)), data.draw(JSON))
+        record = replaced(record, data.draw(st.sampled_from(paths)), data.draw(JSON))
     _replay_text(json.dumps(record) + "\n")

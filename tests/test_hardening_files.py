@@ -14,7 +14,6 @@ import zipfile
 import zlib
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 import brag_env.io as bio
@@ -24,6 +23,7 @@ from brag_env.evaluation.cli import main as evaluate_main
 from brag_env.play import main as play_main
 from brag_env.replay import main as replay_main
 from brag_env.training.checkpoint import load_parameters, read_training_state
+from tests.random_histories import random_histories
 
 ROOT = Path(__file__).resolve().parents[1]
 CALLERS = ["--opponents", "brag:caller", "brag:caller"]
@@ -239,14 +239,7 @@ def test_replay_refuses_an_overlong_line(tmp_path):
 
 def _brag_lines(n: int = 3) -> list[dict]:
     env = brag_v0.raw_env(num_players=3, hands_per_session=n)
-    env.reset(seed=2)
-    rng = np.random.default_rng(2)
-    for agent in env.agent_iter():
-        _, _, done, cut, _ = env.last(observe=False)
-        mask = env.observe(agent)["action_mask"]
-        env.step(None if done or cut else int(rng.choice(np.flatnonzero(mask))))
-    info = {"game": "brag", "episode": 0, "reset_seed": 2, "seat_agents": ["random"] * 3}
-    return [{**info, **h} for h in env.hand_histories()]
+    return random_histories(env, 2, "brag", seat_agents=["random"] * 3)
 
 
 def _write(path: Path, lines: list[dict]) -> Path:

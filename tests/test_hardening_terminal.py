@@ -9,12 +9,12 @@ import io
 import json
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from brag_env import brag_v1
 from brag_env.evaluation.cli import main as evaluate_main
 from brag_env.replay import main as replay_main
+from tests.random_histories import random_histories
 
 HOSTILE = [
     "\x1b]0;owned title\x07",  # OSC: the window title
@@ -41,14 +41,7 @@ def _clean(text: str) -> bool:
 
 def _brag_lines() -> list[dict]:
     env = brag_v1.raw_env(num_players=3, hands_per_session=1)
-    env.reset(seed=4)
-    rng = np.random.default_rng(4)
-    for agent in env.agent_iter():
-        _, _, done, cut, _ = env.last(observe=False)
-        mask = env.observe(agent)["action_mask"]
-        env.step(None if done or cut else int(rng.choice(np.flatnonzero(mask))))
-    info = {"game": "brag", "episode": 0, "reset_seed": 4}
-    return [{**info, "seat_agents": HOSTILE[:3], **h} for h in env.hand_histories()]
+    return random_histories(env, 4, "brag", seat_agents=HOSTILE[:3])
 
 
 def _write(path: Path, lines: list[dict]) -> Path:

@@ -5,40 +5,25 @@ happens to be harmless), never a traceback."""
 
 from __future__ import annotations
 
-import copy
 import io
 import json
 
-import numpy as np
 import pytest
 
 from brag_env import brag_v0, put_v0
 from brag_env.replay import main as replay_main
+from tests.random_histories import random_histories, replaced
 
 BAD_VALUES = (None, "x", -1, 99, [], {}, [None], 1.5, True)
 PREFIX = "python -m brag_env.replay: error: "
 
 
-def _histories(env, seed: int) -> list[dict]:
-    rng = np.random.default_rng(seed)
-    env.reset(seed=seed)
-    for name in env.agent_iter():
-        _, _, terminated, truncated, _ = env.last(observe=False)
-        if terminated or truncated:
-            env.step(None)
-            continue
-        mask = env.observe(name)["action_mask"]
-        env.step(int(rng.choice(np.flatnonzero(mask))))
-    game = "brag" if isinstance(env, brag_v0.raw_env) else "put"
-    return [{"game": game, "episode": 0, "reset_seed": seed, **h} for h in env.hand_histories()]
-
-
 @pytest.fixture(scope="module")
 def samples() -> dict[str, dict]:
     """A Brag hand with a see, one with a B19 choice, a Put hand with a Put, a P8 hand."""
-    brag = _histories(brag_v0.raw_env(num_players=3, hands_per_session=30), 1)
-    put2 = _histories(put_v0.raw_env(num_players=2), 1)
-    put4 = _histories(put_v0.raw_env(num_players=4), 2)
+    brag = random_histories(brag_v0.raw_env(num_players=3, hands_per_session=30), 1, "brag")
+    put2 = random_histories(put_v0.raw_env(num_players=2), 1, "put")
+    put4 = random_histories(put_v0.raw_env(num_players=4), 2, "put")
     return {
         "brag_see": next(h for h in brag if h["see"] is not None),
         "brag_keep": next(h for h in brag if h["keep"] is not None),
@@ -88,15 +73,6 @@ def test_every_entry_of_the_wrong_kind(samples, sample, tmp_path):
     assert refused > len(record) * 4  # most wrong values are refused
 
 
-def _break(record: dict, path: tuple, value: object) -> dict:
-    broken = copy.deepcopy(record)
-    target = broken
-    for step in path[:-1]:
-        target = target[step]
-    target[path[-1]] = value
-    return broken
-
-
 @pytest.mark.parametrize(
     ("sample", "path", "value", "message"),
     [
@@ -117,7 +93,7 @@ def _break(record: dict, path: tuple, value: object) -> dict:
     ],
 )
 def test_broken_nested_entries(samples, sample, path, value, message, tmp_path):
-    code, err = run(tmp_path, _break(samples[sample], path, value))
+    code, err = run(tmp_path, replaced(samples[sample], path, value))
     assert code == 2
     assert_clean(code, err, tmp_path)
     assert message in err
