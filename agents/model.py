@@ -421,20 +421,22 @@ def _policy_kwargs(path: Path, entry: dict[str, Any], torch: Any) -> dict[str, A
                 raise _fail(path, f"policy_kwargs[{key!r}] is not plain JSON of the expected form")
             kwargs[key] = value
         elif key == "activation_fn":
-            name = _class_name(value)
-            short = name.rsplit(".", 1)[-1]
-            if not name.startswith("torch.nn.") or short not in _ACTIVATIONS:
-                raise _fail(path, f"unsupported activation_fn {name}")
-            kwargs[key] = getattr(torch.nn, short)
+            kwargs[key] = _torch_class(path, key, value, torch.nn, _ACTIVATIONS)
         elif key == "optimizer_class":
-            name = _class_name(value)
-            short = name.rsplit(".", 1)[-1]
-            if not name.startswith("torch.optim.") or short not in _OPTIMIZERS:
-                raise _fail(path, f"unsupported optimizer_class {name}")
-            kwargs[key] = getattr(torch.optim, short)
+            kwargs[key] = _torch_class(path, key, value, torch.optim, _OPTIMIZERS)
         else:
             raise _fail(path, f"unsupported policy_kwargs entry {key!r}")
     return kwargs
+
+
+def _torch_class(path: Path, key: str, value: Any, module: Any, allowed: tuple[str, ...]) -> Any:
+    """The class of ``module`` (torch.nn or torch.optim) that a saved entry names, if it is one
+    of ``allowed``; anything else (another module, an unknown class) is refused."""
+    name = _class_name(value)
+    short = name.rsplit(".", 1)[-1]
+    if not name.startswith(module.__name__ + ".") or short not in allowed:
+        raise _fail(path, f"unsupported {key} {name}")
+    return getattr(module, short)
 
 
 def load_policy(path: str | Path) -> tuple[Any, SavedModelInfo]:
