@@ -257,7 +257,21 @@ class BragHandState(pyspiel.State):
         return f"{deals} :: " + " ".join(f"{s}:{names[a]}" for s, a in self.public_actions())
 
 
-class InfoStateObserver:
+class _EngineObserver:
+    """An observer whose tensor is a ``BragObserver`` encoding of the engine's hand (zeros
+    before the deal); the subclass picks the encoding and the string."""
+
+    observer: BragObserver
+    tensor: np.ndarray
+
+    def set_from(self, state: BragHandState, player: int) -> None:
+        if state.engine is None:
+            self.tensor.fill(0.0)
+        else:
+            self.tensor[:] = self.observer.fill(state.engine, player)
+
+
+class InfoStateObserver(_EngineObserver):
     """Perfect recall. The tensor is the ``brag_v1`` observation with ``perfect_recall=True``
     (every public event of the hand in order, own cards once looked; zeros before the deal), so
     a network trained on it here reads that env's observations; the string is a short form."""
@@ -268,12 +282,6 @@ class InfoStateObserver:
         self.tensor = np.zeros(game.info_size, np.float32)
         self.dict = self.observer.layout.views(self.tensor)
 
-    def set_from(self, state: BragHandState, player: int) -> None:
-        if state.engine is None:
-            self.tensor.fill(0.0)
-        else:
-            self.tensor[:] = self.observer.fill(state.engine, player)
-
     def string_from(self, state: BragHandState, player: int) -> str:
         cards = state.known_cards(player)
         own = "blind" if cards is None else format_cards(sorted(cards), symbols=False)
@@ -282,7 +290,7 @@ class InfoStateObserver:
         return f"p{player} {own} | {public}"
 
 
-class EnvObserver:
+class EnvObserver(_EngineObserver):
     """The ``brag_v1`` observation of the seat (zeros before the deal)."""
 
     def __init__(self, game: BragHandGame) -> None:
@@ -290,12 +298,6 @@ class EnvObserver:
         self.observer = BragObserver(game.config)
         self.tensor = np.zeros(game.observation_size, np.float32)
         self.dict = {"observation": self.tensor}
-
-    def set_from(self, state: BragHandState, player: int) -> None:
-        if state.engine is None:
-            self.tensor.fill(0.0)
-        else:
-            self.tensor[:] = self.observer.fill(state.engine, player)
 
     def string_from(self, state: BragHandState, player: int) -> str:
         self.set_from(state, player)
