@@ -96,36 +96,32 @@ def play_env(env: Any, episodes: int, seed: int, count_hands: Callable[[Any], in
     return clock.sample(decisions, hands)
 
 
-def play_brag_engine(config: BragConfig, sessions: int, seed: int) -> Sample:
+def play_engine(game: Any, episodes: int, seed: int, start: str, over: str, played: str) -> Sample:
+    """``episodes`` episodes of random legal play straight on an engine, no env around it. The
+    two engines name things apart: ``start`` is the method that begins an episode, ``over`` the
+    flag that ends it, ``played`` the list of the episode's finished hands."""
     rng = np.random.default_rng(seed)
     uniform = _uniforms(rng).__next__
-    game = BragGame(config)
     decisions = hands = 0
     clock = _Clock()
-    for _ in range(sessions):
-        game.new_session(rng)
-        while not game.session_over:
+    for _ in range(episodes):
+        getattr(game, start)(rng)
+        while not getattr(game, over):
             legal = game.legal_actions()
             game.apply(legal[int(uniform() * len(legal))])
             decisions += 1
-        hands += len(game.hand_results)
+        hands += len(getattr(game, played))
     return clock.sample(decisions, hands)
+
+
+def play_brag_engine(config: BragConfig, sessions: int, seed: int) -> Sample:
+    return play_engine(
+        BragGame(config), sessions, seed, "new_session", "session_over", "hand_results"
+    )
 
 
 def play_put_engine(config: PutConfig, matches: int, seed: int) -> Sample:
-    rng = np.random.default_rng(seed)
-    uniform = _uniforms(rng).__next__
-    game = PutGame(config)
-    decisions = hands = 0
-    clock = _Clock()
-    for _ in range(matches):
-        game.reset(rng)
-        while not game.over:
-            legal = game.legal_actions()
-            game.apply(legal[int(uniform() * len(legal))])
-            decisions += 1
-        hands += len(game.history)
-    return clock.sample(decisions, hands)
+    return play_engine(PutGame(config), matches, seed, "reset", "over", "history")
 
 
 def eval_hands(hands: np.ndarray, calls: int) -> Sample:
