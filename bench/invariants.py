@@ -56,6 +56,7 @@ import random
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -155,6 +156,17 @@ class Checker:
                 self.examples.append(f"{what}: {detail}")
 
 
+def _live_turns(env: Any) -> Iterator[tuple[str, int]]:
+    """(agent, seat) of each live decision until the episode ends, a terminated agent stepped
+    past; the caller steps the env (or returns) before asking for the next."""
+    while env.agents:
+        agent = env.agent_selection
+        if env.terminations[agent]:
+            env.step(None)
+            continue
+        yield agent, env._seat[agent]
+
+
 def _common(env: Any, agent: str, checker: Checker, where: str) -> np.ndarray:
     mask = env.observe(agent)["action_mask"]
     legal = np.flatnonzero(mask)
@@ -181,12 +193,7 @@ def brag_episode(env: Any, seed: int, rnd: random.Random, checker: Checker) -> t
     decisions = 0
     episode_reward = 0.0
     ever_shown: set[int] = set()  # every card shown at a see or a cover comparison this session
-    while env.agents:
-        agent = env.agent_selection
-        if env.terminations[agent]:
-            env.step(None)
-            continue
-        seat = env._seat[agent]
+    for agent, seat in _live_turns(env):
         where = f"brag seed {seed} hand {game.hand_number} decision {decisions}"
         checker.check(sum(game.chips) + game.pot == total, "chips not conserved", where)
         legal = _common(env, agent, checker, where)
@@ -279,12 +286,7 @@ def put_episode(env: Any, seed: int, rnd: random.Random, checker: Checker) -> tu
     n = game.n
     decisions = 0
     scores = list(game.scores)
-    while env.agents:
-        agent = env.agent_selection
-        if env.terminations[agent]:
-            env.step(None)
-            continue
-        seat = env._seat[agent]
+    for agent, seat in _live_turns(env):
         where = f"put seed {seed} hand {game.hand_number} decision {decisions}"
         legal = _common(env, agent, checker, where)
         views = env.observer.views  # filled by the observe() above, for this seat
