@@ -13,6 +13,7 @@ from brag_env.brag.hands import CATEGORY_NAMES, hand_category, hand_strength, st
 from brag_env.brag.observation import observation_layout
 from brag_env.brag.rules import FOLD, LOOK, SEE, STAY, BragConfig
 from brag_env.cards import parse_cards
+from tests.env_turns import live_turns
 
 RAISE = 4  # raise_2x with the default ladder
 KEEP, TAKE = 5, 6
@@ -202,18 +203,11 @@ def test_bluffer_stops_after_bluff_bets_at_eight_players():
     callers = [make_agent("brag:caller", info, seed=s) for s in range(1, 8)]
     bets_by_hand = []
     for episode in range(6):
-        env.reset(seed=episode)
         bluffer.reset()
         bets, folded = 0, False
-        for name in env.agent_iter():
-            _, _, done, _, _ = env.last(observe=False)
-            if done:
-                env.step(None)
-                continue
-            obs = env.observe(name)
-            seat = int(name.split("_")[1])
+        for seat, obs, action_mask in live_turns(env, [episode]):
             player = bluffer if seat == 0 else callers[seat - 1]
-            action = player.act(obs["observation"], obs["action_mask"])
+            action = player.act(obs, action_mask)
             if seat == 0 and not folded:
                 bets += action in (STAY, RAISE)
                 folded = action == FOLD
@@ -297,17 +291,10 @@ def test_baselines_only_play_legal_actions_in_real_games():
             "random",
         ]
         agents = [make_agent(specs[i % len(specs)], info, seed=i) for i in range(players)]
-        for episode in range(15):
-            env.reset(seed=episode)
-            for name in env.agent_iter():
-                _, _, done, _, _ = env.last(observe=False)
-                if done:
-                    env.step(None)
-                    continue
-                obs = env.observe(name)
-                action = agents[int(name.split("_")[1])].act(obs["observation"], obs["action_mask"])
-                assert obs["action_mask"][action] == 1
-                env.step(action)
+        for seat, obs, action_mask in live_turns(env, range(15)):
+            action = agents[seat].act(obs, action_mask)
+            assert action_mask[action] == 1
+            env.step(action)
 
 
 # ----------------------------------------------------------------------------- B16 covers
