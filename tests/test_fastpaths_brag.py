@@ -24,6 +24,7 @@ from brag_env.brag.incremental_observation import IncrementalObserver
 from brag_env.brag.observation import HISTORY_LEN, BragObserver
 from brag_env.brag.reference_observation import FIELD_WRITERS, ReferenceObserver
 from brag_env.brag.rules import BragConfig
+from tests.env_turns import live_turns
 
 CONFIGS = [
     BragConfig(num_players=4),
@@ -192,19 +193,13 @@ def test_cached_legal_set_equals_recomputed(cfg: BragConfig) -> None:
         env_masks.setdefault(bits, np.array(mask, dtype=np.int8))
     # The env hands out one shared read-only array per legal set, equal to the engine's mask.
     env = brag_v1.raw_env(config=cfg)
-    env.reset(seed=7)
     rng = np.random.default_rng(7)
-    for agent in env.agent_iter():
-        obs, _, terminated, truncated, _ = env.last()
-        if terminated or truncated:
-            env.step(None)
-            continue
-        mask = obs["action_mask"]
+    for seat, _, mask in live_turns(env, [7]):
         assert not mask.flags.writeable
         np.testing.assert_array_equal(mask, np.array(env.game.legal_mask(), dtype=np.int8))
-        assert env.game.current_player == env.possible_agents.index(agent)
+        assert env.game.current_player == seat
         for other in env.possible_agents:
-            if other != agent:
+            if other != env.agent_selection:
                 assert not env.observe(other)["action_mask"].any()
         env.step(int(rng.choice(np.flatnonzero(mask))))
     assert len(env_masks) > 3  # several distinct legal sets were met

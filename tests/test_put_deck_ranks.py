@@ -6,6 +6,7 @@ import pytest
 from brag_env import put_v0
 from brag_env.put.game import PutGame
 from brag_env.put.rules import PUT_RANK, PutConfig
+from tests.env_turns import live_turns
 
 
 @pytest.mark.parametrize("k", [2, 3, 7])
@@ -51,13 +52,8 @@ def test_P1_deck_ranks_stacked_deck_must_come_from_the_short_deck():
 
 def test_P1_deck_ranks_env_plays_matches():
     env = put_v0.env(deck_ranks=2)
-    env.reset(seed=3)
     rng = np.random.default_rng(3)
-    for _agent in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        hand = obs["observation"][:13]
+    for _, obs, mask in live_turns(env, [3]):
+        hand = obs[:13]
         assert hand[2:].sum() == 0  # only 3s and 2s
-        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        env.step(int(rng.choice(np.flatnonzero(mask))))
