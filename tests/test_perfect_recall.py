@@ -17,6 +17,7 @@ from brag_env.brag.rules import FOLD, LOOK, SEE, STAY, BragConfig
 from brag_env.evaluation import evaluate
 from brag_env.put.rules import ACTION_NAMES, PASS, PASS_NONE
 from brag_env.selfplay import VsPoolEnv
+from tests.env_turns import live_turns
 
 # Short stacks and several hands, so that covers, carried pots and long betting come up.
 BRAG_OPTIONS = {"num_players": 3, "starting_chips": 12, "hands_per_session": 4}
@@ -42,14 +43,8 @@ def test_api_and_seed_tests_pass_with_perfect_recall(module, options):
 def _random_steps(env, seed: int, choose=None):
     """Yield before every step of random legal play; ``choose(mask, rng)`` may pick instead."""
     rng = np.random.default_rng(seed)
-    env.reset(seed=seed)
-    for agent in env.agent_iter():
-        observation, _, terminated, truncated, _ = env.last()
-        if terminated or truncated:
-            env.step(None)
-            continue
-        yield agent
-        mask = observation["action_mask"]
+    for _, _, mask in live_turns(env, [seed]):
+        yield
         action = choose(mask, rng) if choose else int(rng.choice(np.flatnonzero(mask)))
         env.step(action)
 
