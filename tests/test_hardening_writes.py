@@ -7,8 +7,6 @@ from __future__ import annotations
 import errno
 import io
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +14,7 @@ import pytest
 import brag_env.io as bio
 from brag_env.evaluation.cli import main as evaluate_main
 from brag_env.play import main as play_main
+from tests.killed_process import run_until_killed
 
 ROOT = Path(__file__).resolve().parents[1]
 EVAL = ["--game", "brag", "--agents", "random", "random", "--hands", "2", "--no-progress"]
@@ -127,9 +126,7 @@ def _kill_mid_write(target: Path) -> Path:
         "out.write('half'); out.flush()\n"
         "os.kill(os.getpid(), 9)\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-c", code, str(target)], env=env, check=False)
-    assert done.returncode == -9
+    run_until_killed(code, str(target))
     (left,) = [p for p in target.parent.iterdir() if p.name.endswith(".tmp")]
     return left
 

@@ -8,8 +8,6 @@ import io
 import json
 import os
 import stat
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
@@ -18,6 +16,7 @@ import pytest
 from brag_env.training import cli as train
 from brag_env.training.checkpoint import TRAINING_ENTRY, read_training_state
 from brag_env.training.files import LOCK_FILE, run_dir_lock
+from tests.killed_process import run_until_killed
 
 ROOT = Path(__file__).resolve().parents[1]
 SMOKE = ROOT / "configs" / "put_ppo_smoke.yaml"
@@ -49,9 +48,8 @@ def test_the_lock_of_a_killed_run_does_not_block(tmp_path):
         "with run_dir_lock(Path(sys.argv[1])):\n"
         "    os.kill(os.getpid(), 9)\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-c", code, str(out)], env=env, check=False)
-    assert done.returncode == -9 and (out / LOCK_FILE).is_file()  # the file stays behind
+    run_until_killed(code, str(out))
+    assert (out / LOCK_FILE).is_file()  # the file stays behind
     with run_dir_lock(out):  # and is free
         pass
 
