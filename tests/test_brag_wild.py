@@ -158,43 +158,34 @@ def showdown(hands: list[str], **options) -> tuple[BragGame, object]:
     return game, result
 
 
-def test_b25_wild_prial_beats_a_natural_running_flush() -> None:
-    _, result = showdown(["9s Kh Kc", "Qs Ks As"], wild_cards="nines")
-    assert result.winner == 0
+# (seat 0's hand, seat 1's hand, wild_cards, the winner); seat 0 sees seat 1 (B14).
+B25_SHOWDOWNS = {
+    "wild_prial_beats_a_natural_running_flush": ("9s Kh Kc", "Qs Ks As", "nines", 0),
+    # A natural K-K-5 against 9-K-5 read as K-K-5 (a prial of kings cannot be both: 4 kings),
+    # whichever seat holds the natural one.
+    "natural_beats_wild_at_equal_rank_seen": ("9s Kh 5c", "Ks Kd 5h", "nines", 1),
+    "natural_beats_wild_at_equal_rank_seer": ("Ks Kd 5h", "9s Kh 5c", "nines", 0),
+    # Both read K-K-K: fewer wild cards (one) wins.
+    "two_wilds_lose_to_one_at_equal_reading_seen": ("9s 9h Kc", "9d Kh Ks", "nines", 1),
+    "two_wilds_lose_to_one_at_equal_reading_seer": ("9d Kh Ks", "9s 9h Kc", "nines", 0),
+    "three_wilds_are_3_3_3_beating_a_prial_of_aces": ("Ad Jc 9d", "As Ah Ac", "braggers", 0),
+    "three_wilds_lose_to_a_natural_3_3_3": ("Ad Jc 9d", "3s 3h 3c", "braggers", 1),
+    # Equal readings, one wild card each: the seen player wins (B14), from either seat.
+    "equal_wild_hands_go_to_the_seen_player_b14": ("9s Kh Kc", "9h Kd Ks", "nines", 1),
+    "equal_wild_hands_go_to_the_seen_player_b14_swapped": ("9h Kd Ks", "9s Kh Kc", "nines", 1),
+    # Without wild cards 9-K-K is a pair of kings.
+    "none_keeps_nines_natural": ("9s Kh Kc", "Qs Ks As", "none", 1),
+}
 
 
-def test_b25_natural_beats_wild_at_equal_rank() -> None:
-    # A natural K-K-5 against 9-K-5 read as K-K-5 (a prial of kings cannot be both: 4 kings).
-    _, result = showdown(["9s Kh 5c", "Ks Kd 5h"], wild_cards="nines")
-    assert result.winner == 1
-    _, result = showdown(["Ks Kd 5h", "9s Kh 5c"], wild_cards="nines")
-    assert result.winner == 0  # the seer's natural pair beats the seen player's wild one
-
-
-def test_b25_two_wilds_lose_to_one_at_equal_reading() -> None:
-    _, result = showdown(["9s 9h Kc", "9d Kh Ks"], wild_cards="nines")
-    assert result.winner == 1  # both read K-K-K: fewer wild cards (one) wins
-    _, result = showdown(["9d Kh Ks", "9s 9h Kc"], wild_cards="nines")
-    assert result.winner == 0
-
-
-def test_b25_three_wilds_are_3_3_3_but_lose_to_a_natural_3_3_3() -> None:
-    _, result = showdown(["Ad Jc 9d", "As Ah Ac"], wild_cards="braggers")
-    assert result.winner == 0
-    _, result = showdown(["Ad Jc 9d", "3s 3h 3c"], wild_cards="braggers")
-    assert result.winner == 1
-
-
-def test_b25_equal_wild_hands_go_to_the_seen_player_b14() -> None:
-    _, result = showdown(["9s Kh Kc", "9h Kd Ks"], wild_cards="nines")
-    assert result.winner == 1 and result.seer == 0  # equal readings, one wild each: B14
-    _, result = showdown(["9h Kd Ks", "9s Kh Kc"], wild_cards="nines")
-    assert result.winner == 1
-
-
-def test_b25_none_keeps_nines_natural() -> None:
-    _, result = showdown(["9s Kh Kc", "Qs Ks As"])
-    assert result.winner == 1  # without wild cards 9-K-K is a pair of kings
+@pytest.mark.parametrize(
+    ("seer_hand", "seen_hand", "wild_cards", "winner"),
+    list(B25_SHOWDOWNS.values()),
+    ids=list(B25_SHOWDOWNS),
+)
+def test_b25_showdown(seer_hand: str, seen_hand: str, wild_cards: str, winner: int) -> None:
+    _, result = showdown([seer_hand, seen_hand], wild_cards=wild_cards)
+    assert result.winner == winner and result.seer == 0
 
 
 def test_b25_a_wild_prial_counts_as_shown_prial_for_b20() -> None:
