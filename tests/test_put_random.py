@@ -164,6 +164,17 @@ def _reference_observation(game: PutGame, player: int, observer: PutObserver) ->
         offset += size
     rec = game.record
     rel = [(s - player) % n for s in range(n)]
+
+    def mark_put(record, prefix: str) -> None:
+        """A hand's Put call and its answers, in the views named ``prefix`` + put_*."""
+        if record.put_caller >= 0:
+            views[prefix + "put_caller"][rel[record.put_caller]] = 1
+            for s, answer in record.answers:
+                if answer == SEE:
+                    views[prefix + "put_seen"][0] = 1
+                else:
+                    views[prefix + "put_folded"][rel[s]] = 1
+
     hand = list(rec.deck[(player - rec.dealer - 1) % n :: n])
     passes = [(s, a - PASS, c) for s, a, c in rec.actions if PASS <= a < PASS_NONE]
     nothing = {s for s, a, _ in rec.actions if a == PASS_NONE}  # P8 optional pass
@@ -204,13 +215,7 @@ def _reference_observation(game: PutGame, player: int, observer: PutObserver) ->
         views["current_trick"][t] = 1
         views["acting"][rel[game.current]] = 1
         views["phase"][game.phase] = 1
-    if rec.put_caller >= 0:
-        views["put_caller"][rel[rec.put_caller]] = 1
-        for s, answer in rec.answers:
-            if answer == SEE:
-                views["put_seen"][0] = 1
-            else:
-                views["put_folded"][rel[s]] = 1
+    mark_put(rec, "")
     for s in range(n):
         views["scores"][rel[s]] = game.scores[game.unit_of[s]] / game.target
     views["dealer"][rel[rec.dealer]] = 1
@@ -225,13 +230,7 @@ def _reference_observation(game: PutGame, player: int, observer: PutObserver) ->
                 views["last_trick_winner"][t, rel[winner]] = 1
             else:
                 views["last_trick_tied"][t] = 1
-        if last.put_caller >= 0:
-            views["last_put_caller"][rel[last.put_caller]] = 1
-            for s, answer in last.answers:
-                if answer == SEE:
-                    views["last_put_seen"][0] = 1
-                else:
-                    views["last_put_folded"][rel[s]] = 1
+        mark_put(last, "last_")
         _, unit, points = last.result
         for s in range(n):
             if game.unit_of[s] == unit:
