@@ -16,6 +16,7 @@ from pettingzoo.utils.wrappers import (
 
 from brag_env import brag_v0
 from brag_env.aec_wrappers import ActionSpaceError
+from tests.fuzz_moves import fuzz_move
 
 CONFIG = {"num_players": 3, "hands_per_session": 3, "starting_chips": 40}
 
@@ -80,18 +81,8 @@ def trace(env: Any, seed: int, steps: int = 300) -> list[tuple[Any, ...]]:
         obs, _, term, trunc, _ = env.last()
         mask = obs["action_mask"]
         u = rng.random()
-        if term or trunc:
-            action: Any = None if u < 0.9 else 1
-        elif u < 0.04:
-            action = int(rng.choice([-1, n_actions, n_actions + 5]))
-        elif u < 0.06:
-            action = None
-        elif u < 0.10 and not mask.all():
-            action = int(rng.choice(np.flatnonzero(mask == 0)))
-        else:
-            action = int(rng.choice(np.flatnonzero(mask)))
-            if u > 0.9:
-                action = np.int64(action)
+        dead = term or trunc
+        action = fuzz_move(rng, u, mask, n_actions, dead, (0.04, 0.06, 0.10), 1, 5)
         out.append(("step", repr(action), _outcome(lambda action=action: env.step(action))))
     return out
 

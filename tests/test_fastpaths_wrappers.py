@@ -27,6 +27,7 @@ from brag_env.aec_wrappers import (
     FastAssertOutOfBoundsWrapper,
     FastOrderEnforcingWrapper,
 )
+from tests.fuzz_moves import fuzz_move
 
 ENVS: dict[str, tuple[Callable[..., Any], dict[str, Any], float]] = {
     "brag": (
@@ -96,18 +97,7 @@ def script(env: Any, seed: int, steps: int = 250) -> list[Any]:
         agent = env.agent_selection
         mask = env.unwrapped.observe(agent)["action_mask"]
         dead = env.terminations[agent] or env.truncations[agent]
-        if dead:
-            action: Any = None if u < 0.9 else 0
-        elif u < 0.05:
-            action = int(rng.choice([-1, n_actions, n_actions + 3]))
-        elif u < 0.07:
-            action = None
-        elif u < 0.12 and not mask.all():
-            action = int(rng.choice(np.flatnonzero(mask == 0)))
-        else:
-            action = int(rng.choice(np.flatnonzero(mask)))
-            if u > 0.9:
-                action = np.int64(action)
+        action = fuzz_move(rng, u, mask, n_actions, dead, (0.05, 0.07, 0.12), 0, 3)
         out.append(("step", repr(action), _outcome(lambda action=action: env.step(action))))
         out.append(
             (
