@@ -12,6 +12,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
@@ -111,6 +112,26 @@ class StyleAgent(Agent):
             if isinstance(default, int) and value < 0:
                 raise ValueError(f"parameter {key} of {self.name} must be >= 0, got {value}")
             setattr(self, key, value)
+
+
+class StrategyFileAgent(StyleAgent):
+    """Plays a solver's strategy file: ``path=FILE``, or the shipped ``DEFAULT_PATH`` without
+    one. The subclass reads it when it sits down (``bind``), so loading takes seconds."""
+
+    reads_file: ClassVar[bool] = True
+    DEFAULTS: ClassVar[dict[str, Any]] = {"path": ""}
+    DEFAULT_PATH: ClassVar[Path]
+    MADE_BY: ClassVar[str]  # the command that writes such a file, and the page that tells how
+
+    def strategy_path(self) -> Path:
+        """The file to play; a one-line error naming ``MADE_BY`` when there is none."""
+        path = Path(self.path) if self.path else self.DEFAULT_PATH
+        if not path.is_file():
+            raise ValueError(
+                f"{self.game}:equilibrium: no strategy file {str(path)!r}; make one with "
+                f"{self.MADE_BY}"
+            )
+        return path
 
 
 def legal_actions(action_mask: np.ndarray) -> np.ndarray:

@@ -15,11 +15,11 @@ same table serves both seats, whoever deals.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
-from agents.base import StyleAgent, TableInfo
+from agents.base import StrategyFileAgent, TableInfo
 from agents.registry import register
 from brag_env.brag.observation import BragObserver
 from brag_env.brag.solver.io import load_strategy
@@ -29,21 +29,16 @@ DEFAULT_PATH = shipped_dir("models") / "brag_equilibrium.npz"  # package data: a
 
 
 @register("brag", "equilibrium")
-class BragEquilibrium(StyleAgent):
+class BragEquilibrium(StrategyFileAgent):
     """The CFR+ average strategy of a small heads-up Brag hand (module docstring)."""
 
     game: ClassVar[str | None] = "brag"
-    reads_file: ClassVar[bool] = True  # the strategy table, DEFAULT_PATH without a path=
-    DEFAULTS: ClassVar[dict[str, Any]] = {"path": ""}
+    DEFAULT_PATH: ClassVar[Path] = DEFAULT_PATH
+    MADE_BY: ClassVar[str] = "'python -m brag_env.brag.solver' (docs/openspiel.md)"
 
     def bind(self, table: TableInfo) -> None:
         super().bind(table)
-        path = Path(self.path) if self.path else DEFAULT_PATH
-        if not path.is_file():
-            raise ValueError(
-                f"brag:equilibrium: no strategy file {str(path)!r}; make one with "
-                "'python -m brag_env.brag.solver' (docs/openspiel.md)"
-            )
+        path = self.strategy_path()
         tree, strategy, meta = load_strategy(path)
         if tree.config != table.config:
             solved = tree.config.to_dict()

@@ -14,11 +14,11 @@ one (every Put of a hand is one or the other, before its next decision).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
-from agents.base import StyleAgent, TableInfo
+from agents.base import StrategyFileAgent, TableInfo
 from agents.registry import register
 from brag_env.put.observation import observation_layout
 from brag_env.put.rules import NUM_RANKS, PUT
@@ -33,12 +33,12 @@ _RULES = ("deck_ranks", "seen_put_points", "put_draw_to_opponent")
 
 
 @register("put", "equilibrium")
-class PutEquilibrium(StyleAgent):
+class PutEquilibrium(StrategyFileAgent):
     """The solver's average strategy for heads-up Put (module docstring)."""
 
     game: ClassVar[str | None] = "put"
-    reads_file: ClassVar[bool] = True  # the strategy table, DEFAULT_PATH without a path=
-    DEFAULTS: ClassVar[dict[str, Any]] = {"path": ""}
+    DEFAULT_PATH: ClassVar[Path] = DEFAULT_PATH
+    MADE_BY: ClassVar[str] = "'python -m brag_env.solve put' (docs/solver.md)"
 
     def bind(self, table: TableInfo) -> None:
         super().bind(table)
@@ -46,12 +46,7 @@ class PutEquilibrium(StyleAgent):
             raise ValueError(
                 f"put:equilibrium plays heads-up only, not {table.num_players} players"
             )
-        path = Path(self.path) if self.path else DEFAULT_PATH
-        if not path.is_file():
-            raise ValueError(
-                f"put:equilibrium: no strategy file {str(path)!r}; make one with "
-                "'python -m brag_env.solve put' (docs/solver.md)"
-            )
+        path = self.strategy_path()
         self.tree = PutTree(table.config.deck_ranks)
         self.strategy, self.meta = load_strategy(path, self.tree)
         rules = self.meta.get("config", {})
