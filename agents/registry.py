@@ -26,9 +26,10 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, RandomAgent, TableInfo
+from brag_env.games import GAME_NAMES
 from brag_env.resources import shipped_dir
 
-GAMES = ("brag", "put", "brag7")
+GAMES = GAME_NAMES  # the game table (brag_env/games.py)
 #: Where ``model:<name>`` looks: the shipped models/ (put:equilibrium's folder too).
 MODELS_DIR = shipped_dir("models")
 _MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
