@@ -56,6 +56,8 @@ class GameSpec:
     #: The headline figure of a result: the payoff, or the match win rate (Put: the reward is
     #: 2 * rate - 1 heads-up, so the rate is what a reader wants).
     headline: Literal["payoff", "match_win"]
+    #: What one line of a history file holds: a hand, or a deal of Seven-card Brag.
+    hand_word: str
     #: The history record's key holding the hand's number and the number its first hand has.
     number_key: str
     first_number: int
@@ -63,6 +65,8 @@ class GameSpec:
     #: None when the hands of a session replay on their own (Seven-card Brag's views hold
     #: nothing of the deals before).
     totals_keys: tuple[str, str] | None
+    #: ``"module:Class"`` replaying its history lines in the viewer (brag_env/replay.py).
+    replayer: str
     #: ``"module:function"`` checking a history line's shape (brag_env/ui/records.py).
     record_check: str
     #: ``"module:Class"`` of the evaluation adapter (brag_env/evaluation/games.py).
@@ -156,9 +160,11 @@ BRAG = GameSpec(
     default_count=10_000,
     sessions=True,
     headline="payoff",
+    hand_word="hand",
     number_key="hand_number",
     first_number=0,
     totals_keys=("chips_before", "chips_after"),
+    replayer="brag_env.replay:BragReplayer",
     record_check="brag_env.ui.records:check_brag",
     adapter="brag_env.evaluation.games:BragAdapter",
     play_session="brag_env.ui.brag_play:BragSession",
@@ -188,9 +194,11 @@ PUT = GameSpec(
     default_count=1_000,
     sessions=False,
     headline="match_win",
+    hand_word="hand",
     number_key="hand",
     first_number=1,
     totals_keys=("scores_before", "scores_after"),
+    replayer="brag_env.replay:PutReplayer",
     record_check="brag_env.ui.records:check_put",
     adapter="brag_env.evaluation.games:PutAdapter",
     play_session="brag_env.ui.put_play:PutSession",
@@ -218,9 +226,11 @@ BRAG7 = GameSpec(
     default_count=10_000,
     sessions=True,
     headline="payoff",
+    hand_word="deal",
     number_key="deal_number",
     first_number=0,
     totals_keys=None,
+    replayer="brag_env.replay:Brag7Replayer",
     record_check="brag_env.ui.records:check_brag7",
     adapter="brag_env.evaluation.games:Brag7Adapter",
     play_session="brag_env.ui.brag7_play:Brag7Session",
