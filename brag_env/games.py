@@ -53,6 +53,9 @@ class GameSpec:
     #: Whether an episode is a session of several hands (``hands_per_session``, B17/B24);
     #: an episode of Put is one match.
     sessions: bool
+    #: Whether the confidence intervals, taken over whole sessions, warn when few sessions are
+    #: played (Seven-card Brag: a deal's pot carries to the next, so deals are not independent).
+    session_ci: bool
     #: The headline figure of a result: the payoff, or the match win rate (Put: the reward is
     #: 2 * rate - 1 heads-up, so the rate is what a reader wants).
     headline: Literal["payoff", "match_win"]
@@ -80,6 +83,9 @@ class GameSpec:
     #: ``"module:function"`` building the batched engine (brag_env/training/batched.py), or
     #: None for a game without one.
     batched_engine: str | None = None
+    #: ``"module:NAME"`` of its batched evaluator (``BatchedRunner``, brag_env/evaluation/
+    #: batched.py), or None: the scalar evaluator only.
+    batched_runner: str | None = None
     #: Whether the exact solver (brag_env/put/solver) covers its heads-up tables.
     exact_solver: bool = False
     #: Whether four players sit as two partnerships, partners opposite (P8).
@@ -89,6 +95,9 @@ class GameSpec:
     behaviour_unit: str = "decisions"
     behaviour_strength: str = "its live strength"
     blind_play: bool = False
+    #: Whether the actions-by-decile chart pairs two kinds of decision side by side (Put:
+    #: calling Put, and answering one) instead of stacking the shares of one decision.
+    paired_deciles: bool = False
     #: Boolean options that add an action, newer than the game's first env: a trained model's
     #: record that does not name one is read from the model's action count (agents/model.py).
     action_flags: tuple[str, ...] = ()
@@ -159,6 +168,7 @@ BRAG = GameSpec(
     count_flag="hands",
     default_count=10_000,
     sessions=True,
+    session_ci=False,
     headline="payoff",
     hand_word="hand",
     number_key="hand_number",
@@ -170,6 +180,7 @@ BRAG = GameSpec(
     play_session="brag_env.ui.brag_play:BragSession",
     web_table="brag_env.web.tables:BragWebTable",
     batched_engine="brag_env.training.batched:make_brag_engine",
+    batched_runner="brag_env.evaluation.batched:BRAG_RUNNER",
     behaviour_unit="hands",
     behaviour_strength="its true hand",
     blind_play=True,
@@ -193,6 +204,7 @@ PUT = GameSpec(
     count_flag="matches",
     default_count=1_000,
     sessions=False,
+    session_ci=False,
     headline="match_win",
     hand_word="hand",
     number_key="hand",
@@ -205,8 +217,10 @@ PUT = GameSpec(
     web_table="brag_env.web.tables:PutWebTable",
     illegal_reward="brag_env.put_v1:ILLEGAL_REWARD",
     batched_engine="brag_env.training.batched:make_put_engine",
+    batched_runner="brag_env.evaluation.batched:PUT_RUNNER",
     exact_solver=True,
     partners=True,
+    paired_deciles=True,
 )
 
 BRAG7 = GameSpec(
@@ -225,6 +239,7 @@ BRAG7 = GameSpec(
     count_flag="hands",
     default_count=10_000,
     sessions=True,
+    session_ci=True,
     headline="payoff",
     hand_word="deal",
     number_key="deal_number",
@@ -255,3 +270,9 @@ def game_spec(name: str) -> GameSpec:
 def game_of_env(env_name: str) -> GameSpec | None:
     """The game whose table holds env ``env_name`` (``"put_v2"`` -> Put), or None."""
     return next((spec for spec in GAMES.values() if env_name in spec.envs), None)
+
+
+def games_with(feature: str) -> tuple[str, ...]:
+    """The names of the games whose spec has ``feature`` (a field): ``games_with("exact_solver")``
+    -> ``("put",)``."""
+    return tuple(name for name, spec in GAMES.items() if getattr(spec, feature))

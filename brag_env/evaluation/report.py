@@ -13,6 +13,7 @@ from rich.table import Table
 
 from brag_env.evaluation.runner import RoundRobinResult, TournamentResult
 from brag_env.evaluation.stats import Estimate
+from brag_env.games import game_spec
 
 # (behaviour key, column title), per game.
 BEHAVIOUR_COLUMNS: dict[str, list[tuple[str, str]]] = {
@@ -168,7 +169,7 @@ def tournament_tables(result: TournamentResult) -> list[Table]:
     )
     payoff.add_column("#", justify="right")
     payoff.add_column("agent", style="bold")
-    put = result.game == "put"
+    put = game_spec(result.game).matches
     if put:  # the match win rate is the headline; the reward is 2 * rate - 1 heads-up
         payoff.add_column("match wins ± 95% CI", justify="right")
         payoff.add_column("95% CI", justify="right")

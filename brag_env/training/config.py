@@ -39,6 +39,7 @@ from pydantic import (
 )
 from pydantic.fields import FieldInfo
 
+from brag_env.games import games_with
 from brag_env.io import (
     MAX_QUOTED_CHARS,
     MAX_YAML_BYTES,
@@ -391,7 +392,8 @@ class TrainConfig(Section):
             )
         if self.ppo.magnet_kl > 0 and self.backend != "sb3":
             raise ValueError("ppo.magnet_kl > 0 needs backend: sb3 (rllib has no magnet term)")
-        if self.eval.exploitability and (self.game != "put" or self.env.get("num_players", 2) != 2):
+        exact = self.game in games_with("exact_solver") and self.env.get("num_players", 2) == 2
+        if self.eval.exploitability and not exact:
             raise ValueError("eval.exploitability is exact for heads-up Put only (put, 2 seats)")
         return self
 
