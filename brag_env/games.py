@@ -83,6 +83,9 @@ class GameSpec:
     #: ``"module:function"`` building the batched engine (brag_env/training/batched.py), or
     #: None for a game without one.
     batched_engine: str | None = None
+    #: ``"module:function"`` refusing, with a one-line ValueError, a rules config the batched
+    #: engine does not cover, without loading the engine; set with ``batched_engine``.
+    batched_check: str | None = None
     #: ``"module:NAME"`` of its batched evaluator (``BatchedRunner``, brag_env/evaluation/
     #: batched.py), or None: the scalar evaluator only.
     batched_runner: str | None = None
@@ -180,6 +183,7 @@ BRAG = GameSpec(
     play_session="brag_env.ui.brag_play:BragSession",
     web_table="brag_env.web.tables:BragWebTable",
     batched_engine="brag_env.training.batched:make_brag_engine",
+    batched_check="brag_env.brag.batched_options:check_batched_brag",
     batched_runner="brag_env.evaluation.batched:BRAG_RUNNER",
     behaviour_unit="hands",
     behaviour_strength="its true hand",
@@ -217,6 +221,7 @@ PUT = GameSpec(
     web_table="brag_env.web.tables:PutWebTable",
     illegal_reward="brag_env.put_v1:ILLEGAL_REWARD",
     batched_engine="brag_env.training.batched:make_put_engine",
+    batched_check="brag_env.put.batched:check_batched_put",
     batched_runner="brag_env.evaluation.batched:PUT_RUNNER",
     exact_solver=True,
     partners=True,
