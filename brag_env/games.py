@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 
@@ -42,6 +42,7 @@ class GameSpec:
     model_options: tuple[str, ...]
     #: Players when none are given, and the table sizes the rules allow.
     default_num_players: int
+    num_players: tuple[int, ...]
     #: What one sample of the evaluation and one line of a history file is: a hand, a match of
     #: Put (P10), a deal of Seven-card Brag (B24); and its plural for counts.
     sample: str
@@ -104,8 +105,10 @@ class GameSpec:
     #: Boolean options that add an action, newer than the game's first env: a trained model's
     #: record that does not name one is read from the model's action count (agents/model.py).
     action_flags: tuple[str, ...] = ()
-    #: Env options the web form sets from checkboxes of its own: option -> form field.
-    form_flags: Mapping[str, str] = field(default_factory=dict)
+    #: The web form's checkboxes of this game (``NewGameForm`` fields; one named as a rule
+    #: option sets it) and its menus (Brag's wild cards, B25).
+    form_boxes: tuple[str, ...] = ()
+    form_menus: tuple[str, ...] = ()
 
     @property
     def env_module(self) -> str:
@@ -166,6 +169,7 @@ BRAG = GameSpec(
     ),
     action_flags=("cover_pot",),  # B16, from brag_v1
     default_num_players=4,
+    num_players=tuple(range(2, 9)),  # B1
     sample="hand",
     samples="hands",
     count_flag="hands",
@@ -188,7 +192,8 @@ BRAG = GameSpec(
     behaviour_unit="hands",
     behaviour_strength="its true hand",
     blind_play=True,
-    form_flags={"allow_blind": "allow_blind", "cover_pot": "cover_pot"},
+    form_boxes=("allow_blind", "cover_pot"),
+    form_menus=("wild_cards",),
 )
 
 PUT = GameSpec(
@@ -203,6 +208,7 @@ PUT = GameSpec(
     # seats and sides; scores are / target_points; the recall block
     model_options=("num_players", "target_points", "perfect_recall"),
     default_num_players=2,
+    num_players=(2, 3, 4),  # P2, P8
     sample="match",
     samples="matches",
     count_flag="matches",
@@ -226,6 +232,7 @@ PUT = GameSpec(
     exact_solver=True,
     partners=True,
     paired_deciles=True,
+    form_boxes=("simultaneous",),  # P7: how two opponents answer a Put
 )
 
 BRAG7 = GameSpec(
@@ -239,6 +246,7 @@ BRAG7 = GameSpec(
     # seats; chips / starting_chips; the deal number; the percentile order and deck (B21, B1)
     model_options=("num_players", "starting_chips", "hands_per_session", "lowball", "deck_ranks"),
     default_num_players=4,
+    num_players=tuple(range(2, 8)),  # B24
     sample="deal",
     samples="deals",
     count_flag="hands",
@@ -255,7 +263,7 @@ BRAG7 = GameSpec(
     adapter="brag_env.evaluation.games:Brag7Adapter",
     play_session="brag_env.ui.brag7_play:Brag7Session",
     web_table="brag_env.web.tables:Brag7WebTable",
-    form_flags={"lowball": "lowball"},
+    form_boxes=("lowball",),
 )
 
 #: Every game by name, in the order menus and messages list them.
