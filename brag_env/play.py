@@ -25,6 +25,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, TextIO
 
+from brag_env.games import game_spec
 from brag_env.io import FileError
 from brag_env.ui.cli import OneLineParser, one_line, parse_options, prog_name, quiet_on_closed_pipe
 
@@ -103,26 +104,19 @@ def build_session(
     options = with_model_observation(args.game, opponents, parse_options(args.option))
     seed = pick_seed(args.seed)
     prompter = Prompter(make_console(stdout), stdin)
+    spec = game_spec(args.game)
+    session_class = spec.load("play_session")
     session: TableSession
-    if args.game in ("brag", "brag7"):
-        from brag_env.ui.brag_play import DEFAULT_HANDS, BragSession
-
+    if spec.sessions:  # one session of --hands hands (deals)
         hands = args.hands
         if hands is None:
-            hands = options.get("hands_per_session", DEFAULT_HANDS)
+            hands = options.get("hands_per_session", session_class.default_hands)
         elif "hands_per_session" in options and options["hands_per_session"] != hands:
             raise ValueError("give the number of hands once: --hands or hands_per_session")
         options["hands_per_session"] = hands
-        if args.game == "brag7":
-            from brag_env.ui.brag7_play import Brag7Session
-
-            session = Brag7Session(seating, options, seed, prompter)
-        else:
-            session = BragSession(seating, options, seed, prompter)
-    else:
-        from brag_env.ui.put_play import PutSession
-
-        session = PutSession(seating, options, seed, args.matches, prompter)
+        session = session_class(seating, options, seed, prompter)
+    else:  # --matches matches
+        session = session_class(seating, options, seed, args.matches, prompter)
     if getattr(args, "history", None):
         session.history.stream = open_history(args.history, args.force)
     return session
