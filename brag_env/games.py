@@ -90,6 +90,9 @@ class GameSpec:
     #: ``"module:NAME"`` of its batched evaluator (``BatchedRunner``, brag_env/evaluation/
     #: batched.py), or None: the scalar evaluator only.
     batched_runner: str | None = None
+    #: ``"module:main"`` of its exploiter suite's command line (``python -m brag_env.exploit
+    #: GAME``), or None.
+    exploiters: str | None = None
     #: Whether the exact solver (brag_env/put/solver) covers its heads-up tables.
     exact_solver: bool = False
     #: Whether four players sit as two partnerships, partners opposite (P8).
@@ -189,6 +192,7 @@ BRAG = GameSpec(
     batched_engine="brag_env.training.batched:make_brag_engine",
     batched_check="brag_env.brag.batched_options:check_batched_brag",
     batched_runner="brag_env.evaluation.batched:BRAG_RUNNER",
+    exploiters="brag_env.exploiters.cli:main",
     behaviour_unit="hands",
     behaviour_strength="its true hand",
     blind_play=True,
