@@ -73,8 +73,10 @@ class GameSpec:
     replayer: str
     #: ``"module:function"`` checking a history line's shape (brag_env/ui/records.py).
     record_check: str
-    #: ``"module:Class"`` of the evaluation adapter (brag_env/evaluation/games.py).
+    #: ``"module:Class"`` of the evaluation adapter (brag_env/evaluation/games.py) and of the
+    #: collector of its behaviour statistics, ``Collector(env, num_agents)``.
     adapter: str
+    collector: str
     #: ``"module:Class"`` of the terminal play session (brag_env/ui/) and of the web table.
     play_session: str
     web_table: str
@@ -108,6 +110,14 @@ class GameSpec:
     #: Boolean options that add an action, newer than the game's first env: a trained model's
     #: record that does not name one is read from the model's action count (agents/model.py).
     action_flags: tuple[str, ...] = ()
+    #: The terminal's words for a table of the game (``python -m brag_env.play GAME``), and the
+    #: rule of a session's length (``hands_per_session``).
+    play_help: str = ""
+    session_rule: str = ""
+    #: The opponents of a table in the terminal (brag_env/play.py) and on the web page when
+    #: none are named.
+    play_opponents: tuple[str, ...] = ()
+    web_opponents: tuple[str, ...] = ()
     #: The web form's checkboxes of this game (``NewGameForm`` fields; one named as a rule
     #: option sets it) and its menus (Brag's wild cards, B25).
     form_boxes: tuple[str, ...] = ()
@@ -187,6 +197,7 @@ BRAG = GameSpec(
     replayer="brag_env.replay:BragReplayer",
     record_check="brag_env.ui.records:check_brag",
     adapter="brag_env.evaluation.games:BragAdapter",
+    collector="brag_env.evaluation.brag_stats:BragCollector",
     play_session="brag_env.ui.brag_play:BragSession",
     web_table="brag_env.web.tables:BragWebTable",
     batched_engine="brag_env.training.batched:make_brag_engine",
@@ -196,6 +207,10 @@ BRAG = GameSpec(
     behaviour_unit="hands",
     behaviour_strength="its true hand",
     blind_play=True,
+    play_help="a session of Three-Card Brag hands",
+    session_rule="B17",
+    play_opponents=("brag:tight", "brag:bluffer", "random"),
+    web_opponents=("brag:tight", "brag:bluffer", "random"),
     form_boxes=("allow_blind", "cover_pot"),
     form_menus=("wild_cards",),
 )
@@ -227,6 +242,7 @@ PUT = GameSpec(
     replayer="brag_env.replay:PutReplayer",
     record_check="brag_env.ui.records:check_put",
     adapter="brag_env.evaluation.games:PutAdapter",
+    collector="brag_env.evaluation.put_stats:PutCollector",
     play_session="brag_env.ui.put_play:PutSession",
     web_table="brag_env.web.tables:PutWebTable",
     illegal_reward="brag_env.put_v1:ILLEGAL_REWARD",
@@ -236,6 +252,9 @@ PUT = GameSpec(
     exact_solver=True,
     partners=True,
     paired_deciles=True,
+    play_help="Put matches to target_points",
+    play_opponents=("put:caller",),
+    web_opponents=("put:caller",),
     form_boxes=("simultaneous",),  # P7: how two opponents answer a Put
 )
 
@@ -265,8 +284,13 @@ BRAG7 = GameSpec(
     replayer="brag_env.replay:Brag7Replayer",
     record_check="brag_env.ui.records:check_brag7",
     adapter="brag_env.evaluation.games:Brag7Adapter",
+    collector="brag_env.evaluation.brag7_stats:Brag7Collector",
     play_session="brag_env.ui.brag7_play:Brag7Session",
     web_table="brag_env.web.tables:Brag7WebTable",
+    play_help="a session of Seven-card Brag deals (B24)",
+    session_rule="B24",
+    play_opponents=("brag7:balanced", "brag7:strongest_first", "random"),
+    web_opponents=("brag7:balanced", "brag7:strongest_first"),
     form_boxes=("lowball",),
 )
 

@@ -1,35 +1,49 @@
-"""The games the evaluator knows, by name: how to build each env and read its results."""
+"""The games the evaluator knows, by name: how to build each env and read its results.
+
+Each adapter takes its figures from the game's spec (brag_env/games.py: the sample and its
+unit, the table sizes, the env, the collector); a subclass adds only what its game does
+differently (Brag's caveat on duplicate deals).
+"""
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from agents.base import TableInfo
 from agents.tables import table_info_from_env
 from brag_env.evaluation.runner import Collector, GameAdapter
+from brag_env.games import GAMES, GameSpec, game_spec
 
 
-class BragAdapter(GameAdapter):
-    """Three-Card Brag: one payoff sample per hand, in antes (see ``brag_stats``)."""
+class TableAdapter(GameAdapter):
+    """A game of the table as the evaluator sees it; a subclass names the game (``name``)."""
 
-    name = "brag"
-    sample_unit = "hand"
-    payoff_unit = "antes/hand"
-    default_num_players = 4
-    allowed_num_players = tuple(range(2, 9))
+    spec: GameSpec
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.spec = game_spec(cls.name)
+        cls.sample_unit = cls.spec.sample
+        cls.payoff_unit = cls.spec.payoff_unit
+        cls.default_num_players = cls.spec.default_num_players
+        cls.allowed_num_players = cls.spec.num_players
 
     def make_env(self, num_agents: int, options: dict[str, Any]) -> Any:
-        from brag_env import brag_v1
-
-        return brag_v1.raw_env(**{**options, "num_players": num_agents})
+        module = importlib.import_module(self.spec.env_module)
+        return module.raw_env(**{**options, "num_players": num_agents})
 
     def table_info(self, env: Any) -> TableInfo:
         return table_info_from_env(env)
 
     def collector(self, env: Any, num_agents: int) -> Collector:
-        from brag_env.evaluation.brag_stats import BragCollector
+        return self.spec.load("collector")(env, num_agents)
 
-        return BragCollector(env, num_agents)
+
+class BragAdapter(TableAdapter):
+    """Three-Card Brag: one payoff sample per hand, in antes (see ``brag_stats``)."""
+
+    name = "brag"
 
     def duplicate_caveat(self, env: Any) -> str | None:
         hands = env.unwrapped.config.hands_per_session
@@ -42,65 +56,27 @@ class BragAdapter(GameAdapter):
         )
 
 
-class PutAdapter(GameAdapter):
+class PutAdapter(TableAdapter):
     """Put: one sample per match (its reward, and a match-win indicator); see ``put_stats``."""
 
     name = "put"
-    sample_unit = "match"
-    payoff_unit = "reward/match"
-    default_num_players = 2
-    allowed_num_players = (2, 3, 4)
-
-    def make_env(self, num_agents: int, options: dict[str, Any]) -> Any:
-        from brag_env import put_v1
-
-        return put_v1.raw_env(**{**options, "num_players": num_agents})
-
-    def table_info(self, env: Any) -> TableInfo:
-        return table_info_from_env(env)
-
-    def collector(self, env: Any, num_agents: int) -> Collector:
-        from brag_env.evaluation.put_stats import PutCollector
-
-        return PutCollector(env, num_agents)
 
 
-class Brag7Adapter(GameAdapter):
+class Brag7Adapter(TableAdapter):
     """Seven-card Brag (B24): one payoff and one scoop sample per deal; see ``brag7_stats``."""
 
     name = "brag7"
-    sample_unit = "deal"
-    payoff_unit = "antes/deal"
-    default_num_players = 4
-    allowed_num_players = tuple(range(2, 8))
-
-    def make_env(self, num_agents: int, options: dict[str, Any]) -> Any:
-        from brag_env import brag7_v0
-
-        return brag7_v0.raw_env(**{**options, "num_players": num_agents})
-
-    def table_info(self, env: Any) -> TableInfo:
-        return table_info_from_env(env)
-
-    def collector(self, env: Any, num_agents: int) -> Collector:
-        from brag_env.evaluation.brag7_stats import Brag7Collector
-
-        return Brag7Collector(env, num_agents)
 
     # No duplicate caveat: every deal of a session is shuffled by the session's generator
     # alone (play draws nothing from it), so a reset seed replays all of its deals exactly.
 
 
+#: game -> its adapter class (each spec's ``adapter``).
 ADAPTERS: dict[str, type[GameAdapter]] = {
-    "brag": BragAdapter,
-    "put": PutAdapter,
-    "brag7": Brag7Adapter,
+    name: spec.load("adapter") for name, spec in GAMES.items()
 }
 
 
 def get_adapter(game: str) -> GameAdapter:
     """The adapter of a game by name; ``ValueError`` naming the known games otherwise."""
-    cls = ADAPTERS.get(str(game).lower())
-    if cls is None:
-        raise ValueError(f"unknown game {game!r}; games: {', '.join(ADAPTERS)}")
-    return cls()
+    return game_spec(game).load("adapter")()

@@ -31,11 +31,7 @@ from brag_env.web.tables import WebTable, new_table
 
 GAMES = tuple(sorted(GAME_SPECS))  # the page lists the games alphabetically
 MAX_OPPONENTS = {name: max(spec.num_players) - 1 for name, spec in GAME_SPECS.items()}
-DEFAULT_OPPONENTS = {
-    "brag": ["brag:tight", "brag:bluffer", "random"],
-    "brag7": ["brag7:balanced", "brag7:strongest_first"],
-    "put": ["put:caller"],
-}
+DEFAULT_OPPONENTS = {name: list(GAME_SPECS[name].web_opponents) for name in GAMES}
 MAX_SESSIONS = 100  # hands per Brag session / Put matches: a page, not a tournament
 MAX_FIELD = 1000  # characters in one field
 CONFIGS: dict[str, Any] = {name: spec.config_class for name, spec in GAME_SPECS.items()}
