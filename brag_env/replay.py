@@ -22,6 +22,7 @@ written by ``play`` carry their rules; for other files, give non-default rules w
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -305,15 +306,21 @@ class Replayer(Protocol):
         ...
 
 
-class BragReplayer:
-    """Three-Card Brag: a hand's views carry what the earlier hands showed (B18) and the last
-    hand's result."""
+class _ViewReplayer:
+    """A replayer whose game's replay views (``view``, a brag_env.ui module) list the keys."""
+
+    view: str
 
     @property
     def required_keys(self) -> tuple[str, ...]:
-        from brag_env.ui import brag_replay
+        return importlib.import_module(self.view).REQUIRED_KEYS
 
-        return brag_replay.REQUIRED_KEYS
+
+class BragReplayer(_ViewReplayer):
+    """Three-Card Brag: a hand's views carry what the earlier hands showed (B18) and the last
+    hand's result."""
+
+    view = "brag_env.ui.brag_replay"
 
     def prepare(
         self,
@@ -350,14 +357,10 @@ class BragReplayer:
         return header, steps, result, hidden
 
 
-class Brag7Replayer:
+class Brag7Replayer(_ViewReplayer):
     """Seven-card Brag (B24): each deal replays on its own."""
 
-    @property
-    def required_keys(self) -> tuple[str, ...]:
-        from brag_env.ui import brag7_replay
-
-        return brag7_replay.REQUIRED_KEYS
+    view = "brag_env.ui.brag7_replay"
 
     def prepare(
         self,
@@ -384,14 +387,10 @@ class Brag7Replayer:
         return [], steps, result, brag7_replay.hidden_cards(hand.result, names)
 
 
-class PutReplayer:
-    """Put: a hand's views carry the match's last hand (P-rules' score and last trick)."""
+class PutReplayer(_ViewReplayer):
+    """Put: a hand's views carry what the match's previous hand left them (its last hand)."""
 
-    @property
-    def required_keys(self) -> tuple[str, ...]:
-        from brag_env.ui import put_replay
-
-        return put_replay.REQUIRED_KEYS
+    view = "brag_env.ui.put_replay"
 
     def prepare(
         self,
