@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from agents.registry import parse_spec
+from brag_env.evaluation.games import ADAPTERS
 from brag_env.evaluation.report import significance_mark
 from brag_env.evaluation.runner import RoundRobinResult, TournamentResult
 from brag_env.evaluation.stats import Estimate
@@ -183,26 +184,12 @@ def _decile_chart(plt: Any, game: str, agents: list[tuple[str, dict[str, Any]]])
     return fig
 
 
-# Per-agent decile charts, per game: the behaviour table they read and, for each series, its
-# legend, its numerator column and its denominator columns.
+# Per-agent decile charts, per game (each adapter's ``decile_series``): the behaviour table they
+# read and, for each series, its legend, its numerator column and its denominator columns.
 _DECILE_SERIES: dict[str, tuple[str, list[tuple[str, str, tuple[str, ...]]]]] = {
-    "brag": (
-        "hands_by_decile",
-        [
-            ("looked", "looked", ("hands",)),
-            ("folded", "folded", ("hands",)),
-            ("raised open", "raised", ("hands",)),
-            ("saw open", "saw", ("hands",)),
-        ],
-    ),
-    "put": (
-        "actions_by_decile",
-        [
-            ("called Put (of chances)", "put", ("put", "no_put")),
-            ("saw a Put (of Puts faced)", "see", ("see", "fold")),
-            ("folded to a Put (of Puts faced)", "fold", ("see", "fold")),
-        ],
-    ),
+    name: (cls.decile_series[0], list(cls.decile_series[1]))
+    for name, cls in ADAPTERS.items()
+    if cls.decile_series is not None
 }
 
 
