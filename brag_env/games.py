@@ -122,6 +122,9 @@ class GameSpec:
     #: option sets it) and its menus (Brag's wild cards, B25).
     form_boxes: tuple[str, ...] = ()
     form_menus: tuple[str, ...] = ()
+    #: The web form's number fields of rule options: (option, field name on the page, low,
+    #: high). A session's hands stop at 100, as the form's matches do: a page, not a tournament.
+    form_numbers: tuple[tuple[str, str, int, int], ...] = ()
 
     @property
     def env_module(self) -> str:
@@ -213,6 +216,11 @@ BRAG = GameSpec(
     web_opponents=("brag:tight", "brag:bluffer", "random"),
     form_boxes=("allow_blind", "cover_pot"),
     form_menus=("wild_cards",),
+    form_numbers=(
+        ("hands_per_session", "Hands", 1, 100),
+        ("ante", "Ante", 0, 10**6),
+        ("starting_chips", "Starting chips", 1, 10**9),
+    ),
 )
 
 PUT = GameSpec(
@@ -256,6 +264,7 @@ PUT = GameSpec(
     play_opponents=("put:caller",),
     web_opponents=("put:caller",),
     form_boxes=("simultaneous",),  # P7: how two opponents answer a Put
+    form_numbers=(("target_points", "Points to win", 1, 100),),
 )
 
 BRAG7 = GameSpec(
@@ -292,6 +301,7 @@ BRAG7 = GameSpec(
     play_opponents=("brag7:balanced", "brag7:strongest_first", "random"),
     web_opponents=("brag7:balanced", "brag7:strongest_first"),
     form_boxes=("lowball",),
+    form_numbers=(("hands_per_session", "Hands", 1, 100), ("ante", "Ante", 1, 10**6)),
 )
 
 #: Every game by name, in the order menus and messages list them.

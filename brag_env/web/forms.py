@@ -35,15 +35,10 @@ DEFAULT_OPPONENTS = {name: list(GAME_SPECS[name].web_opponents) for name in GAME
 MAX_SESSIONS = 100  # hands per Brag session / Put matches: a page, not a tournament
 MAX_FIELD = 1000  # characters in one field
 CONFIGS: dict[str, Any] = {name: spec.config_class for name, spec in GAME_SPECS.items()}
-#: The form's own fields of a rule option: (field name on the page, low, high).
+#: The form's own fields of a rule option, per game: (field name on the page, low, high).
 FIELD_OF: dict[str, dict[str, tuple[str, int, int]]] = {
-    "brag": {
-        "hands_per_session": ("Hands", 1, MAX_SESSIONS),
-        "ante": ("Ante", 0, 10**6),
-        "starting_chips": ("Starting chips", 1, 10**9),
-    },
-    "brag7": {"hands_per_session": ("Hands", 1, MAX_SESSIONS), "ante": ("Ante", 1, 10**6)},
-    "put": {"target_points": ("Points to win", 1, 100)},
+    name: {key: (label, low, high) for key, label, low, high in GAME_SPECS[name].form_numbers}
+    for name in GAMES
 }
 #: Ticked boxes of the form: rule option -> the box's words on the page.
 BOX_OF = {
