@@ -4,8 +4,8 @@ A caller that differs by game looks the game's spec up by name (``game_spec("put
 it (``spec.headline``, ``spec.config_class``, ``spec.load("play_session")``) instead of
 comparing the name with a string. Adding a game is its folder (engine, env module, agents,
 views) and one ``GameSpec`` entry in ``GAMES`` below; docs/development.md ("Adding a game")
-lists the fields. ``tests/test_game_table.py`` refuses a comparison with a game's name
-anywhere else in the package.
+lists the fields. ``tests/test_game_table.py`` refuses a comparison with a game's name, or a
+dict keyed by games' names, anywhere else in the package but a game's own modules.
 
 The table stands on the lowest floor (docs/development.md, ``## Layers``) so that every floor
 can read it: what lives higher up (env modules, agent baselines, evaluation adapters, play
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # one object per game: compared and hashed by identity
 class GameSpec:
     """Everything outside a game's own folder that differs by game."""
 
@@ -43,8 +43,8 @@ class GameSpec:
     #: Players when none are given, and the table sizes the rules allow.
     default_num_players: int
     num_players: tuple[int, ...]
-    #: What one sample of the evaluation and one line of a history file is: a hand, a match of
-    #: Put (P10), a deal of Seven-card Brag (B24); and its plural for counts.
+    #: What one sample of the evaluation is: a hand, a match of Put (P6), a deal of Seven-card
+    #: Brag (B24); and its plural for counts.
     sample: str
     samples: str
     #: The flag that counts the samples of ``evaluate.py`` (``--hands`` or ``--matches``) and
@@ -100,7 +100,7 @@ class GameSpec:
     #: Whether four players sit as two partnerships, partners opposite (P8).
     partners: bool = False
     #: What the behaviour statistics count per strength decile ("hands" a seat played, or
-    #: "decisions"), which strength the deciles are of, and whether a blind column exists (B7).
+    #: "decisions"), which strength the deciles are of, and whether a blind column exists (B10).
     behaviour_unit: str = "decisions"
     behaviour_strength: str = "its live strength"
     blind_play: bool = False
@@ -185,7 +185,7 @@ BRAG = GameSpec(
     ),
     action_flags=("cover_pot",),  # B16, from brag_v1
     default_num_players=4,
-    num_players=tuple(range(2, 9)),  # B1
+    num_players=tuple(range(2, 9)),  # B7
     sample="hand",
     samples="hands",
     count_flag="hands",
@@ -235,7 +235,7 @@ PUT = GameSpec(
     # seats and sides; scores are / target_points; the recall block
     model_options=("num_players", "target_points", "perfect_recall"),
     default_num_players=2,
-    num_players=(2, 3, 4),  # P2, P8
+    num_players=(2, 3, 4),  # heads-up; three (P7); two partnerships (P8)
     sample="match",
     samples="matches",
     count_flag="matches",
