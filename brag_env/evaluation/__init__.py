@@ -44,6 +44,7 @@ __all__ = [
     "evaluate",
     "few_sessions_warning",
     "get_adapter",
+    "headline_of",
     "make_schedule",
     "mean_ci",
     "ratio_ci",
@@ -174,8 +175,14 @@ def run_headsup(
     result = evaluate(
         adapter.name, [agent_spec] + [opponent_spec] * (size - 1), n, seed, duplicate, options
     )
+    return headline_of(result)
+
+
+def headline_of(result: TournamentResult) -> dict[str, Any]:
+    """The first agent's headline figure (its game spec's: the payoff, or the match win rate)
+    as ``{"metric", "mean", "ci_low", "ci_high", "n"}``."""
     agent = result.agents[0]
-    metric = game_spec(adapter.name).headline
+    metric = game_spec(result.game).headline
     estimate = agent.metrics[metric] if metric != "payoff" else agent.payoff
     return {
         "metric": "match win rate" if metric == "match_win" else f"payoff ({result.payoff_unit})",

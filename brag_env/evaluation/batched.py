@@ -52,13 +52,13 @@ from agents.put import PutBatchView, PutView
 from agents.registry import parse_spec
 from brag_env.brag.game import BLIND, OPEN, SITTING_OUT
 from brag_env.brag.rules import BragConfig
-from brag_env.evaluation import episodes_for
+from brag_env.evaluation import episodes_for, headline_of
 from brag_env.evaluation.brag_stats import SEAT_FLAGS, BragCollector, raises_faced
 from brag_env.evaluation.games import get_adapter
 from brag_env.evaluation.put_stats import PutCollector, hand_points
 from brag_env.evaluation.runner import tournament_result
 from brag_env.evaluation.schedule import agent_seeds, make_schedule
-from brag_env.games import GAMES, game_spec
+from brag_env.games import GAMES
 from brag_env.put.rules import PutConfig
 
 _DEALS_TAG = 0xBA7C  # the engine's deal stream, apart from the schedule's and the agents'
@@ -212,15 +212,7 @@ def run_headsup_batched(
     if runner is not None and runner.headsup is not None:
         return runner.headsup(agent_spec, opponent_spec, n, seed, env_config)
     result = run_tournament_batched(game, [agent_spec, opponent_spec], n, seed, env_config)
-    agent, metric = result.agents[0], game_spec(game).headline
-    estimate = agent.metrics[metric] if metric != "payoff" else agent.payoff
-    return {
-        "metric": "match win rate" if metric == "match_win" else f"payoff ({result.payoff_unit})",
-        "mean": estimate.mean,
-        "ci_low": estimate.low,
-        "ci_high": estimate.high,
-        "n": estimate.n,
-    }
+    return headline_of(result)
 
 
 def _blocks(
