@@ -271,7 +271,8 @@ def prepare(
             "out of these views)"
         )
     try:
-        return _replayer(spec.name).prepare(record, session, overrides, before, path, note)
+        line = HandLine(record, session, overrides, before, path, note)
+        return _replayer(spec.name).prepare(line)
     except _LineError as error:
         raise ValueError(str(error)) from None
     except ValueError as error:
@@ -282,21 +283,25 @@ class _LineError(Exception):
     """A failure already reported with its line (an earlier hand's)."""
 
 
+@dataclass(frozen=True)
+class HandLine:
+    """A history line to replay, with what the viewer knows around it."""
+
+    record: dict[str, Any]
+    session: list[dict[str, Any]]  # every line of its session in the file
+    overrides: Mapping[str, Any]  # --option rules
+    before: Mapping[str, Any] | None  # the session's previous hand, if in the file
+    path: str  # the file, for the errors
+    note: str | None  # shown when the hand's past is unknown
+
+
 class Replayer(Protocol):
     """How the viewer replays one game's history lines (each ``GameSpec.replayer``)."""
 
     required_keys: tuple[str, ...]
 
-    def prepare(
-        self,
-        record: dict[str, Any],
-        session: list[dict[str, Any]],
-        overrides: Mapping[str, Any],
-        before: Mapping[str, Any] | None,
-        path: str,
-        note: str | None,
-    ) -> Prepared:
-        """The hand's rules and steps; ``before`` is the session's previous hand, if known."""
+    def prepare(self, line: HandLine) -> Prepared:
+        """The hand's rules and steps."""
         ...
 
     def parts(
@@ -322,26 +327,20 @@ class BragReplayer(_ViewReplayer):
 
     view = "brag_env.ui.brag_replay"
 
-    def prepare(
-        self,
-        record: dict[str, Any],
-        session: list[dict[str, Any]],
-        overrides: Mapping[str, Any],
-        before: Mapping[str, Any] | None,
-        path: str,
-        note: str | None,
-    ) -> Prepared:
+    def prepare(self, line: HandLine) -> Prepared:
         from brag_env.ui import brag_replay
 
-        config = brag_replay.config_for(record, overrides, len(session))
+        record, session = line.record, line.session
+        config = brag_replay.config_for(record, line.overrides, len(session))
         previous = None
-        if before is not None:
+        if line.before is not None:
             try:
-                previous = brag_replay.previous_result(before, config)
+                previous = brag_replay.previous_result(line.before, config)
             except ValueError as error:
-                raise _LineError(_fail(path, before, error)) from None
+                raise _LineError(_fail(line.path, line.before, error)) from None
         shown = brag_replay.shown_before(session[: _position(record, session) + 1])
-        return Prepared(config, brag_replay.brag_steps(record, config, shown, previous), note)
+        steps = brag_replay.brag_steps(record, config, shown, previous)
+        return Prepared(config, steps, line.note)
 
     def parts(
         self, record: dict[str, Any], hand: Prepared, names: list[str], players: list[str]
@@ -362,19 +361,11 @@ class Brag7Replayer(_ViewReplayer):
 
     view = "brag_env.ui.brag7_replay"
 
-    def prepare(
-        self,
-        record: dict[str, Any],
-        session: list[dict[str, Any]],
-        overrides: Mapping[str, Any],
-        before: Mapping[str, Any] | None,
-        path: str,
-        note: str | None,
-    ) -> Prepared:
+    def prepare(self, line: HandLine) -> Prepared:
         from brag_env.ui import brag7_replay
 
-        config = brag7_replay.config_for(record, overrides)
-        result, steps = brag7_replay.brag7_steps(record, config)
+        config = brag7_replay.config_for(line.record, line.overrides)
+        result, steps = brag7_replay.brag7_steps(line.record, config)
         return Prepared(config, steps, None, result)
 
     def parts(
@@ -392,25 +383,17 @@ class PutReplayer(_ViewReplayer):
 
     view = "brag_env.ui.put_replay"
 
-    def prepare(
-        self,
-        record: dict[str, Any],
-        session: list[dict[str, Any]],
-        overrides: Mapping[str, Any],
-        before: Mapping[str, Any] | None,
-        path: str,
-        note: str | None,
-    ) -> Prepared:
+    def prepare(self, line: HandLine) -> Prepared:
         from brag_env.ui import put_replay
 
-        config = put_replay.config_for(record, overrides)
+        config = put_replay.config_for(line.record, line.overrides)
         last_hand = None
-        if before is not None:
+        if line.before is not None:
             try:
-                last_hand = put_replay.last_hand_of(before, config)
+                last_hand = put_replay.last_hand_of(line.before, config)
             except ValueError as error:
-                raise _LineError(_fail(path, before, error)) from None
-        return Prepared(config, put_replay.put_steps(record, config, last_hand), note)
+                raise _LineError(_fail(line.path, line.before, error)) from None
+        return Prepared(config, put_replay.put_steps(line.record, config, last_hand), line.note)
 
     def parts(
         self, record: dict[str, Any], hand: Prepared, names: list[str], players: list[str]
