@@ -38,6 +38,9 @@ class GameSpec:
     selfplay_entry: str
     #: ``"module:Class"`` of the rules config (``from_dict``/``to_dict``).
     config: str
+    #: The modules of its baseline agents, which register their styles (``brag:tight``) with
+    #: agents/registry.py when imported.
+    agents: tuple[str, ...]
     #: Table options that change what a trained model's observation numbers or action ids mean.
     model_options: tuple[str, ...]
     #: Players when none are given, and the table sizes the rules allow.
@@ -171,6 +174,7 @@ BRAG = GameSpec(
     selfplay_id="brag_env/BragVsPool-v0",
     selfplay_entry="brag_env.selfplay:BragVsPoolEnv",
     config="brag_env.brag.rules:BragConfig",
+    agents=("agents.brag", "agents.brag_equilibrium", "agents.brag_planted"),
     model_options=(
         "num_players",  # the seat blocks
         "starting_chips",  # every chip amount is divided by it
@@ -232,6 +236,7 @@ PUT = GameSpec(
     selfplay_id="brag_env/PutVsPool-v0",
     selfplay_entry="brag_env.selfplay:PutVsPoolEnv",
     config="brag_env.put.rules:PutConfig",
+    agents=("agents.put", "agents.put_equilibrium"),
     # seats and sides; scores are / target_points; the recall block
     model_options=("num_players", "target_points", "perfect_recall"),
     default_num_players=2,
@@ -275,6 +280,7 @@ BRAG7 = GameSpec(
     selfplay_id="brag_env/Brag7VsPool-v0",
     selfplay_entry="brag_env.selfplay:Brag7VsPoolEnv",
     config="brag_env.brag7.rules:Brag7Config",
+    agents=("agents.brag7",),
     # seats; chips / starting_chips; the deal number; the percentile order and deck (B21, B1)
     model_options=("num_players", "starting_chips", "hands_per_session", "lowball", "deck_ranks"),
     default_num_players=4,

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from agents.registry import styles
 from brag_env import games
 from brag_env.games import GAME_NAMES, GAMES, GameSpec, game_of_env, game_spec
 from brag_env.registry import ENVIRONMENTS, GYMNASIUM_ENVIRONMENTS
@@ -133,9 +134,7 @@ def _references(spec: GameSpec) -> dict[str, str]:
     return {
         f.name: getattr(spec, f.name)
         for f in dataclasses.fields(spec)
-        if isinstance(getattr(spec, f.name), str)
-        and ":" in getattr(spec, f.name)
-        and f.name not in ("title",)
+        if isinstance(getattr(spec, f.name), str) and ":" in getattr(spec, f.name)
     }
 
 
@@ -151,6 +150,9 @@ def test_every_reference_of_the_table_resolves(name):
         assert games.load(path) is not None, f"{name}.{field} = {path!r}"
     for env, module in spec.envs.items():
         assert games.load(module).raw_env().metadata["name"] == env
+    for module in spec.agents:
+        games.load(module)
+    assert f"{name}:random" in {f"{name}:{style}" for style in styles(name)}
     assert spec.load("adapter")().name == name
     assert spec.config_class().to_dict()["num_players"] == spec.default_num_players
 
