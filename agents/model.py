@@ -38,6 +38,7 @@ import numpy as np
 
 from agents.base import Agent, TableInfo
 from brag_env.extras import require
+from brag_env.games import GAMES, game_spec
 from brag_env.io import (
     MAX_JSON_BYTES,
     FileError,
@@ -73,24 +74,10 @@ _PLAIN_POLICY_KWARGS = {
 #: The JSON entry, inside a model .zip, naming the game and table options it was trained with:
 #: ``{"game": "brag", "env_config": {...}}`` (``env_config`` as given to ``brag_v1.env``).
 MODEL_ENTRY = "brag_env_model.json"
-#: Table options that change what the observation's numbers or the action ids mean, per game.
+#: Table options that change what the observation's numbers or the action ids mean, per game
+#: (each game's ``model_options`` in brag_env/games.py).
 OBSERVATION_OPTIONS: dict[str, tuple[str, ...]] = {
-    "brag": (
-        "num_players",  # the seat blocks
-        "starting_chips",  # every chip amount is divided by it
-        "min_stake",  # the stake's starting value
-        "max_stake",  # the stake is divided by it
-        "raise_sizes",  # the raise actions
-        "hands_per_session",  # the hand number is divided by it
-        "lowball",  # the hand-strength order (B21)
-        "cover_pot",  # the cover action and the cover block (B16): off for brag_v0 models
-        "perfect_recall",  # the recall block appended to the vector
-        "wild_cards",  # the strength order and percentiles, and the B25 block
-    ),
-    # seats and sides; scores are / target_points; the recall block
-    "put": ("num_players", "target_points", "perfect_recall"),
-    # seats; chips / starting_chips; the deal number; the percentile order and deck (B21, B1)
-    "brag7": ("num_players", "starting_chips", "hands_per_session", "lowball", "deck_ranks"),
+    name: spec.model_options for name, spec in GAMES.items()
 }
 
 
@@ -265,11 +252,13 @@ def training_config(info: SavedModelInfo, config_type: Any) -> dict[str, Any]:
     assert trained is not None
     options = dict(trained.options)
     try:
-        if trained.game == "brag" and "cover_pot" not in options:
-            # Records written before brag_v1 (and runs on its defaults) do not name cover_pot:
-            # the model's action count tells whether it had the B16 cover action.
-            with_cover = config_type.from_dict({**options, "cover_pot": True})
-            options["cover_pot"] = info.num_actions == with_cover.num_actions
+        for flag in game_spec(trained.game).action_flags:
+            if flag not in options:
+                # Records written before the env version that added the flag (and runs on its
+                # defaults) do not name it: the model's action count tells whether it had the
+                # flag's action (Brag's B16 cover, from brag_v1).
+                with_flag = config_type.from_dict({**options, flag: True})
+                options[flag] = info.num_actions == with_flag.num_actions
         return dict(config_type.from_dict(options).to_dict())
     except (TypeError, ValueError) as e:
         raise ValueError(

@@ -18,6 +18,7 @@ Every error is a ``ValueError`` with a one-line message naming the bad part.
 
 from __future__ import annotations
 
+import importlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,9 +27,11 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, RandomAgent, TableInfo
+from brag_env.games import GAME_NAMES
+from brag_env.games import GAMES as GAME_SPECS
 from brag_env.resources import shipped_dir
 
-GAMES = ("brag", "put", "brag7")
+GAMES = GAME_NAMES  # the game table (brag_env/games.py)
 #: Where ``model:<name>`` looks: the shipped models/ (put:equilibrium's folder too).
 MODELS_DIR = shipped_dir("models")
 _MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
@@ -58,13 +61,11 @@ def styles(game: str) -> dict[str, type[Agent]]:
 
 
 def _load_baselines() -> None:
-    # Imported lazily: the baseline modules register themselves on import.
-    import agents.brag
-    import agents.brag7
-    import agents.brag_equilibrium
-    import agents.brag_planted
-    import agents.put
-    import agents.put_equilibrium  # noqa: F401
+    # Imported lazily: the baseline modules (each game's ``agents``) register themselves on
+    # import.
+    for spec in GAME_SPECS.values():
+        for module in spec.agents:
+            importlib.import_module(module)
 
 
 @dataclass(frozen=True)

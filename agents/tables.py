@@ -7,23 +7,8 @@ import importlib
 from typing import Any
 
 from agents.base import TableInfo
-
-# env metadata name -> (game name, env module)
-_ENV_MODULES = {
-    "brag_v0": ("brag", "brag_env.brag_v0"),
-    "brag_v1": ("brag", "brag_env.brag_v1"),
-    "brag7_v0": ("brag7", "brag_env.brag7_v0"),
-    "put_v0": ("put", "brag_env.put_v0"),
-    "put_v1": ("put", "brag_env.put_v1"),
-    "put_v2": ("put", "brag_env.put_v2"),
-}
-# The env of a game's tables when only the game is named (evaluation, play, training): put_v1,
-# whose observation the shipped Put models read (docs/envs.md: put_v2 is opt-in for now).
-_GAME_MODULES = {
-    "brag": "brag_env.brag_v1",
-    "put": "brag_env.put_v1",
-    "brag7": "brag_env.brag7_v0",
-}
+from brag_env.games import game_of_env, game_spec
+from brag_env.registry import ENVIRONMENTS
 
 
 def table_info_from_env(env: Any) -> TableInfo:
@@ -31,14 +16,14 @@ def table_info_from_env(env: Any) -> TableInfo:
     or raw)."""
     raw = env.unwrapped
     name = raw.metadata.get("name")
-    if name not in _ENV_MODULES:
-        raise ValueError(f"unknown env {name!r}; expected one of {', '.join(_ENV_MODULES)}")
-    game, module_name = _ENV_MODULES[name]
-    module = importlib.import_module(module_name)
+    spec = game_of_env(name) if isinstance(name, str) else None
+    if spec is None:
+        raise ValueError(f"unknown env {name!r}; expected one of {', '.join(ENVIRONMENTS)}")
+    module = importlib.import_module(spec.envs[name])
     config = raw.config
     first = raw.possible_agents[0]
     return TableInfo(
-        game=game,
+        game=spec.name,
         num_players=len(raw.possible_agents),
         action_names=tuple(raw.action_names),
         observation_shape=tuple(raw.observation_space(first)["observation"].shape),
@@ -48,11 +33,9 @@ def table_info_from_env(env: Any) -> TableInfo:
 
 
 def table_info(game: str, **options: Any) -> TableInfo:
-    """The ``TableInfo`` of a table of ``game`` ("brag" or "put") with env ``options``."""
-    module_name = _GAME_MODULES.get(str(game).lower())
-    if module_name is None:
-        raise ValueError(f"unknown game {game!r}; games: {', '.join(_GAME_MODULES)}")
-    env = importlib.import_module(module_name).raw_env(**options)
+    """The ``TableInfo`` of a table of ``game`` (a name of brag_env/games.py) with env
+    ``options``, on the game's default env."""
+    env = importlib.import_module(game_spec(game).env_module).raw_env(**options)
     try:
         return table_info_from_env(env)
     finally:

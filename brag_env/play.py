@@ -25,6 +25,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, TextIO
 
+from brag_env.games import GAMES, game_spec
 from brag_env.io import FileError
 from brag_env.ui.cli import OneLineParser, one_line, parse_options, prog_name, quiet_on_closed_pipe
 
@@ -32,11 +33,7 @@ if TYPE_CHECKING:
     from brag_env.ui.session import TableSession
 
 PROG = "python -m brag_env.play"
-DEFAULT_OPPONENTS = {
-    "brag": ["brag:tight", "brag:bluffer", "random"],
-    "put": ["put:caller"],
-    "brag7": ["brag7:balanced", "brag7:strongest_first", "random"],
-}
+DEFAULT_OPPONENTS = {name: list(spec.play_opponents) for name, spec in GAMES.items()}
 
 
 def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
@@ -47,10 +44,8 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     games = parser.add_subparsers(
         dest="game", required=True, metavar="GAME", parser_class=OneLineParser
     )
-    brag = games.add_parser("brag", help="a session of Three-Card Brag hands")
-    put = games.add_parser("put", help="Put matches to target_points")
-    brag7 = games.add_parser("brag7", help="a session of Seven-card Brag deals (B24)")
-    for game, sub in (("brag", brag), ("put", put), ("brag7", brag7)):
+    for game, spec in GAMES.items():
+        sub = games.add_parser(game, help=spec.play_help)
         sub.add_argument(
             "--opponents",
             "--opponent",
@@ -74,13 +69,15 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
         sub.add_argument(
             "--force", action="store_true", help="overwrite an existing --history file"
         )
-    brag.add_argument(
-        "--hands", type=int, help="hands in the session (default: 10, B17 hands_per_session)"
-    )
-    put.add_argument("--matches", type=int, default=1, help="matches to play (default 1)")
-    brag7.add_argument(
-        "--hands", type=int, help="deals in the session (default: 10, B24 hands_per_session)"
-    )
+        if spec.sessions:
+            sub.add_argument(
+                "--hands",
+                type=int,
+                help=f"{spec.samples} in the session (default: 10, {spec.session_rule} "
+                "hands_per_session)",
+            )
+        else:
+            sub.add_argument("--matches", type=int, default=1, help="matches to play (default 1)")
     return parser
 
 
@@ -103,26 +100,19 @@ def build_session(
     options = with_model_observation(args.game, opponents, parse_options(args.option))
     seed = pick_seed(args.seed)
     prompter = Prompter(make_console(stdout), stdin)
+    spec = game_spec(args.game)
+    session_class = spec.load("play_session")
     session: TableSession
-    if args.game in ("brag", "brag7"):
-        from brag_env.ui.brag_play import DEFAULT_HANDS, BragSession
-
+    if spec.sessions:  # one session of --hands hands (deals)
         hands = args.hands
         if hands is None:
-            hands = options.get("hands_per_session", DEFAULT_HANDS)
+            hands = options.get("hands_per_session", session_class.default_hands)
         elif "hands_per_session" in options and options["hands_per_session"] != hands:
             raise ValueError("give the number of hands once: --hands or hands_per_session")
         options["hands_per_session"] = hands
-        if args.game == "brag7":
-            from brag_env.ui.brag7_play import Brag7Session
-
-            session = Brag7Session(seating, options, seed, prompter)
-        else:
-            session = BragSession(seating, options, seed, prompter)
-    else:
-        from brag_env.ui.put_play import PutSession
-
-        session = PutSession(seating, options, seed, args.matches, prompter)
+        session = session_class(seating, options, seed, prompter)
+    else:  # --matches matches
+        session = session_class(seating, options, seed, args.matches, prompter)
     if getattr(args, "history", None):
         session.history.stream = open_history(args.history, args.force)
     return session

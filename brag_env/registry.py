@@ -17,23 +17,18 @@ from __future__ import annotations
 import gymnasium
 import pettingzoo
 
+from brag_env.games import GAMES
+
 NAMESPACE = "brag_env"
 
-# env name -> module holding its env()/raw_env(); extend this table for a new env.
+# env name -> module holding its env()/raw_env(), from the game table (brag_env/games.py).
 ENVIRONMENTS: dict[str, str] = {
-    "brag_v0": "brag_env.brag_v0",
-    "brag_v1": "brag_env.brag_v1",
-    "brag7_v0": "brag_env.brag7_v0",
-    "put_v0": "brag_env.put_v0",
-    "put_v1": "brag_env.put_v1",
-    "put_v2": "brag_env.put_v2",
+    name: module for spec in GAMES.values() for name, module in spec.envs.items()
 }
 
 # gymnasium id -> entry point of the single-agent self-play envs (brag_env/selfplay.py).
 GYMNASIUM_ENVIRONMENTS: dict[str, str] = {
-    "brag_env/BragVsPool-v0": "brag_env.selfplay:BragVsPoolEnv",
-    "brag_env/PutVsPool-v0": "brag_env.selfplay:PutVsPoolEnv",
-    "brag_env/Brag7VsPool-v0": "brag_env.selfplay:Brag7VsPoolEnv",
+    spec.selfplay_id: spec.selfplay_entry for spec in GAMES.values()
 }
 
 

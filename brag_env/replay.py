@@ -22,16 +22,18 @@ written by ``play`` carry their rules; for other files, give non-default rules w
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from rich.console import Console, RenderableType
 from rich.panel import Panel
 from rich.text import Text
 
+from brag_env.games import game_spec
 from brag_env.io import (
     MAX_HISTORY_BYTES,
     MAX_LINE_BYTES,
@@ -90,20 +92,27 @@ def game_of(record: Mapping[str, Any]) -> str | None:
     """The game of a record ("brag"/"put"): its ``game`` key, else the history's own keys.
 
     ``ValueError`` for a ``game`` that is neither (another game's history)."""
-    from brag_env.ui import brag7_replay, brag_replay, put_replay
-
     if "game" in record:
         game = record["game"]
         if game not in GAMES:
-            raise ValueError(f"unknown game {game!r} (this viewer reads brag, put and brag7 hands)")
+            *most, last = GAMES
+            raise ValueError(
+                f"unknown game {game!r} (this viewer reads {', '.join(most)} and {last} hands)"
+            )
         return str(game)
-    if all(key in record for key in brag_replay.REQUIRED_KEYS):
-        return "brag"
-    if all(key in record for key in put_replay.REQUIRED_KEYS):
-        return "put"
-    if all(key in record for key in brag7_replay.REQUIRED_KEYS):
-        return "brag7"
-    return None
+    return next(
+        (name for name, keys in _required_keys().items() if all(key in record for key in keys)),
+        None,
+    )
+
+
+def _required_keys() -> dict[str, tuple[str, ...]]:
+    """game -> the keys every hand history line of it holds (its replayer's)."""
+    return {name: _replayer(name).required_keys for name in GAMES}
+
+
+def _replayer(game: str) -> Replayer:
+    return game_spec(game).load("replayer")()
 
 
 def load_histories(path: str | Path) -> list[dict[str, Any]]:
@@ -124,13 +133,7 @@ def load_histories(path: str | Path) -> list[dict[str, Any]]:
 def parse_histories(text: str, path: str | Path) -> list[dict[str, Any]]:
     """The hand histories of a JSON Lines text read from ``path`` (named in the errors), as
     ``load_histories`` checks them."""
-    from brag_env.ui import brag7_replay, brag_replay, put_replay
-
-    required = {
-        "brag": brag_replay.REQUIRED_KEYS,
-        "put": put_replay.REQUIRED_KEYS,
-        "brag7": brag7_replay.REQUIRED_KEYS,
-    }
+    required = _required_keys()
     records = []
     configs: dict[tuple[Any, ...], tuple[int, Any]] = {}  # per session: its first line's rules
     for number, line in enumerate(text.splitlines(), 1):
@@ -201,9 +204,7 @@ def group_sessions(records: Sequence[dict[str, Any]]) -> Sessions:
 
 
 def _number_of(record: Mapping[str, Any]) -> int:
-    game = record["_game"]
-    key = {"brag": "hand_number", "put": "hand", "brag7": "deal_number"}[game]
-    return int(record[key])
+    return int(record[game_spec(record["_game"]).number_key])
 
 
 def _position(record: Mapping[str, Any], session: Sequence[Mapping[str, Any]]) -> int:
@@ -216,12 +217,11 @@ def hand_before(
 ) -> Mapping[str, Any] | None:
     """The session's hand just before ``record``, if in the file: the latest earlier line with
     the previous hand number whose stacks (Brag) or scores (Put) lead to ``record``'s."""
+    totals = game_spec(record["_game"]).totals_keys
+    if totals is None:  # each hand replays on its own
+        return None
+    before, after = totals
     wanted = _number_of(record) - 1
-    after, before = (
-        ("chips_after", "chips_before")
-        if record["_game"] == "brag"
-        else ("scores_after", "scores_before")
-    )
     earlier = session[: _position(record, session)]
     return next(
         (r for r in reversed(earlier) if _number_of(r) == wanted and r[after] == record[before]),
@@ -261,22 +261,18 @@ def prepare(
     """Rebuild every decision of ``record`` as its player saw it, with what the table knew
     from the session's earlier hands (B18 shown cards, the last hand's block of the
     observations). ``ValueError`` naming the line when a hand does not replay."""
-    if record["_game"] == "brag7":  # a deal's views hold nothing of the deals before it
-        try:
-            return _prepare_brag7(record, overrides)
-        except ValueError as error:
-            raise _fail(path, record, error) from None
+    spec = game_spec(record["_game"])
     before = hand_before(record, session)
     note = None
-    if before is None and _number_of(record) > (0 if record["_game"] == "brag" else 1):
+    # Seven-card Brag keeps no totals between deals: a deal's views hold nothing of the last.
+    if before is None and spec.totals_keys is not None and _number_of(record) > spec.first_number:
         note = (
             "(the hand before this one is not in the file: what it showed the table is left "
             "out of these views)"
         )
     try:
-        if record["_game"] == "brag":
-            return _prepare_brag(record, session, overrides, before, path, note)
-        return _prepare_put(record, overrides, before, path, note)
+        line = HandLine(record, session, overrides, before, path, note)
+        return _replayer(spec.name).prepare(line)
     except _LineError as error:
         raise ValueError(str(error)) from None
     except ValueError as error:
@@ -287,52 +283,131 @@ class _LineError(Exception):
     """A failure already reported with its line (an earlier hand's)."""
 
 
-def _prepare_brag(
-    record: dict[str, Any],
-    session: list[dict[str, Any]],
-    overrides: Mapping[str, Any],
-    before: Mapping[str, Any] | None,
-    path: str,
-    note: str | None,
-) -> Prepared:
-    from brag_env.ui import brag_replay
+@dataclass(frozen=True)
+class HandLine:
+    """A history line to replay, with what the viewer knows around it."""
 
-    config = brag_replay.config_for(record, overrides, len(session))
-    previous = None
-    if before is not None:
-        try:
-            previous = brag_replay.previous_result(before, config)
-        except ValueError as error:
-            raise _LineError(_fail(path, before, error)) from None
-    shown = brag_replay.shown_before(session[: _position(record, session) + 1])
-    return Prepared(config, brag_replay.brag_steps(record, config, shown, previous), note)
+    record: dict[str, Any]
+    session: list[dict[str, Any]]  # every line of its session in the file
+    overrides: Mapping[str, Any]  # --option rules
+    before: Mapping[str, Any] | None  # the session's previous hand, if in the file
+    path: str  # the file, for the errors
+    note: str | None  # shown when the hand's past is unknown
 
 
-def _prepare_brag7(record: dict[str, Any], overrides: Mapping[str, Any]) -> Prepared:
-    from brag_env.ui import brag7_replay
+class Replayer(Protocol):
+    """How the viewer replays one game's history lines (each ``GameSpec.replayer``)."""
 
-    config = brag7_replay.config_for(record, overrides)
-    result, steps = brag7_replay.brag7_steps(record, config)
-    return Prepared(config, steps, None, result)
+    required_keys: tuple[str, ...]
+
+    def prepare(self, line: HandLine) -> Prepared:
+        """The hand's rules and steps."""
+        ...
+
+    def parts(
+        self, record: dict[str, Any], hand: Prepared, names: list[str], players: list[str]
+    ) -> tuple[list[RenderableType], list[tuple[int, RenderableType]], Any, Any]:
+        """The hand's own header lines, its ``(seat, panel)`` steps, result and hidden hands."""
+        ...
 
 
-def _prepare_put(
-    record: dict[str, Any],
-    overrides: Mapping[str, Any],
-    before: Mapping[str, Any] | None,
-    path: str,
-    note: str | None,
-) -> Prepared:
-    from brag_env.ui import put_replay
+class _ViewReplayer:
+    """A replayer whose game's replay views (``view``, a brag_env.ui module) list the keys."""
 
-    config = put_replay.config_for(record, overrides)
-    last_hand = None
-    if before is not None:
-        try:
-            last_hand = put_replay.last_hand_of(before, config)
-        except ValueError as error:
-            raise _LineError(_fail(path, before, error)) from None
-    return Prepared(config, put_replay.put_steps(record, config, last_hand), note)
+    view: str
+
+    @property
+    def required_keys(self) -> tuple[str, ...]:
+        return importlib.import_module(self.view).REQUIRED_KEYS
+
+
+class BragReplayer(_ViewReplayer):
+    """Three-Card Brag: a hand's views carry what the earlier hands showed (B18) and the last
+    hand's result."""
+
+    view = "brag_env.ui.brag_replay"
+
+    def prepare(self, line: HandLine) -> Prepared:
+        from brag_env.ui import brag_replay
+
+        record, session = line.record, line.session
+        config = brag_replay.config_for(record, line.overrides, len(session))
+        previous = None
+        if line.before is not None:
+            try:
+                previous = brag_replay.previous_result(line.before, config)
+            except ValueError as error:
+                raise _LineError(_fail(line.path, line.before, error)) from None
+        shown = brag_replay.shown_before(session[: _position(record, session) + 1])
+        steps = brag_replay.brag_steps(record, config, shown, previous)
+        return Prepared(config, steps, line.note)
+
+    def parts(
+        self, record: dict[str, Any], hand: Prepared, names: list[str], players: list[str]
+    ) -> tuple[list[RenderableType], list[tuple[int, RenderableType]], Any, Any]:
+        from brag_env.ui import brag_replay
+        from brag_env.ui.brag_view import hand_result as brag_result
+
+        config = hand.config
+        header = list(brag_replay.hand_header(record, names))
+        steps = [(s.seat, brag_replay.step_panel(s, names, players, config)) for s in hand.steps]
+        result = brag_result(record, names, config.lowball)
+        hidden = brag_replay.hidden_hands(record, hand.steps, names, config)
+        return header, steps, result, hidden
+
+
+class Brag7Replayer(_ViewReplayer):
+    """Seven-card Brag (B24): each deal replays on its own."""
+
+    view = "brag_env.ui.brag7_replay"
+
+    def prepare(self, line: HandLine) -> Prepared:
+        from brag_env.ui import brag7_replay
+
+        config = brag7_replay.config_for(line.record, line.overrides)
+        result, steps = brag7_replay.brag7_steps(line.record, config)
+        return Prepared(config, steps, None, result)
+
+    def parts(
+        self, record: dict[str, Any], hand: Prepared, names: list[str], players: list[str]
+    ) -> tuple[list[RenderableType], list[tuple[int, RenderableType]], Any, Any]:
+        from brag_env.ui import brag7_replay
+
+        steps = [(s.seat, brag7_replay.step_panel(s, names, players)) for s in hand.steps]
+        result = brag7_replay.deal_result(hand.result, names)
+        return [], steps, result, brag7_replay.hidden_cards(hand.result, names)
+
+
+class PutReplayer(_ViewReplayer):
+    """Put: a hand's views carry what the match's previous hand left them (its last hand)."""
+
+    view = "brag_env.ui.put_replay"
+
+    def prepare(self, line: HandLine) -> Prepared:
+        from brag_env.ui import put_replay
+
+        config = put_replay.config_for(line.record, line.overrides)
+        last_hand = None
+        if line.before is not None:
+            try:
+                last_hand = put_replay.last_hand_of(line.before, config)
+            except ValueError as error:
+                raise _LineError(_fail(line.path, line.before, error)) from None
+        return Prepared(config, put_replay.put_steps(line.record, config, last_hand), line.note)
+
+    def parts(
+        self, record: dict[str, Any], hand: Prepared, names: list[str], players: list[str]
+    ) -> tuple[list[RenderableType], list[tuple[int, RenderableType]], Any, Any]:
+        from brag_env.ui import put_replay
+        from brag_env.ui.put_view import hand_result as put_result
+
+        config = hand.config
+        header = [put_replay.hand_header(record, names, config)]
+        steps = [
+            (s.seat, put_replay.step_panel(s, record, names, players, config)) for s in hand.steps
+        ]
+        result = put_result(record, names, config)
+        return header, steps, result, put_replay.hidden_hands(record, names)
 
 
 class Viewer:
@@ -411,44 +486,20 @@ def hand_parts(
     """Hand ``index`` of ``total`` in a file, with ``session`` every hand of its session in
     the file; ``ValueError`` naming the line when the hand does not replay."""
     hand = prepare(record, session, overrides, path)
-    game = record["_game"]
+    spec = game_spec(record["_game"])
     names, players = _names(record)
-    number = _number_of(record) + (1 if game in ("brag", "brag7") else 0)
+    number = _number_of(record) + 1 - spec.first_number  # shown counted from 1
     episode = record.get("episode")
     where = f" · episode {episode}" if episode is not None else ""
-    what = "Seven-card Brag deal" if game == "brag7" else f"{game.capitalize()} hand"
-    title = f"[bold]{what} {number}[/]{where} · hand {index + 1} of {total}"
+    title = f"[bold]{spec.title} {spec.hand_word} {number}[/]{where} · hand {index + 1} of {total}"
     title += " in the file"
     header: list[RenderableType] = [
         Text(" · ".join(f"{names[s]}: {players[s]}" for s in range(record["num_players"])))
     ]
     if hand.note:
         header.append(Text(hand.note, style="dim"))
-    config = hand.config
-    if game == "brag7":
-        from brag_env.ui import brag7_replay
-
-        steps = [(s.seat, brag7_replay.step_panel(s, names, players)) for s in hand.steps]
-        result = brag7_replay.deal_result(hand.result, names)
-        hidden = brag7_replay.hidden_cards(hand.result, names)
-    elif game == "brag":
-        from brag_env.ui import brag_replay
-        from brag_env.ui.brag_view import hand_result as brag_result
-
-        header.extend(brag_replay.hand_header(record, names))
-        steps = [(s.seat, brag_replay.step_panel(s, names, players, config)) for s in hand.steps]
-        result = brag_result(record, names, config.lowball)
-        hidden = brag_replay.hidden_hands(record, hand.steps, names, config)
-    else:
-        from brag_env.ui import put_replay
-        from brag_env.ui.put_view import hand_result as put_result
-
-        header.append(put_replay.hand_header(record, names, config))
-        steps = [
-            (s.seat, put_replay.step_panel(s, record, names, players, config)) for s in hand.steps
-        ]
-        result = put_result(record, names, config)
-        hidden = put_replay.hidden_hands(record, names)
+    own_header, steps, result, hidden = _replayer(spec.name).parts(record, hand, names, players)
+    header.extend(own_header)
     return HandParts(
         title, header, steps, Panel(result, title="Result", title_align="left"), hidden
     )

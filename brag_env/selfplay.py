@@ -48,13 +48,16 @@ Seats rotate: episode k puts the learner in seat ``(seat_offset + k) % num_playe
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Protocol
 
 import gymnasium
 import numpy as np
 
-GAMES = ("brag", "put", "brag7")
+from brag_env.games import GAMES as GAME_SPECS
+
+GAMES = tuple(GAME_SPECS)
 # Episodes in a row without a learner decision before reset() gives up: such a table is a
 # configuration error (e.g. the learner's seat never gets to act), not something to wait out.
 MAX_SKIPPED_EPISODES = 1000
@@ -130,15 +133,10 @@ class OpponentPool:
 
 def make_aec_env(game: str, env_config: Mapping[str, Any] | None = None) -> Any:
     """The raw PettingZoo env of a game (an illegal action raises instead of ending the game)."""
-    if game == "brag":
-        from brag_env import brag_v1 as module
-    elif game == "put":
-        from brag_env import put_v1 as module
-    elif game == "brag7":
-        from brag_env import brag7_v0 as module
-    else:
+    spec = GAME_SPECS.get(game)
+    if spec is None:
         raise ValueError(f"game must be one of {', '.join(GAMES)}, got {game!r}")
-    return module.raw_env(**dict(env_config or {}))
+    return importlib.import_module(spec.env_module).raw_env(**dict(env_config or {}))
 
 
 def default_opponent_factory(aec_env: Any) -> OpponentFactory:
@@ -303,12 +301,13 @@ class VsPoolEnv(gymnasium.Env):
 
     def _env_penalty(self) -> float:
         """The illegal-action reward of the game's PettingZoo ``env()``."""
-        if self.game in ("brag", "brag7") and hasattr(self.aec, "config"):
+        spec = GAME_SPECS.get(self.game)
+        if spec is None:
+            return -1.0
+        if spec.illegal_reward is not None:
+            return float(spec.load("illegal_reward"))
+        if hasattr(self.aec, "config"):  # minus the stack a seat can lose
             return -float(self.aec.config.starting_chips)
-        if self.game == "put":
-            from brag_env.put_v0 import ILLEGAL_REWARD
-
-            return ILLEGAL_REWARD
         return -1.0
 
     def _start_episode(self, options: dict[str, Any] | None) -> None:

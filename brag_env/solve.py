@@ -15,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 
+from brag_env.games import games_with
 from brag_env.io import check_regular_target, remove_stale_temps
 from brag_env.put.rules import PutConfig
 from brag_env.put.solver.cfr import Accumulators, iterate, normalise
@@ -30,7 +31,7 @@ def config_from_cli(
 ) -> tuple[PutConfig, tuple[int, int]]:
     """The rules and score of a solver command line (``--option k=v``, ``--deck-ranks``,
     ``--score``); ``ValueError`` naming what is wrong."""
-    if game != "put":
+    if game not in games_with("exact_solver"):
         raise ValueError(f"game {game!r}: the exact solver covers put only")
     rules = parse_options(options)
     if deck_ranks is not None:  # None: not given (the option, else the full pack)

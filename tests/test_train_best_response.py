@@ -16,7 +16,7 @@ import pytest
 
 from brag_env.evaluation.stats import mean_ci
 from brag_env.selfplay import OpponentPool, VsPoolEnv
-from brag_env.training.best_response import best_response_report, role_balanced
+from brag_env.training.best_response import best_response_report, role_balanced, target_result
 from brag_env.training.config import load_config
 from brag_env.training.envs import make_vec_env
 
@@ -337,3 +337,13 @@ def test_br_init_refuses_a_model_of_another_table_or_network_in_one_line(overrid
 def test_br_init_needs_the_sb3_backend():
     with pytest.raises(ValueError, match=r"br\.init needs backend: sb3"):
         load_config(ROOT / "configs" / "brag_rllib_smoke.yaml", ["br.init=model:brag_selfplay"])
+
+
+@pytest.mark.slow  # a whole session of four seats, each rotation: about 0.4 s
+def test_a_seven_card_brag_best_response_is_bounded_by_the_payoff_per_deal():
+    # B24: a game whose headline is the payoff takes the payoff route (it used to take Put's
+    # role tournament and fail on the brag7 target); its unit is antes per deal.
+    report = best_response_report("brag7", "random", "brag7:balanced", 1, 0, {})
+    assert report["num_players"] == 4 and report["bound_metric"] == "payoff"
+    assert report["bound"]["unit"] == "antes/deal" and report["bound"]["n"] > 0
+    assert target_result(report, "brag7")["metric"] == "payoff (antes/deal)"

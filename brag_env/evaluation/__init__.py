@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import IO, Any
 
-from brag_env.brag.rules import BragConfig
 from brag_env.evaluation.games import ADAPTERS, get_adapter
 from brag_env.evaluation.runner import (
     AgentResult,
@@ -27,6 +26,7 @@ from brag_env.evaluation.runner import (
 )
 from brag_env.evaluation.schedule import design_size, make_schedule, seating_design
 from brag_env.evaluation.stats import Estimate, mean_ci, ratio_ci
+from brag_env.games import game_spec
 
 __all__ = [
     "ADAPTERS",
@@ -44,6 +44,7 @@ __all__ = [
     "evaluate",
     "few_sessions_warning",
     "get_adapter",
+    "headline_of",
     "make_schedule",
     "mean_ci",
     "ratio_ci",
@@ -60,21 +61,16 @@ def episodes_for(game: str, count: int, options: dict[str, Any] | None = None) -
     Seven-card Brag ones ``hands_per_session`` deals, default 10)."""
     if count < 1:
         raise ValueError(f"the number of hands/matches must be at least 1, got {count}")
-    if game in ("brag", "brag7"):
+    if game_spec(game).sessions:
         return -(-count // _session_length(game, options))
     return count
 
 
 def _session_length(game: str, options: dict[str, Any] | None) -> int:
-    """Hands (Brag) or deals (Seven-card Brag) a session of ``options`` holds."""
-    if game == "brag":
-        value = (options or {}).get("hands_per_session", 1)  # checked as the env checks it
-        return BragConfig.from_dict({"hands_per_session": value}).hands_per_session
-    from brag_env.brag7.rules import Brag7Config
-
-    return Brag7Config.from_dict(
-        {k: v for k, v in (options or {}).items() if k == "hands_per_session"}
-    ).hands_per_session
+    """Hands (Brag) or deals (Seven-card Brag) a session of ``options`` holds: the option, checked
+    as the env checks it, else the rules' default."""
+    given = {k: v for k, v in (options or {}).items() if k == "hands_per_session"}
+    return game_spec(game).config_class.from_dict(given).hands_per_session
 
 
 MIN_CI_SESSIONS = 10  # fewer Seven-card Brag sessions than this: the CIs get a warning
@@ -86,15 +82,16 @@ def few_sessions_warning(
     """Seven-card Brag: a one-line warning when ``count`` deals make fewer than
     ``MIN_CI_SESSIONS`` sessions, else None. The CIs are taken over whole sessions (the deals
     of one share a carried pot), so a handful of sessions gives a rough interval."""
-    if game != "brag7":
+    spec = game_spec(game)
+    if not spec.session_ci:
         return None
     sessions = episodes_for(game, count, options)
     if sessions >= MIN_CI_SESSIONS:
         return None
     return (
-        f"the 95% CIs rest on {sessions} session(s) of Seven-card Brag, fewer than "
+        f"the 95% CIs rest on {sessions} session(s) of {spec.title}, fewer than "
         f"{MIN_CI_SESSIONS}: the intervals are taken over whole sessions, so ask for at least "
-        f"{MIN_CI_SESSIONS * _session_length(game, options)} deals"
+        f"{MIN_CI_SESSIONS * _session_length(game, options)} {spec.samples}"
     )
 
 
@@ -178,8 +175,14 @@ def run_headsup(
     result = evaluate(
         adapter.name, [agent_spec] + [opponent_spec] * (size - 1), n, seed, duplicate, options
     )
+    return headline_of(result)
+
+
+def headline_of(result: TournamentResult) -> dict[str, Any]:
+    """The first agent's headline figure (its game spec's: the payoff, or the match win rate)
+    as ``{"metric", "mean", "ci_low", "ci_high", "n"}``."""
     agent = result.agents[0]
-    metric = "match_win" if adapter.name == "put" else "payoff"
+    metric = game_spec(result.game).headline
     estimate = agent.metrics[metric] if metric != "payoff" else agent.payoff
     return {
         "metric": "match win rate" if metric == "match_win" else f"payoff ({result.payoff_unit})",

@@ -8,13 +8,15 @@ long the run), and each agent decides for all the tables where it is to act in o
 ``act_batch`` call. The deals come from the engine's own stream, so the numbers are another
 sample of the same quantities, not the scalar evaluator's exact figures. No hand histories.
 
-``supports_batched`` says when it applies: a game with a batched runner here (``RUNNERS``:
+``supports_batched`` says when it applies: a game with a batched runner here (its game spec's
+``batched_runner``, a ``BatchedRunner``:
 Put heads-up with the full pack; Brag at 2-8 seats, sessions of any length, with the options
 ``BatchedBrag`` covers, its own check deciding), the table size, and every agent deciding
 natively for many tables (``act_batch``: the Put and Brag baselines but ``put:tips``,
 ``random``, snapshots). Duplicate deals and ``--history`` need the scalar evaluator. A game's
-engine plugs in by adding a runner ``(parsed specs, episodes, seed, options) ->
-TournamentResult``, its option check and the table sizes it plays.
+engine plugs in with a ``BatchedRunner``: its tournament ``(parsed specs, episodes, seed,
+options) -> TournamentResult``, its option check and the table sizes it plays, named by the
+game's ``batched_runner`` in brag_env/games.py.
 
 The behaviour statistics come from the game's collector (``put_stats``, ``brag_stats``): the
 runner reads, at every step and for all tables at once, what the collector reads from the
@@ -39,6 +41,7 @@ import functools
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -49,12 +52,13 @@ from agents.put import PutBatchView, PutView
 from agents.registry import parse_spec
 from brag_env.brag.game import BLIND, OPEN, SITTING_OUT
 from brag_env.brag.rules import BragConfig
-from brag_env.evaluation import episodes_for
+from brag_env.evaluation import episodes_for, headline_of
 from brag_env.evaluation.brag_stats import SEAT_FLAGS, BragCollector, raises_faced
 from brag_env.evaluation.games import get_adapter
 from brag_env.evaluation.put_stats import PutCollector, hand_points
 from brag_env.evaluation.runner import tournament_result
 from brag_env.evaluation.schedule import agent_seeds, make_schedule
+from brag_env.games import GAMES
 from brag_env.put.rules import PutConfig
 
 _DEALS_TAG = 0xBA7C  # the engine's deal stream, apart from the schedule's and the agents'
@@ -85,15 +89,39 @@ def _brag_options_supported(options: dict[str, Any]) -> bool:
     return True
 
 
+@dataclass(frozen=True)
+class BatchedRunner:
+    """One game's batched evaluator."""
+
+    #: ``(parsed specs, episodes, seed, options, **ready) -> TournamentResult``.
+    tournament: Callable[..., Any]
+    #: Whether the batched engine covers a table of these options (its own check).
+    options_supported: Callable[[dict[str, Any]], bool]
+    #: The table sizes it plays.
+    table_sizes: tuple[int, ...]
+    #: Why the engine cannot load here (e.g. Numba missing), asked last; None: it always loads.
+    unavailable: Callable[[], str | None] | None = None
+    #: ``run_headsup_batched`` of the game at any table size (one agent against copies of the
+    #: opponent), or None for a heads-up tournament read by its headline figure.
+    headsup: Callable[..., dict[str, Any]] | None = None
+    #: Whether the tournament takes ready agents and block sizes (``run_tournament_batched``).
+    ready_agents: bool = False
+
+
+def batched_runner(game: str) -> BatchedRunner | None:
+    """The batched evaluator of ``game``, or None when it has none (or is no game)."""
+    spec = GAMES.get(game)
+    return None if spec is None or spec.batched_runner is None else spec.load("batched_runner")
+
+
 def _engine_loads(game: str) -> bool:
     """Whether the batched engine of ``game`` loads here, asked last (it imports Numba for
     Brag). It not loading is a one-line note (once) and the scalar env: the choice of the
     batched engine is automatic."""
-    if game != "brag":
+    runner = batched_runner(game)
+    if runner is None or runner.unavailable is None:
         return True
-    from brag_env.brag.batched_options import batched_brag_unavailable
-
-    reason = batched_brag_unavailable()
+    reason = runner.unavailable()
     if reason is not None:
         _note_once(f"note: {reason}; playing on the scalar env")
     return reason is None
@@ -108,9 +136,10 @@ def supports_batched(
     game: str, specs: Sequence[str], env_config: dict[str, Any], duplicate: bool = False
 ) -> bool:
     """Whether ``run_tournament_batched`` can play this evaluation (module docstring)."""
-    if game not in RUNNERS or duplicate:
+    runner = batched_runner(game)
+    if runner is None or duplicate:
         return False
-    options_supported, table_sizes = RUNNERS[game][1], RUNNERS[game][2]
+    options_supported, table_sizes = runner.options_supported, runner.table_sizes
     wanted = env_config.get("num_players", len(specs))
     if len(specs) not in table_sizes or wanted != len(specs):
         return False
@@ -133,8 +162,9 @@ def _natively_batched(game: str, specs: Sequence[str], env_config: dict[str, Any
 
 def supports_headsup_batched(game: str, specs: Sequence[str], env_config: dict[str, Any]) -> bool:
     """Whether ``run_headsup_batched`` can play ``specs`` (agent, opponent) of ``game``."""
-    if game == "brag":
-        supported = _brag_options_supported(env_config)
+    runner = batched_runner(game)
+    if runner is not None and runner.headsup is not None:
+        supported = runner.options_supported(env_config)
         return supported and _natively_batched(game, specs, env_config) and _engine_loads(game)
     return supports_batched(game, specs, env_config)
 
@@ -156,14 +186,15 @@ def run_tournament_batched(
     state rows' chip change (what a player sees when the pot is paid out). ``block_tables``
     plays the sessions in blocks of that many tables, one block after another, so that such
     an agent learns from the earlier blocks (default: blocks of ``_BRAG_CHUNK``)."""
-    if game not in RUNNERS:
+    runner = batched_runner(game)
+    if runner is None:
         raise ValueError(f"no batched engine for game {game!r}; use the scalar evaluator")
     parsed = [s if not isinstance(s, str) else parse_spec(s, game) for s in specs]
     if agents is None and block_tables is None:
-        return RUNNERS[game][0](parsed, episodes, seed, dict(options or {}))
-    if game != "brag":
+        return runner.tournament(parsed, episodes, seed, dict(options or {}))
+    if not runner.ready_agents:
         raise ValueError("ready agents and block sizes are for the batched Brag evaluator only")
-    return _brag_tournament(
+    return runner.tournament(
         parsed, episodes, seed, dict(options or {}), agents=agents, block_tables=block_tables
     )
 
@@ -177,17 +208,11 @@ def run_headsup_batched(
     game: str = "put",
 ) -> dict[str, Any]:
     """``run_headsup(game, ...)`` on the batched engine (see the module docstring)."""
-    if game == "brag":
-        return _run_brag(agent_spec, opponent_spec, n, seed, env_config)
-    result = run_tournament_batched("put", [agent_spec, opponent_spec], n, seed, env_config)
-    estimate = result.agents[0].metrics["match_win"]
-    return {
-        "metric": "match win rate",
-        "mean": estimate.mean,
-        "ci_low": estimate.low,
-        "ci_high": estimate.high,
-        "n": estimate.n,
-    }
+    runner = batched_runner(game)
+    if runner is not None and runner.headsup is not None:
+        return runner.headsup(agent_spec, opponent_spec, n, seed, env_config)
+    result = run_tournament_batched(game, [agent_spec, opponent_spec], n, seed, env_config)
+    return headline_of(result)
 
 
 def _blocks(
@@ -543,8 +568,19 @@ def _brag_hands_over(engine, collector, end: _HandEnd, seat_agent, flags) -> Non
     collector.add_hands(records[~end.sat_out])
 
 
-#: game -> (runner, options check, table sizes it plays)
-RUNNERS: dict[str, tuple[Callable[..., Any], Callable[[dict[str, Any]], bool], tuple[int, ...]]] = {
-    "put": (_put_tournament, _put_options_supported, (2,)),
-    "brag": (_brag_tournament, _brag_options_supported, tuple(range(2, 9))),
-}
+def _batched_brag_unavailable() -> str | None:
+    from brag_env.brag.batched_options import batched_brag_unavailable
+
+    return batched_brag_unavailable()
+
+
+#: The batched evaluators, named by each game's ``batched_runner`` (brag_env/games.py).
+PUT_RUNNER = BatchedRunner(_put_tournament, _put_options_supported, (2,))
+BRAG_RUNNER = BatchedRunner(
+    _brag_tournament,
+    _brag_options_supported,
+    tuple(range(2, 9)),  # B1
+    unavailable=_batched_brag_unavailable,
+    headsup=_run_brag,
+    ready_agents=True,
+)

@@ -29,10 +29,12 @@ from typing import Any
 from agents.registry import GAMES, styles
 from brag_env.evaluation import evaluate, few_sessions_warning, get_adapter, round_robin
 from brag_env.extras import require
+from brag_env.games import GAMES as GAME_SPECS
+from brag_env.games import game_spec
 from brag_env.io import AtomicFile, FileError, check_writable, write_output
 from brag_env.ui.cli import OneLineParser, one_line, parse_options, prog_name, quiet_on_closed_pipe
 
-DEFAULT_COUNT = {"brag": 10_000, "put": 1_000, "brag7": 10_000}
+DEFAULT_COUNT = {name: spec.default_count for name, spec in GAME_SPECS.items()}
 _PROG = "evaluate.py"
 
 
@@ -122,7 +124,8 @@ def build_parser(prog: str = _PROG) -> argparse.ArgumentParser:
 
 def _count(args: argparse.Namespace) -> int:
     game = args.game
-    wrong, right = ("matches", "hands") if game in ("brag", "brag7") else ("hands", "matches")
+    right = game_spec(game).count_flag
+    wrong = "matches" if right == "hands" else "hands"
     if getattr(args, wrong) is not None:
         raise ValueError(f"{game} counts {right}: use --{right}, not --{wrong}")
     value = getattr(args, right)

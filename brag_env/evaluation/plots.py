@@ -21,10 +21,12 @@ from typing import Any
 import numpy as np
 
 from agents.registry import parse_spec
+from brag_env.evaluation.games import ADAPTERS
 from brag_env.evaluation.report import significance_mark
 from brag_env.evaluation.runner import RoundRobinResult, TournamentResult
 from brag_env.evaluation.stats import Estimate
 from brag_env.extras import require
+from brag_env.games import game_spec
 from brag_env.io import write_output
 
 
@@ -140,7 +142,7 @@ def _decile_chart(plt: Any, game: str, agents: list[tuple[str, dict[str, Any]]])
         counts = np.asarray(table["counts"], dtype=np.float64)
         rows, columns = table["rows"], table["columns"]
         x = np.arange(len(rows), dtype=np.float64)
-        if game == "put":
+        if game_spec(game).paired_deciles:
             # Two kinds of decision: calling Put (put/no_put) and answering one (see/fold).
             chances = counts[:, 0] + counts[:, 1]
             answers = counts[:, 2] + counts[:, 3]
@@ -175,33 +177,19 @@ def _decile_chart(plt: Any, game: str, agents: list[tuple[str, dict[str, Any]]])
     fig.legend(handles=handles, loc="upper center", ncols=4, fontsize=8, frameon=False)
     axes[-1, 0].set_xlabel(
         "hand-strength decile (d0 weakest"
-        + ("; 'blind' = decided without looking" if game == "brag" else "")
+        + ("; 'blind' = decided without looking" if game_spec(game).blind_play else "")
         + f")\nnumber above a bar = decisions it rests on; faded = fewer than {SPARSE}"
     )
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.3 / (2.6 * len(agents))))
     return fig
 
 
-# Per-agent decile charts, per game: the behaviour table they read and, for each series, its
-# legend, its numerator column and its denominator columns.
+# Per-agent decile charts, per game (each adapter's ``decile_series``): the behaviour table they
+# read and, for each series, its legend, its numerator column and its denominator columns.
 _DECILE_SERIES: dict[str, tuple[str, list[tuple[str, str, tuple[str, ...]]]]] = {
-    "brag": (
-        "hands_by_decile",
-        [
-            ("looked", "looked", ("hands",)),
-            ("folded", "folded", ("hands",)),
-            ("raised open", "raised", ("hands",)),
-            ("saw open", "saw", ("hands",)),
-        ],
-    ),
-    "put": (
-        "actions_by_decile",
-        [
-            ("called Put (of chances)", "put", ("put", "no_put")),
-            ("saw a Put (of Puts faced)", "see", ("see", "fold")),
-            ("folded to a Put (of Puts faced)", "fold", ("see", "fold")),
-        ],
-    ),
+    name: (cls.decile_series[0], list(cls.decile_series[1]))
+    for name, cls in ADAPTERS.items()
+    if cls.decile_series is not None
 }
 
 
@@ -246,9 +234,10 @@ def decile_chart(game: str, label: str, table: dict[str, Any]) -> Any:
     ax.set_xticks(range(10), [f"d{d}" for d in range(10)])
     ax.set_ylim(0, 1.3)  # room for the legend above the tallest bars
     ax.set_yticks(np.linspace(0, 1, 6))
-    unit = "hands" if game == "brag" else "decisions"
-    ax.set_ylabel("share of its hands" if game == "brag" else "share")
-    strength = "its true hand" if game == "brag" else "its live strength"
+    spec = game_spec(game)
+    unit = spec.behaviour_unit
+    ax.set_ylabel(f"share of its {unit}" if unit == "hands" else "share")
+    strength = spec.behaviour_strength
     ax.set_xlabel(
         f"strength decile of {strength} (d0 weakest)"
         + f"\nnumber above a bar = {unit} it rests on; faded = fewer than {SPARSE}"

@@ -11,56 +11,14 @@ from rich.markup import escape
 from rich.measure import Measurement
 from rich.table import Table
 
+from brag_env.evaluation.games import ADAPTERS
 from brag_env.evaluation.runner import RoundRobinResult, TournamentResult
 from brag_env.evaluation.stats import Estimate
+from brag_env.games import game_spec
 
-# (behaviour key, column title), per game.
+# (behaviour key, column title), per game: each adapter's ``behaviour_columns``.
 BEHAVIOUR_COLUMNS: dict[str, list[tuple[str, str]]] = {
-    "brag": [
-        ("blind_play_rate", "blind play"),
-        ("look_rate", "looks"),
-        ("turns_before_look", "blind moves before look"),
-        ("blind_to_end_rate", "blind to the end"),
-        ("fold_rate", "fold"),
-        ("raise_rate", "raise"),
-        ("bluff_raise_rate", "bluff raise rate"),
-        ("bluff_success", "bluff success"),
-        ("bluff_frequency", "bluff frequency"),
-        ("light_see_rate", "light see rate"),
-        ("bluff_rate", "bluff rate (raise or see)"),
-        ("fold_to_raise", "fold to raise"),
-        ("see_frequency", "see freq"),
-        ("showdown_win_rate", "showdown win"),
-        ("cover_rate", "covers (B16)"),
-        ("cover_chance_rate", "covers per chance"),
-        ("cover_win_rate", "cover won"),
-        ("cover_decided_rate", "decided by a cover"),
-        ("carried_rate", "pot carried (B15)"),
-    ],
-    "brag7": [
-        ("scoop_rate", "scoop (B24)"),
-        ("best_first_rate", "best first hand"),
-        ("best_second_rate", "best second hand"),
-        ("tied_best_rate", "tied for a best hand"),
-        ("stronger_first_rate", "stronger hand first"),
-        ("carried_rate", "pot carried"),
-        ("share_out_rate", "sessions shared out"),
-        ("carried_pot_win_rate", "scoops of a carried pot"),
-        ("antes_per_scoop", "antes per scoop"),
-        ("longest_carry", "longest carry (deals)"),
-    ],
-    "put": [
-        ("put_rate", "Put rate"),
-        ("put_success", "Put success"),
-        ("bluff_put_rate", "bluff Put rate"),
-        ("bluff_success", "bluff success"),
-        ("bluff_frequency", "bluff frequency"),
-        ("light_see_rate", "light see rate"),
-        ("bluff_rate", "bluff rate (Put or see)"),
-        ("fold_to_put", "fold to Put"),
-        ("see_frequency", "see freq"),
-        ("showdown_win_rate", "showdown win"),
-    ],
+    name: list(cls.behaviour_columns) for name, cls in ADAPTERS.items() if cls.behaviour_columns
 }
 _ENGINES = {
     "scalar": "scalar engine (one AEC env)",
@@ -72,37 +30,10 @@ _COUNT_KEYS = {
     "longest_carry",
 }  # shown as a number, not a percentage
 
-# Rates by strength decile in the text report, per game: (title, behaviour table key, numerator
-# column, denominator columns). Brag counts hands (``hands_by_decile``), Put decisions.
+# Rates by strength decile in the text report, per game (each adapter's ``decile_tables``):
+# (title, behaviour table key, numerator column, denominator columns).
 DECILE_TABLES: dict[str, list[tuple[str, str, str, tuple[str, ...]]]] = {
-    "brag": [
-        (
-            "Brag: fold rate by strength decile (share of its hands in the decile)",
-            "hands_by_decile",
-            "folded",
-            ("hands",),
-        ),
-        (
-            "Brag: open raise rate by strength decile (share of its hands in the decile)",
-            "hands_by_decile",
-            "raised",
-            ("hands",),
-        ),
-    ],
-    "put": [
-        (
-            "Put: Put rate by strength decile (share of its turns where Put was legal)",
-            "actions_by_decile",
-            "put",
-            ("put", "no_put"),
-        ),
-        (
-            "Put: fold-to-Put rate by strength decile (share of the Puts it answered)",
-            "actions_by_decile",
-            "fold",
-            ("see", "fold"),
-        ),
-    ],
+    name: list(cls.decile_tables) for name, cls in ADAPTERS.items() if cls.decile_tables
 }
 
 
@@ -168,7 +99,7 @@ def tournament_tables(result: TournamentResult) -> list[Table]:
     )
     payoff.add_column("#", justify="right")
     payoff.add_column("agent", style="bold")
-    put = result.game == "put"
+    put = game_spec(result.game).matches
     if put:  # the match win rate is the headline; the reward is 2 * rate - 1 heads-up
         payoff.add_column("match wins ± 95% CI", justify="right")
         payoff.add_column("95% CI", justify="right")

@@ -38,31 +38,43 @@ import gymnasium
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
+from brag_env.games import GAMES
 from brag_env.selfplay import MAX_SKIPPED_EPISODES, OpponentPool, is_model_spec, make_aec_env
 from brag_env.training.config import BATCHED_GAMES
 
 
 def make_engine(game: str, env_config: Mapping[str, Any], num_tables: int, seed: int) -> Any:
-    """The batched engine of a game; an option it does not cover is a one-line ValueError."""
-    if game == "put":
-        from brag_env.put.batched import BatchedPut
-        from brag_env.put.rules import PutConfig
+    """The batched engine of a game (its spec's ``batched_engine``); an option it does not
+    cover is a one-line ValueError."""
+    spec = GAMES.get(game)
+    if spec is None or spec.batched_engine is None:
+        raise ValueError(
+            f"vec_env: batched supports game {', '.join(BATCHED_GAMES)}, not {game!r}; "
+            "use vec_env: dummy"
+        )
+    return spec.load("batched_engine")(env_config, num_tables, seed)
 
-        return BatchedPut(num_tables, PutConfig.from_dict(dict(env_config)), seed=seed)
-    if game == "brag":
-        from brag_env.brag.batched_options import batched_brag_unavailable
-        from brag_env.brag.rules import BragConfig
 
-        reason = batched_brag_unavailable()
-        if reason is not None:
-            raise ValueError(f"vec_env: batched: {reason}; or use vec_env: dummy")
-        from brag_env.brag.batched import BatchedBrag
+def make_put_engine(env_config: Mapping[str, Any], num_tables: int, seed: int) -> Any:
+    """``BatchedPut`` over ``num_tables`` matches of the table options ``env_config``."""
+    from brag_env.put.batched import BatchedPut
+    from brag_env.put.rules import PutConfig
 
-        return BatchedBrag(num_tables, BragConfig.from_dict(dict(env_config)), seed=seed)
-    raise ValueError(
-        f"vec_env: batched supports game {', '.join(BATCHED_GAMES)}, not {game!r}; "
-        "use vec_env: dummy"
-    )
+    return BatchedPut(num_tables, PutConfig.from_dict(dict(env_config)), seed=seed)
+
+
+def make_brag_engine(env_config: Mapping[str, Any], num_tables: int, seed: int) -> Any:
+    """``BatchedBrag`` over ``num_tables`` sessions of the table options ``env_config``; a
+    one-line ValueError when its compiled kernels cannot load here (asked first)."""
+    from brag_env.brag.batched_options import batched_brag_unavailable
+    from brag_env.brag.rules import BragConfig
+
+    reason = batched_brag_unavailable()
+    if reason is not None:
+        raise ValueError(f"vec_env: batched: {reason}; or use vec_env: dummy")
+    from brag_env.brag.batched import BatchedBrag
+
+    return BatchedBrag(num_tables, BragConfig.from_dict(dict(env_config)), seed=seed)
 
 
 class BatchedSelfPlayVecEnv(VecEnv):

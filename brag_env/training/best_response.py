@@ -29,6 +29,7 @@ from brag_env.evaluation.games import PutAdapter
 from brag_env.evaluation.put_stats import PutCollector
 from brag_env.evaluation.runner import unit_totals
 from brag_env.evaluation.stats import Estimate, ratio_ci, z_value
+from brag_env.games import game_spec
 
 ROLES = ("non_dealer", "dealer")
 
@@ -116,12 +117,13 @@ def best_response_report(
     lower bound on the target's exploitability, ``figures`` every number measured."""
     start = time.perf_counter()
     spec = f"{model_path}:deterministic=true" if deterministic else str(model_path)
-    num_players = int(env_config.get("num_players", 4 if game == "brag" else 2))
+    rules = game_spec(game)
+    num_players = int(env_config.get("num_players", rules.default_num_players))
     figures: dict[str, dict[str, Any]] = {}
-    if game == "brag":
+    if not rules.matches:  # the payoff per hand is the bound
         r = run_headsup(game, spec, target, episodes, seed=seed, env_config=env_config)
         figures["payoff"] = {k: r[k] for k in ("mean", "ci_low", "ci_high", "n")}
-        figures["payoff"]["unit"] = "antes/hand"
+        figures["payoff"]["unit"] = rules.payoff_unit
         bound_key = "payoff"
     else:
         adapter = _RoleAdapter()
@@ -167,8 +169,9 @@ def best_response_report(
 def target_result(report: dict[str, Any], game: str) -> dict[str, Any]:
     """The report as a row of the final evaluation (``evaluate_model``'s result shape): Brag
     the payoff per hand, Put the match win rate, as for every other opponent."""
-    f = report["figures"]["match_win_rate" if game == "put" else "payoff"]
-    metric = "match win rate" if game == "put" else "payoff (antes/hand)"
+    rules = game_spec(game)
+    f = report["figures"]["match_win_rate" if rules.matches else "payoff"]
+    metric = "match win rate" if rules.matches else f"payoff ({rules.payoff_unit})"
     row = {"metric": metric, **{k: f[k] for k in ("mean", "ci_low", "ci_high", "n")}}
     return {**row, "opponent": report["target"], "seconds": report["seconds"]}
 

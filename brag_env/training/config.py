@@ -39,6 +39,7 @@ from pydantic import (
 )
 from pydantic.fields import FieldInfo
 
+from brag_env.games import GAME_NAMES, game_spec, games_with
 from brag_env.io import (
     MAX_QUOTED_CHARS,
     MAX_YAML_BYTES,
@@ -49,7 +50,7 @@ from brag_env.io import (
     read_text_bounded,
 )
 
-BATCHED_GAMES = ("put", "brag")  # games with a batched engine (brag_env.training.batched)
+BATCHED_GAMES = games_with("batched_engine")  # their engines: brag_env.training.batched
 MAX_SEED = 2**31 - 1  # numpy seeds up to 2**32 - 1; a run adds its steps and env index
 # Upper bounds on sizes, so that an absurd value (a typo, 10^12 episodes) is refused before the
 # run directory is written rather than failing hours later in an allocation. Each is far above
@@ -280,7 +281,7 @@ class TrainConfig(Section):
     """A whole run."""
 
     name: Str = Field("run", description="the run directory runs/<name>/ unless --out is given")
-    game: Literal["brag", "put", "brag7"] = Field("put", description="which game")
+    game: Literal[GAME_NAMES] = Field("put", description="which game")  # type: ignore[valid-type]
     seed: Int = Field(0, ge=0, le=MAX_SEED, description="seeds the envs, the network and PPO")
     total_timesteps: Int = Field(
         100_000,
@@ -374,16 +375,9 @@ class TrainConfig(Section):
             raise ValueError(
                 f"vec_env: batched supports game {', '.join(BATCHED_GAMES)}, not {self.game!r}"
             )
-        if self.vec_env == "batched" and self.game == "brag":  # the options it covers
-            from brag_env.brag.batched_options import check_batched_brag
-            from brag_env.brag.rules import BragConfig
-
-            check_batched_brag(BragConfig.from_dict(self.env))
-        if self.vec_env == "batched" and self.game == "put":
-            from brag_env.put.batched import check_batched_put
-            from brag_env.put.rules import PutConfig
-
-            check_batched_put(PutConfig.from_dict(self.env))
+        if self.vec_env == "batched":  # the options its engine covers (no Numba imported)
+            spec = game_spec(self.game)
+            spec.load("batched_check")(spec.config_class.from_dict(self.env))
         if self.ppo.magnet_kl > 0 and self.ppo.ent_coef <= 0:
             raise ValueError(
                 "ppo.magnet_kl > 0 needs ppo.ent_coef > 0 (the KL term rides on the entropy term; "
@@ -391,7 +385,8 @@ class TrainConfig(Section):
             )
         if self.ppo.magnet_kl > 0 and self.backend != "sb3":
             raise ValueError("ppo.magnet_kl > 0 needs backend: sb3 (rllib has no magnet term)")
-        if self.eval.exploitability and (self.game != "put" or self.env.get("num_players", 2) != 2):
+        exact = self.game in games_with("exact_solver") and self.env.get("num_players", 2) == 2
+        if self.eval.exploitability and not exact:
             raise ValueError("eval.exploitability is exact for heads-up Put only (put, 2 seats)")
         return self
 
@@ -401,12 +396,7 @@ class TrainConfig(Section):
 
 def check_env_options(game: str, env: dict[str, Any]) -> None:
     """The game's own rules config checks the table options (``env.min_stake must be even``)."""
-    if game == "brag":
-        from brag_env.brag.rules import BragConfig as rules
-    elif game == "brag7":
-        from brag_env.brag7.rules import Brag7Config as rules  # type: ignore[assignment]
-    else:
-        from brag_env.put.rules import PutConfig as rules  # type: ignore[assignment]
+    rules = game_spec(game).config_class
     try:
         rules.from_dict(env)
     except (ValueError, TypeError) as e:

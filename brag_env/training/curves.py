@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from brag_env.evaluation.plots import _pyplot
+from brag_env.games import GAME_NAMES, game_spec
 from brag_env.io import FileError, load_yaml
 from brag_env.training.files import RunFileError, writing
 
@@ -43,7 +44,7 @@ def run_game(run_dir: Path) -> str:
         game = (load_yaml(path) or {}).get("game")
     except (FileError, AttributeError):
         game = None
-    if game not in ("brag", "put", "brag7"):
+    if game not in GAME_NAMES:
         raise ValueError(f"{run_dir} is not a train.py run directory (no readable {path.name})")
     return game
 
@@ -91,7 +92,7 @@ def collect(run_dirs: list[Path]) -> tuple[str, list[Curve]]:
 def curve_figure(game: str, curves: list[Curve]) -> Any:
     """One line per curve with its 95% CI band; Put in percent, Brag in antes per hand."""
     plt = _pyplot()
-    put = game == "put"
+    put = game_spec(game).matches  # a share, shown in percent
     scale = 100.0 if put else 1.0
     fig, ax = plt.subplots(figsize=(8, 4.5))
     for curve in curves:

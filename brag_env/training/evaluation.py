@@ -20,6 +20,7 @@ from rich.table import Table
 
 from brag_env.evaluation import few_sessions_warning, run_headsup
 from brag_env.evaluation.batched import run_headsup_batched, supports_headsup_batched
+from brag_env.games import game_spec
 
 
 def evaluate_model(
@@ -53,12 +54,12 @@ def evaluate_model(
 
 def beats(result: dict[str, Any], game: str) -> bool:
     """Whether the whole 95% interval is on the winning side (payoff > 0, win rate > 50%)."""
-    return result["ci_low"] > (0.5 if game == "put" else 0.0)
+    return result["ci_low"] > (0.5 if game_spec(game).matches else 0.0)
 
 
 def format_short(results: Sequence[dict[str, Any]], game: str) -> str:
     """One line: mean and 95% CI half-width per opponent, ``random +0.41±0.09 | ...``."""
-    if game == "put":
+    if game_spec(game).matches:
         return " | ".join(
             f"{r['opponent']} {100 * r['mean']:.0f}%±{50 * (r['ci_high'] - r['ci_low']):.0f}"
             for r in results
@@ -70,10 +71,11 @@ def format_short(results: Sequence[dict[str, Any]], game: str) -> str:
 
 def final_table(results: Sequence[dict[str, Any]], game: str) -> Table:
     """A rich table, one row per opponent, aligned like ``evaluate.py``'s report."""
-    put = game == "put"
+    spec = game_spec(game)
+    put = spec.matches
     table = Table(box=box.SIMPLE_HEAD, caption="beats = the whole 95% CI on the winning side")
     table.add_column("opponent", style="bold", no_wrap=True)
-    payoff = "payoff, antes/deal" if game == "brag7" else "payoff, antes/hand"
+    payoff = f"payoff, {spec.payoff_unit}"
     table.add_column("match win rate" if put else payoff, justify="right")
     table.add_column("95% CI", justify="right", no_wrap=True)
     table.add_column("n", justify="right")
@@ -106,7 +108,7 @@ def print_final(
 
     counts = sorted({int(r["n"]) for r in results})
     n = str(counts[0]) if len(counts) == 1 else "-".join(map(str, (counts[0], counts[-1])))
-    unit = {"put": "matches", "brag7": "deals"}.get(game, "hands")
+    unit = game_spec(game).samples
     print(f"final evaluation, seed {seed} ({n} {unit} per opponent):")
     Console(soft_wrap=False).print(final_table(results, game))
     few_sessions = episodes and few_sessions_warning(game, episodes, env_config)

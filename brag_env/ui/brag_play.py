@@ -28,6 +28,8 @@ DEFAULT_HANDS = 10
 class BragSession(TableSession):
     """One session of ``hands_per_session`` hands with the human at ``seating.human``."""
 
+    default_hands = DEFAULT_HANDS  # without --hands or hands_per_session
+
     def __init__(
         self, seating: Seating, options: dict[str, Any], seed: int, prompter: Prompter
     ) -> None:

@@ -14,7 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-GAMES = ("brag", "put", "brag7")
+from brag_env.games import GAME_NAMES, game_spec
+
+GAMES = GAME_NAMES
 
 
 def _whole(value: object) -> bool:
@@ -199,5 +201,5 @@ def check_brag7(record: Mapping[str, Any]) -> None:
 
 
 def check_record(game: str, record: Mapping[str, Any]) -> None:
-    """``check_brag``, ``check_put`` or ``check_brag7``."""
-    {"brag": check_brag, "put": check_put, "brag7": check_brag7}[game](record)
+    """The game's own check of a line (its spec's ``record_check``: ``check_brag`` ...)."""
+    game_spec(game).load("record_check")(record)

@@ -14,6 +14,7 @@ from agents.base import Agent, TableInfo
 from agents.registry import AgentSpec, agent_class, make_agent, parse_spec
 from agents.tables import table_info_from_env
 from brag_env.evaluation.schedule import agent_seeds
+from brag_env.games import game_spec
 from brag_env.io import AtomicFile
 
 HUMAN_LABEL = "human"
@@ -49,7 +50,8 @@ class Seating:
     def who_is_who(self) -> str:
         """``"You: seat 0 · seat 1: brag:tight · ..."``; with Put's four seats (P8) the
         partner opposite the human is marked."""
-        partner = (self.human + 2) % 4 if self.game == "put" and self.num_players == 4 else -1
+        partners = game_spec(self.game).partners and self.num_players == 4
+        partner = (self.human + 2) % 4 if partners else -1
         parts = []
         for seat, spec in enumerate(self.specs):
             if spec is None:

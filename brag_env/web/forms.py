@@ -22,31 +22,23 @@ from agents.model import OBSERVATION_OPTIONS, load_policy, trained_env, training
 from agents.registry import MODELS_DIR, parse_spec, shipped_models, styles
 from brag_env.brag.rules import WILD_MODES, BragConfig
 from brag_env.brag7.rules import Brag7Config
+from brag_env.games import GAMES as GAME_SPECS
 from brag_env.io import brief, one_line_of
 from brag_env.put.rules import PutConfig
 from brag_env.ui.cli import parse_options
 from brag_env.ui.seating import pick_seed, seat_players
 from brag_env.web.tables import WebTable, new_table
 
-GAMES = ("brag", "brag7", "put")
-MAX_OPPONENTS = {"brag": 7, "brag7": 6, "put": 3}  # B1: 2 to 8 players; B24: 2 to 7; P2/P8: 2 to 4
-DEFAULT_OPPONENTS = {
-    "brag": ["brag:tight", "brag:bluffer", "random"],
-    "brag7": ["brag7:balanced", "brag7:strongest_first"],
-    "put": ["put:caller"],
-}
+GAMES = tuple(sorted(GAME_SPECS))  # the page lists the games alphabetically
+MAX_OPPONENTS = {name: max(spec.num_players) - 1 for name, spec in GAME_SPECS.items()}
+DEFAULT_OPPONENTS = {name: list(GAME_SPECS[name].web_opponents) for name in GAMES}
 MAX_SESSIONS = 100  # hands per Brag session / Put matches: a page, not a tournament
 MAX_FIELD = 1000  # characters in one field
-CONFIGS: dict[str, Any] = {"brag": BragConfig, "brag7": Brag7Config, "put": PutConfig}
-#: The form's own fields of a rule option: (field name on the page, low, high).
+CONFIGS: dict[str, Any] = {name: spec.config_class for name, spec in GAME_SPECS.items()}
+#: The form's own fields of a rule option, per game: (field name on the page, low, high).
 FIELD_OF: dict[str, dict[str, tuple[str, int, int]]] = {
-    "brag": {
-        "hands_per_session": ("Hands", 1, MAX_SESSIONS),
-        "ante": ("Ante", 0, 10**6),
-        "starting_chips": ("Starting chips", 1, 10**9),
-    },
-    "brag7": {"hands_per_session": ("Hands", 1, MAX_SESSIONS), "ante": ("Ante", 1, 10**6)},
-    "put": {"target_points": ("Points to win", 1, 100)},
+    name: {key: (label, low, high) for key, label, low, high in GAME_SPECS[name].form_numbers}
+    for name in GAMES
 }
 #: Ticked boxes of the form: rule option -> the box's words on the page.
 BOX_OF = {
@@ -200,7 +192,7 @@ class NewGameForm:
                 form.target_points = str(value)
             elif key == "cover_pot":
                 form.cover_pot = bool(value)
-            elif key == "lowball" and game == "brag7":
+            elif key == "lowball" and "lowball" in GAME_SPECS[game].form_boxes:
                 form.lowball = bool(value)
             elif key == "wild_cards":
                 form.wild_cards = str(value)
@@ -226,9 +218,13 @@ class NewGameForm:
             given = [str(s)[:MAX_FIELD].strip() for s in listed if isinstance(s, str)]
             if given:
                 opponents[game] = [s for s in given if s]
-        boxes = "boxes" in data  # the posted form had checkboxes: an absent one is unticked
-        brag_boxes, put_boxes = boxes and form.game == "brag", boxes and form.game == "put"
-        brag7_boxes = boxes and form.game == "brag7"
+        # The posted form had checkboxes: an absent one of its game's is unticked.
+        spec = GAME_SPECS.get(form.game)
+        ticks = spec.form_boxes if "boxes" in data and spec is not None else ()
+
+        def box(name: str) -> bool:
+            return name in data if name in ticks else getattr(form, name)
+
         return replace(
             form,
             opponents=opponents,
@@ -238,12 +234,12 @@ class NewGameForm:
             matches=text("matches", form.matches),
             ante=text("ante", form.ante),
             starting_chips=text("starting_chips", form.starting_chips),
-            allow_blind="allow_blind" in data if brag_boxes else form.allow_blind,
-            cover_pot="cover_pot" in data if brag_boxes else form.cover_pot,
+            allow_blind=box("allow_blind"),
+            cover_pot=box("cover_pot"),
             wild_cards=text("wild_cards", form.wild_cards),
-            lowball="lowball" in data if brag7_boxes else form.lowball,
+            lowball=box("lowball"),
             target_points=text("target_points", form.target_points),
-            simultaneous="simultaneous" in data if put_boxes else form.simultaneous,
+            simultaneous=box("simultaneous"),
             more=text("more", form.more),
         )
 
@@ -283,17 +279,18 @@ class NewGameForm:
                 options[key] = self._number(f"{key} in Other rule options", options[key], low, high)
             else:
                 options[key] = self._number(label, typed[key], low, high)
-        if self.game == "brag":
-            options.setdefault("allow_blind", self.allow_blind)
-            options.setdefault("cover_pot", self.cover_pot)
+        spec = GAME_SPECS[self.game]
+        for name in spec.form_boxes:
+            if name in rules:  # a box that is a rule option of the game
+                options.setdefault(name, getattr(self, name))
+        if "wild_cards" in spec.form_menus:
             if self.wild_cards not in WILD_MODES:
                 modes = ", ".join(WILD_MODES)
                 raise SetupError(f"Wild cards must be one of {modes}, got {brief(self.wild_cards)}")
             if self.wild_cards != "none":  # B25; the default leaves the options as they were
                 options.setdefault("wild_cards", self.wild_cards)
-        elif self.game == "brag7":
-            options.setdefault("lowball", self.lowball)
-        elif len(self.opponents["put"]) == 2:  # P7: how the two opponents answer a Put
+        if "simultaneous" in spec.form_boxes and len(self.opponents[self.game]) == 2:
+            # P7: how the two opponents answer a Put
             options.setdefault("put_answers", "simultaneous" if self.simultaneous else "in_turn")
         return options
 

@@ -21,6 +21,7 @@ from brag_env.evaluation.report import (
     significance_mark,
 )
 from brag_env.evaluation.stats import Estimate
+from brag_env.games import GAMES
 from brag_env.io import MAX_JSON_BYTES, FileError, loads_bounded
 
 
@@ -66,7 +67,8 @@ def _list(report: Mapping[str, Any], key: str) -> list[Any]:
 def tournament(report: Mapping[str, Any]) -> dict[str, Any]:
     game = report.get("game")
     agents = _list(report, "agents")
-    put = game == "put"
+    spec = GAMES.get(game) if isinstance(game, str) else None
+    put = spec is not None and spec.matches  # the match win rate is the headline
     rows, seats, behaviour = [], [], []
     scale = 0.0
     for k, agent in enumerate(agents):

@@ -28,6 +28,7 @@ from rich.text import Text
 from brag_env import brag7_v0, brag_v1, put_v1
 from brag_env.brag7.render import result_lines
 from brag_env.cards import format_cards
+from brag_env.games import game_spec
 from brag_env.io import brief
 from brag_env.put.rules import ACTION_NAMES
 from brag_env.ui import brag_view, put_view
@@ -77,6 +78,14 @@ class WebTable:
     agents: list[Any]
     config: Any
     engine: Any
+
+    @classmethod
+    def start(
+        cls, seating: Seating, options: dict[str, Any], seed: int, matches: int = 1
+    ) -> WebTable:
+        """A table of the game; ``matches`` counts the matches of a game played in matches
+        (Put), a session of the others ignores it."""
+        return cls(seating, options, seed)  # type: ignore[call-arg]
 
     def __init__(self, seating: Seating, seed: int) -> None:
         self.seating = seating
@@ -315,6 +324,12 @@ class PutWebTable(WebTable):
 
     game = "put"
 
+    @classmethod
+    def start(
+        cls, seating: Seating, options: dict[str, Any], seed: int, matches: int = 1
+    ) -> WebTable:
+        return cls(seating, options, seed, matches)
+
     def __init__(
         self, seating: Seating, options: dict[str, Any], seed: int, matches: int = 1
     ) -> None:
@@ -543,8 +558,4 @@ def new_table(
 ) -> WebTable:
     """A Brag session (B17), a Seven-card Brag session (B24) or ``matches`` Put matches;
     ``ValueError`` for a bad option."""
-    if game == "brag":
-        return BragWebTable(seating, options, seed)
-    if game == "brag7":
-        return Brag7WebTable(seating, options, seed)
-    return PutWebTable(seating, options, seed, matches)
+    return game_spec(game).load("web_table").start(seating, options, seed, matches)
