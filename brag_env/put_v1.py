@@ -222,7 +222,7 @@ class raw_env(CardTableEnv):
     config_class = PutConfig
     put_timing: ClassVar[bool] = False  # put_v2 adds when the Put came to the observation
     episode_word = "match"
-    seat_attribute = "current"  # -1 once the match is over
+    seat_attribute = "current_player"  # -1 once the match is over
     history_lists = (("history", 0),)  # keep_histories bounds the match's hand records
 
     config: PutConfig
@@ -263,7 +263,7 @@ class raw_env(CardTableEnv):
         observation = self.observer.set_from(game, seat).copy()
         # No legal action for a terminated agent (as in brag_v0): env() ends the match on an
         # illegal move with the engine still mid-hand.
-        if seat == game.current and not self.terminations.get(agent, True):
+        if seat == game.current_player and not self.terminations.get(agent, True):
             mask = game.mask
         else:
             mask = self._no_mask

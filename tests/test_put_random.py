@@ -87,11 +87,19 @@ def _observations(config, deck, dealer, actions, seat):
     game = PutGame(config)
     observer = PutObserver(config)
     game.reset(np.random.default_rng(0), deck=deck, dealer=dealer)
-    seen = [(observer.set_from(game, seat).copy(), game.mask.copy() if game.current == seat else 0)]
+    seen = [
+        (
+            observer.set_from(game, seat).copy(),
+            game.mask.copy() if game.current_player == seat else 0,
+        )
+    ]
     for action in actions:
         game.apply(action)
         seen.append(
-            (observer.set_from(game, seat).copy(), game.mask.copy() if game.current == seat else 0)
+            (
+                observer.set_from(game, seat).copy(),
+                game.mask.copy() if game.current_player == seat else 0,
+            )
         )
     return seen
 
@@ -202,7 +210,7 @@ def _reference_observation(game: PutGame, player: int, observer: PutObserver) ->
         t = len(rec.tricks)
         views["trick_leader"][t, rel[leader]] = 1
         views["current_trick"][t] = 1
-        views["acting"][rel[game.current]] = 1
+        views["acting"][rel[game.current_player]] = 1
         views["phase"][game.phase] = 1
     if rec.put_caller >= 0:
         views["put_caller"][rel[rec.put_caller]] = 1

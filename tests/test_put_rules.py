@@ -42,7 +42,7 @@ def play_scenario(scenario: dict) -> PutGame:
         scores=scenario.get("scores_before"),
     )
     for seat, name in scenario["actions"]:
-        assert game.current == seat, f"expected seat {seat} to act before {name}"
+        assert game.current_player == seat, f"expected seat {seat} to act before {name}"
         assert game.mask[action_id(name)] == 1, f"{name} is not legal for seat {seat}"
         game.apply(action_id(name))
     return game
@@ -161,7 +161,7 @@ def test_scripted_scenario(path):
     if "next_dealer" in expected:
         assert game.dealer == expected["next_dealer"]
     if "next_to_act" in expected:
-        assert game.current == expected["next_to_act"]
+        assert game.current_player == expected["next_to_act"]
     # the history is replayable (and records exactly what happened)
     assert replay_hand(record, game.config) == record
 
@@ -175,10 +175,10 @@ def test_p3_tied_trick_leader_leads_again_even_when_the_dealer_led_it():
     assert sorted(game.hands[1]) == sorted(parse_cards("9s 5s Qs"))
     assert sorted(game.hands[0]) == sorted(parse_cards("As 5h 2h"))
     for seat, name in ((1, "play_9"), (0, "play_A"), (0, "play_5"), (1, "play_5")):
-        assert game.current == seat
+        assert game.current_player == seat
         game.apply(action_id(name))
     assert game.trick_results == [(1, 0), (0, -1)]
-    assert game.current == 0 and game.leader == 0
+    assert game.current_player == 0 and game.leader == 0
     game.apply(action_id("play_2"))
     game.apply(action_id("play_Q"))
     assert game.history[0].result == ("tricks", 0, 1)  # one trick won, one tied (P5)
@@ -192,7 +192,7 @@ def test_p4_no_second_put_by_either_player():
     game.apply(PUT)
     assert game.phase == PHASE_ANSWER and list(np.flatnonzero(game.mask)) == [SEE, FOLD]
     game.apply(SEE)
-    assert game.phase == PHASE_PLAY and game.current == 0
+    assert game.phase == PHASE_PLAY and game.current_player == 0
     for _ in range(6):
         assert game.mask[PUT] == 0
         with pytest.raises(ValueError, match="only one Put per hand"):
@@ -206,7 +206,7 @@ def test_p4_put_on_the_last_card_is_allowed():
     game.reset(np.random.default_rng(0), deck="4s 3h 5s 2h 6s 7h", dealer=1)
     for name in ("play_4", "play_3", "play_7", "play_6", "play_2"):
         game.apply(action_id(name))
-    assert game.current == 0 and game.mask[PUT] == 1
+    assert game.current_player == 0 and game.mask[PUT] == 1
     game.apply(PUT)
     game.apply(FOLD)
     assert game.history[0].result == ("fold", 0, 1)
@@ -234,7 +234,7 @@ def test_p8_pass_is_private_until_all_four_chose():
     assert sorted(game.hands[0]) == sorted(parse_cards("3s 8s Ts"))
     assert sorted(game.hands[1]) == sorted(parse_cards("Ks 7s 8h"))
     assert [RANK_NAMES[r] for r in game.received] == ["10", "8", "4", "6"]
-    assert game.current == 0, "after the pass, play starts on the dealer's left (P8)"
+    assert game.current_player == 0, "after the pass, play starts on the dealer's left (P8)"
 
 
 # ----------------------------------------------------------------------- P2
@@ -284,7 +284,7 @@ def test_p2_cards_dealt_one_at_a_time_from_the_dealers_left(num_players, dealer,
     deck = parse_cards("As 2s 3s 4s 5s 6s 7s 8s 9s Ts Js Qs")[: 3 * num_players]
     game.reset(np.random.default_rng(0), deck=deck, dealer=dealer)
     assert [sorted(h) for h in game.hands] == [sorted(parse_cards(h)) for h in hands]
-    assert game.current == (dealer + 1) % num_players
+    assert game.current_player == (dealer + 1) % num_players
 
 
 def test_p2_stacked_deck_top_cards_then_seeded_rest():
@@ -323,7 +323,7 @@ def test_p5_illegal_plays_raise_and_change_nothing():
         game.apply(SEE)
     with pytest.raises(ValueError, match="not an action id"):
         game.apply(99)
-    assert game.current == 0 and game.plays == []
+    assert game.current_player == 0 and game.plays == []
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4])

@@ -31,7 +31,7 @@ def _decisions(config, score, seed, games=30):
         game.reset(rng, dealer=1, scores=list(score))
         plays, put_depth = [], None
         while not game.history:
-            yield game, game.current, list(plays), put_depth
+            yield game, game.current_player, list(plays), put_depth
             action = int(rng.choice(game.legal_actions()))
             if action == PUT:
                 put_depth = len(plays)
@@ -172,7 +172,7 @@ def test_put_equilibrium_agent_plays_its_table(tmp_path):
         engine.reset(rng, dealer=1)
         plays, put_depth = [], None
         while not engine.history:
-            seat = engine.current
+            seat = engine.current_player
             obs = observer.set_from(engine, seat).copy()
             seen = engine.put_seen or engine.put_caller < 0
             where = locate(tree, plays, put_depth, seen, engine.counts[seat])

@@ -54,7 +54,7 @@ def everything_seen(game: PutGame) -> list:
         render_table(game, NAMES[: game.n]),
         render_table(game, NAMES[: game.n], reveal=True),
         game.mask.tobytes(),
-        game.current,
+        game.current_player,
         list(game.record.actions),
         list(game.record.answers),
         game.hand_histories(),
@@ -65,11 +65,13 @@ def everything_seen(game: PutGame) -> list:
 def test_P7_simultaneous_second_answer_sees_nothing_of_the_first():
     """No leak: whatever the first opponent answered, the second (and everyone) sees the same."""
     game = three_after_put()
-    assert game.phase == PHASE_ANSWER and game.current == 2
+    assert game.phase == PHASE_ANSWER and game.current_player == 2
     seen, folded = copy.deepcopy(game), copy.deepcopy(game)
     seen.apply(SEE)
     folded.apply(FOLD)
-    assert seen.current == folded.current == 0, "both opponents are asked, the caller's left first"
+    assert seen.current_player == folded.current_player == 0, (
+        "both opponents are asked, the caller's left first"
+    )
     a, b = everything_seen(seen), everything_seen(folded)
     for i, (x, y) in enumerate(zip(a, b, strict=True)):
         if isinstance(x, np.ndarray):
@@ -98,7 +100,7 @@ def test_P7_simultaneous_answers_take_effect_together(first, second, seen, folde
     game.apply(first)
     assert game.put_seen is False and game.put_folded == [] and game.record.answers == []
     game.apply(second)
-    assert game.phase == PHASE_PLAY and game.current == to_act  # the caller plays its card
+    assert game.phase == PHASE_PLAY and game.current_player == to_act  # the caller plays its card
     assert game.put_seen is seen and game.put_folded == folded
     assert game.record.answers == [(2, first), (0, second)]
 
@@ -116,10 +118,10 @@ def test_P7_in_turn_first_see_ends_the_answers_and_a_fold_is_public():
     first folded, and sees that fold."""
     game = three_after_put(put_answers="in_turn")
     game.apply(SEE)
-    assert game.phase == PHASE_PLAY and game.current == 1
+    assert game.phase == PHASE_PLAY and game.current_player == 1
     game = three_after_put(put_answers="in_turn")
     game.apply(FOLD)
-    assert game.current == 0 and game.put_folded == [2]
+    assert game.current_player == 0 and game.put_folded == [2]
     view = PutObserver(game.config).decode(PutObserver(game.config).set_from(game, 0))
     assert view["put"]["folded"] == [2]
 
@@ -134,7 +136,7 @@ def test_P7_put_answers_changes_nothing_but_three_player_play(num_players):
             game.apply(game.legal_actions()[0])
         game.apply(PUT)
         game.apply(SEE)
-        assert game.phase == PHASE_PLAY and game.current == game.put_caller
+        assert game.phase == PHASE_PLAY and game.current_player == game.put_caller
 
 
 # ---------------------------------------------------------------------------- P8
@@ -165,7 +167,7 @@ def test_P8_nobody_passes_every_hand_stays_as_dealt():
         game.apply(PASS_NONE)
     assert [sorted(h) for h in game.hands] == dealt
     assert game.received == [-1] * 4 and game.exchanged == [False, False]
-    assert game.current == 0, "after the pass, play starts on the dealer's left (P8)"
+    assert game.current_player == 0, "after the pass, play starts on the dealer's left (P8)"
 
 
 @pytest.mark.parametrize(

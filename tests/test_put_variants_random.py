@@ -56,7 +56,7 @@ def random_hands(options: dict, hands: int, seed: int) -> dict[str, int]:
             legal = np.flatnonzero(mask)
             assert legal.size > 0, "the acting seat must have a legal action"
             action = int(legal[int(pick.random() * legal.size)])
-            phase, held, chooser = game.phase, game._held_answer, game.current
+            phase, held, chooser = game.phase, game._held_answer, game.current_player
             check = (phase == PHASE_ANSWER and held < 0 and game.n == 3) or phase == PHASE_PASS
             before = _views(observer, game) if check else None
             env.step(action)

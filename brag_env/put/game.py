@@ -1,7 +1,7 @@
 """The Put state machine: a whole match, hand after hand (rules P1-P8).
 
 The state is plain Python ints and lists; ``apply`` is the only transition. Every decision
-belongs to ``current`` and is one of the fixed action ids of ``brag_env.put.rules``.
+belongs to ``current_player`` and is one of the fixed action ids of ``brag_env.put.rules``.
 
 Rulings where the spec leaves room (see ``seeds/rules/put.md``):
 
@@ -169,7 +169,8 @@ def _card_text(card: int) -> str:
 
 
 class PutGame:
-    """A Put match. Call ``reset`` to start one, then ``apply`` each decision of ``current``."""
+    """A Put match. Call ``reset`` to start one, then ``apply`` each decision of
+    ``current_player``."""
 
     def __init__(self, config: PutConfig | None = None, deal_between_hands: bool = True) -> None:
         """``deal_between_hands=False``: a finished hand that does not end the match leaves the
@@ -191,7 +192,7 @@ class PutGame:
         self._deck = list(cfg.deck_cards()) if cfg.deck_ranks < NUM_RANKS else None
         self.rng: np.random.Generator = np.random.default_rng()
         self.phase = PHASE_OVER
-        self.current = -1
+        self.current_player = -1
         self.winner = -1  # scoring unit that won the match
         self.scores: list[int] = [0] * self.num_units
         self.dealer = 0
@@ -333,17 +334,17 @@ class PutGame:
             self.hand_number, self.config, self.dealer, dealt, list(self.scores)
         )
         self.leader = first  # P3/P7/P8: the seat on the dealer's left opens the hand
-        self.current = first  # P8: the pass is also chosen in turn from the dealer's left
+        self.current_player = first  # P8: the pass is also chosen in turn from the dealer's left
         self.phase = PHASE_PASS if self.config.partnerships else PHASE_PLAY
         self._refresh_mask()
 
     # ----------------------------------------------------------- transitions
     def apply(self, action: int) -> tuple[int, int] | None:
-        """Apply ``current``'s decision. Returns ``(unit, points)`` when a hand scores.
+        """Apply ``current_player``'s decision. Returns ``(unit, points)`` when a hand scores.
 
         An illegal action raises ``ValueError`` and leaves the state unchanged.
         """
-        p = self.current
+        p = self.current_player
         phase = self.phase
         if phase == PHASE_PLAY:
             if 0 <= action < NUM_RANKS and self.counts[p][action]:
@@ -381,10 +382,10 @@ class PutGame:
         if self.phase == PHASE_PLAY and action == PUT:
             why = " (P4: only one Put per hand)"
         elif self.phase == PHASE_PLAY and isinstance(action, int) and PLAY <= action < NUM_RANKS:
-            why = f" (player {self.current} holds no {RANK_NAMES[action]})"
+            why = f" (player {self.current_player} holds no {RANK_NAMES[action]})"
         return (
-            f"illegal action {name} for player {self.current} in the {PHASE_NAMES[self.phase]} "
-            f"phase{why}; legal: {legal}"
+            f"illegal action {name} for player {self.current_player} in the "
+            f"{PHASE_NAMES[self.phase]} phase{why}; legal: {legal}"
         )
 
     def _take_card(self, p: int, r: int) -> int:
@@ -418,7 +419,7 @@ class PutGame:
             self.record.actions.append((p, PASS_NONE, -1))
         self._passes_made += 1
         if self._passes_made < self.n:
-            self.current = (p + 1) % self.n
+            self.current_player = (p + 1) % self.n
         else:
             choice, card = self.pass_choice, self.pass_card
             for side in (0, 1):
@@ -432,7 +433,7 @@ class PutGame:
                 self._give_card(a, card[b])
                 self.received[b], self.received[a] = choice[a], choice[b]
             self.phase = PHASE_PLAY
-            self.current = self.leader
+            self.current_player = self.leader
         self._refresh_mask()
 
     def _play(self, p: int, r: int) -> tuple[int, int] | None:
@@ -441,7 +442,7 @@ class PutGame:
         self.plays.append((self.trick_no, p, r))
         self.record.actions.append((p, PLAY + r, card))
         if len(self.trick) < self.n:
-            self.current = (p + 1) % self.n  # P3/P7/P8: seat order from the leader
+            self.current_player = (p + 1) % self.n  # P3/P7/P8: seat order from the leader
             self._refresh_mask()
             return None
         return self._finish_trick()
@@ -471,7 +472,7 @@ class PutGame:
         self.trick_no += 1
         if self.trick_no == TRICKS_PER_HAND:
             return self._score_played_out()
-        self.current = self.leader
+        self.current_player = self.leader
         self._refresh_mask()
         return None
 
@@ -487,7 +488,7 @@ class PutGame:
         rec.put_turn = len(self.trick)
         rec.actions.append((p, PUT, -1))
         self.phase = PHASE_ANSWER
-        self.current = self._responders[0]
+        self.current_player = self._responders[0]
         self._refresh_mask()
 
     def _answer_unseen(self, p: int, action: int) -> tuple[int, int] | None:
@@ -496,7 +497,7 @@ class PutGame:
         if self._held_answer < 0:
             self._held_answer = action
             self._answer_index = 1
-            self.current = self._responders[1]
+            self.current_player = self._responders[1]
             self._refresh_mask()  # the same answer mask: nothing tells the first answer
             return None
         first, second = self._responders
@@ -511,7 +512,7 @@ class PutGame:
             return self._end_hand(RESULT_FOLD, self.unit_of[self.put_caller], 1)
         self.put_seen = True
         self.phase = PHASE_PLAY
-        self.current = self.put_caller
+        self.current_player = self.put_caller
         self._refresh_mask()
         return None
 
@@ -520,7 +521,7 @@ class PutGame:
         self.record.answers.append((p, SEE))
         self.record.actions.append((p, SEE, -1))
         self.phase = PHASE_PLAY
-        self.current = self.put_caller  # the caller now plays the card the Put came before
+        self.current_player = self.put_caller  # the caller now plays the card the Put came before
         self._refresh_mask()
 
     def _fold(self, p: int) -> tuple[int, int] | None:
@@ -529,7 +530,7 @@ class PutGame:
         self.record.actions.append((p, FOLD, -1))
         self._answer_index += 1
         if self._answer_index < len(self._responders):
-            self.current = self._responders[self._answer_index]
+            self.current_player = self._responders[self._answer_index]
             self._refresh_mask()
             return None
         return self._end_hand(RESULT_FOLD, self.unit_of[self.put_caller], 1)
@@ -573,7 +574,7 @@ class PutGame:
         if unit >= 0 and self.scores[unit] >= self.target:  # P6: the first to the target wins
             self.winner = unit
             self.phase = PHASE_OVER
-            self.current = -1
+            self.current_player = -1
             self.mask = self._build_mask(-1)
             return unit, points
         self.dealer = (self.dealer + 1) % self.n  # P2/P7: the deal passes to the left
@@ -582,7 +583,7 @@ class PutGame:
         else:
             self.awaiting_deal = True
             self.phase = PHASE_OVER
-            self.current = -1
+            self.current_player = -1
             self.mask = self._build_mask(-1)
         return (unit, points) if unit >= 0 else None
 
@@ -606,11 +607,13 @@ class PutGame:
     def _refresh_mask(self) -> None:
         phase = self.phase
         if phase == PHASE_PLAY:
-            key = self.bits[self.current] | (_PUT_AVAILABLE_BIT if self.put_caller < 0 else 0)
+            key = self.bits[self.current_player] | (
+                _PUT_AVAILABLE_BIT if self.put_caller < 0 else 0
+            )
         elif phase == PHASE_ANSWER:
             key = _ANSWER_KEY
         else:
-            key = self.bits[self.current] | _PASS_BIT
+            key = self.bits[self.current_player] | _PASS_BIT
         mask = self._mask_cache.get(key)
         if mask is None:
             mask = self._mask_cache[key] = self._build_mask(key)
@@ -713,9 +716,10 @@ def replay_hand(record: dict[str, Any], config: PutConfig | None = None) -> dict
     for i, step in enumerate(record["actions"]):
         if game.history:
             raise ValueError(f"the hand ended before action {i} ({step})")
-        if step["seat"] != game.current:
+        if step["seat"] != game.current_player:
             raise ValueError(
-                f"action {i} ({step}) is by seat {step['seat']}, but seat {game.current} is to act"
+                f"action {i} ({step}) is by seat {step['seat']}, but seat "
+                f"{game.current_player} is to act"
             )
         game.apply(action_id(step["action"]))
     if not game.history:

@@ -49,7 +49,7 @@ def render_table(game: PutGame, names: Sequence[str], reveal: bool = False) -> s
             winners = " & ".join(names[s] for s in game.winners())
             lines.append(f"Match over: {winners} won")
     else:
-        line = f"To act: {names[game.current]} ({PHASE_NAMES[game.phase]})"
+        line = f"To act: {names[game.current_player]} ({PHASE_NAMES[game.phase]})"
         if reveal:  # the legal plays would give the hidden hand away
             line += ": " + ", ".join(ACTION_NAMES[a] for a in game.legal_actions())
         lines.append(line)

@@ -117,7 +117,7 @@ def put_steps(
     observer = PutObserver(config)
     steps = []
     for i, act in enumerate(record["actions"]):
-        seat = game.current
+        seat = game.current_player
         view = observer.decode(observer.set_from(game, seat))
         legal = [ACTION_NAMES[a] for a in game.legal_actions()]
         cards = SeatCards.of(game, seat)
