@@ -119,7 +119,7 @@ def play_put_engine(config: PutConfig, matches: int, seed: int) -> Sample:
     decisions = hands = 0
     clock = _Clock()
     for _ in range(matches):
-        game.reset(rng)
+        game.new_session(rng)
         while not game.over:
             legal = game.legal_actions()
             game.apply(legal[int(uniform() * len(legal))])

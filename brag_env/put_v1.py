@@ -241,7 +241,7 @@ class raw_env(CardTableEnv):
     def _new_game(
         self, rng: np.random.Generator, deck: str | Sequence[Any] | None, dealer: Any
     ) -> None:
-        self.game.reset(rng, deck=deck, dealer=dealer)
+        self.game.new_session(rng, deck=deck, dealer=dealer)
 
     def _rewards(self, outcome: tuple[int, int]) -> list[float] | None:
         # A hand scored: (scoring unit, points).

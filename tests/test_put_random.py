@@ -86,7 +86,7 @@ def _prefix(game: PutGame, pick: random.Random, length: int) -> list[int]:
 def _observations(config, deck, dealer, actions, seat):
     game = PutGame(config)
     observer = PutObserver(config)
-    game.reset(np.random.default_rng(0), deck=deck, dealer=dealer)
+    game.new_session(np.random.default_rng(0), deck=deck, dealer=dealer)
     seen = [
         (
             observer.set_from(game, seat).copy(),
@@ -116,7 +116,7 @@ def test_no_leak_of_other_players_unplayed_cards(num_players):
     checked = ended = folded = 0
     for trial in range(150):
         game = PutGame(config)
-        game.reset(np.random.default_rng(trial))
+        game.new_session(np.random.default_rng(trial))
         deck, dealer = list(game.record.deck), game.dealer
         actions = _prefix(game, pick, pick.randrange(0, 4 * num_players + 8))
         shown = set()  # a card played by the action that ended the hand is face up
@@ -127,7 +127,7 @@ def test_no_leak_of_other_players_unplayed_cards(num_players):
             if last_action < NUM_RANKS:
                 shown.add(last_card)
             game = PutGame(config)
-            game.reset(np.random.default_rng(0), deck=deck, dealer=dealer)
+            game.new_session(np.random.default_rng(0), deck=deck, dealer=dealer)
             for action in actions[:-1]:
                 game.apply(action)
         observer_seat = pick.randrange(num_players)
@@ -264,7 +264,7 @@ def test_fast_observation_matches_the_reference(num_players, variant):
     rng, pick = np.random.default_rng(7), random.Random(7)
     states = 0
     while states < 1200:
-        game.reset(rng)
+        game.new_session(rng)
         while True:
             for seat in range(num_players):
                 fast = observer.set_from(game, seat)

@@ -28,7 +28,7 @@ def _decisions(config, score, seed, games=30):
     rng = np.random.default_rng(seed)
     for _ in range(games):
         game = PutGame(config)
-        game.reset(rng, dealer=1, scores=list(score))
+        game.new_session(rng, dealer=1, scores=list(score))
         plays, put_depth = [], None
         while not game.history:
             yield game, game.current_player, list(plays), put_depth
@@ -169,7 +169,7 @@ def test_put_equilibrium_agent_plays_its_table(tmp_path):
     checked = 0
     for _ in range(40):
         engine = PutGame(config)
-        engine.reset(rng, dealer=1)
+        engine.new_session(rng, dealer=1)
         plays, put_depth = [], None
         while not engine.history:
             seat = engine.current_player

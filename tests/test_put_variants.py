@@ -40,7 +40,7 @@ FOUR_DECK = (
 def three_after_put(**options) -> PutGame:
     """Three players, seat 1 to lead has just called Put: seat 2 answers first."""
     game = PutGame(PutConfig(num_players=3, **options))
-    game.reset(np.random.default_rng(0), deck=THREE_DECK, dealer=0)
+    game.new_session(np.random.default_rng(0), deck=THREE_DECK, dealer=0)
     game.apply(PUT)
     return game
 
@@ -131,7 +131,7 @@ def test_P7_put_answers_changes_nothing_but_three_player_play(num_players):
     """Only three players have two answers; the option is inert otherwise."""
     for answers in ("simultaneous", "in_turn"):
         game = PutGame(PutConfig(num_players=num_players, put_answers=answers))
-        game.reset(np.random.default_rng(1), dealer=0)
+        game.new_session(np.random.default_rng(1), dealer=0)
         while game.phase == PHASE_PASS:
             game.apply(game.legal_actions()[0])
         game.apply(PUT)
@@ -142,7 +142,7 @@ def test_P7_put_answers_changes_nothing_but_three_player_play(num_players):
 # ---------------------------------------------------------------------------- P8
 def four(**options) -> PutGame:
     game = PutGame(PutConfig(num_players=4, **options))
-    game.reset(np.random.default_rng(0), deck=FOUR_DECK, dealer=3)
+    game.new_session(np.random.default_rng(0), deck=FOUR_DECK, dealer=3)
     return game
 
 

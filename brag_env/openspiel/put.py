@@ -316,7 +316,7 @@ class PutOpenSpielState(pyspiel.State):
             engine.deal_next_hand(deck)
         else:
             scores = self.setup.scores
-            engine.reset(np.random.default_rng(0), deck=deck, dealer=n - 1, scores=scores)
+            engine.new_session(np.random.default_rng(0), deck=deck, dealer=n - 1, scores=scores)
 
     # ------------------------------------------------------------------ play
     def current_player(self) -> int:

@@ -169,7 +169,7 @@ def _card_text(card: int) -> str:
 
 
 class PutGame:
-    """A Put match. Call ``reset`` to start one, then ``apply`` each decision of
+    """A Put match. Call ``new_session`` to start one, then ``apply`` each decision of
     ``current_player``."""
 
     def __init__(self, config: PutConfig | None = None, deal_between_hands: bool = True) -> None:
@@ -205,7 +205,7 @@ class PutGame:
         self._init_hand_state()
 
     # ----------------------------------------------------------------- match
-    def reset(
+    def new_session(
         self,
         rng: np.random.Generator,
         deck: str | Sequence[int | str] | None = None,
@@ -368,7 +368,7 @@ class PutGame:
                 self._choose_pass(p, -1)
                 return None
         else:
-            raise ValueError("the match is over: start a new one with reset()")
+            raise ValueError("the match is over: start a new one with new_session()")
         raise ValueError(self._illegal_message(action))
 
     def _illegal_message(self, action: object) -> str:
@@ -706,7 +706,7 @@ def replay_hand(record: dict[str, Any], config: PutConfig | None = None) -> dict
             f"({record['num_players']})"
         )
     game = PutGame(config)
-    game.reset(
+    game.new_session(
         np.random.default_rng(0),  # unused: the deck holds every dealt card
         deck=record["deck"],
         dealer=record["dealer"],

@@ -70,7 +70,7 @@ def config_for(record: Mapping[str, Any], overrides: Mapping[str, Any]) -> PutCo
 def _game_at_start(record: Mapping[str, Any], config: PutConfig) -> PutGame:
     """A fresh engine at the start of a recorded hand (all public ``PutGame.reset`` options)."""
     game = PutGame(config)
-    game.reset(
+    game.new_session(
         np.random.default_rng(0),  # unused: the deck holds every dealt card
         deck=record["deck"],
         dealer=record["dealer"],
