@@ -306,7 +306,7 @@ def put_episode(env: Any, seed: int, rnd: random.Random, checker: Checker) -> tu
                 twin = copy.deepcopy(game)
                 twin.apply(answer)
                 obs = env.observer.set_from(twin, twin.current_player).copy()
-                views.append((twin.current_player, obs, np.array(twin.mask)))
+                views.append((twin.current_player, obs, np.array(twin.legal_mask())))
             (a1, o1, m1), (a2, o2, m2) = views
             env.observer.set_from(game, seat)  # the views below read the acting seat again
             checker.check(

@@ -264,7 +264,7 @@ class raw_env(CardTableEnv):
         # No legal action for a terminated agent (as in brag_v0): env() ends the match on an
         # illegal move with the engine still mid-hand.
         if seat == game.current_player and not self.terminations.get(agent, True):
-            mask = game.mask
+            mask = game.legal_mask()
         else:
             mask = self._no_mask
         return {"observation": observation, "action_mask": mask}

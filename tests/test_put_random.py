@@ -90,7 +90,7 @@ def _observations(config, deck, dealer, actions, seat):
     seen = [
         (
             observer.set_from(game, seat).copy(),
-            game.mask.copy() if game.current_player == seat else 0,
+            game.legal_mask().copy() if game.current_player == seat else 0,
         )
     ]
     for action in actions:
@@ -98,7 +98,7 @@ def _observations(config, deck, dealer, actions, seat):
         seen.append(
             (
                 observer.set_from(game, seat).copy(),
-                game.mask.copy() if game.current_player == seat else 0,
+                game.legal_mask().copy() if game.current_player == seat else 0,
             )
         )
     return seen

@@ -43,7 +43,7 @@ def play_scenario(scenario: dict) -> PutGame:
     )
     for seat, name in scenario["actions"]:
         assert game.current_player == seat, f"expected seat {seat} to act before {name}"
-        assert game.mask[action_id(name)] == 1, f"{name} is not legal for seat {seat}"
+        assert game.legal_mask()[action_id(name)] == 1, f"{name} is not legal for seat {seat}"
         game.apply(action_id(name))
     return game
 
@@ -188,17 +188,17 @@ def test_p3_tied_trick_leader_leads_again_even_when_the_dealer_led_it():
 def test_p4_no_second_put_by_either_player():
     game = PutGame()
     game.new_session(np.random.default_rng(0), deck="4s 3h 5s 2h 6s 7h", dealer=1)
-    assert game.mask[PUT] == 1
+    assert game.legal_mask()[PUT] == 1
     game.apply(PUT)
-    assert game.phase == PHASE_ANSWER and list(np.flatnonzero(game.mask)) == [SEE, FOLD]
+    assert game.phase == PHASE_ANSWER and list(np.flatnonzero(game.legal_mask())) == [SEE, FOLD]
     game.apply(SEE)
     assert game.phase == PHASE_PLAY and game.current_player == 0
     for _ in range(6):
-        assert game.mask[PUT] == 0
+        assert game.legal_mask()[PUT] == 0
         with pytest.raises(ValueError, match="only one Put per hand"):
             game.apply(PUT)
         game.apply(game.legal_actions()[0])
-    assert game.hand_number == 2 and game.mask[PUT] == 1, "the next hand allows a Put again"
+    assert game.hand_number == 2 and game.legal_mask()[PUT] == 1, "the next hand allows a Put again"
 
 
 def test_p4_put_on_the_last_card_is_allowed():
@@ -206,7 +206,7 @@ def test_p4_put_on_the_last_card_is_allowed():
     game.new_session(np.random.default_rng(0), deck="4s 3h 5s 2h 6s 7h", dealer=1)
     for name in ("play_4", "play_3", "play_7", "play_6", "play_2"):
         game.apply(action_id(name))
-    assert game.current_player == 0 and game.mask[PUT] == 1
+    assert game.current_player == 0 and game.legal_mask()[PUT] == 1
     game.apply(PUT)
     game.apply(FOLD)
     assert game.history[0].result == ("fold", 0, 1)
@@ -216,10 +216,10 @@ def test_p8_no_put_during_the_pass():
     game = PutGame(PutConfig(num_players=4))
     game.new_session(np.random.default_rng(3))
     for _ in range(4):
-        assert game.phase == PHASE_PASS and game.mask[PUT] == 0
-        assert game.mask[:13].sum() == 0 and game.mask[16:].sum() >= 1
+        assert game.phase == PHASE_PASS and game.legal_mask()[PUT] == 0
+        assert game.legal_mask()[:13].sum() == 0 and game.legal_mask()[16:].sum() >= 1
         game.apply(game.legal_actions()[0])
-    assert game.phase == PHASE_PLAY and game.mask[PUT] == 1
+    assert game.phase == PHASE_PLAY and game.legal_mask()[PUT] == 1
 
 
 def test_p8_pass_is_private_until_all_four_chose():

@@ -72,7 +72,7 @@ def test_P1_P3_P4_solver_information_sets_give_the_env_observations(
             put_timing,
         )
         np.testing.assert_array_equal(obs[0], observer.set_from(engine, seat))
-        np.testing.assert_array_equal(mask[0], engine.mask)
+        np.testing.assert_array_equal(mask[0], engine.legal_mask())
         checked += 1
     assert checked > 100
 
@@ -177,10 +177,10 @@ def test_put_equilibrium_agent_plays_its_table(tmp_path):
             seen = engine.put_seen or engine.put_caller < 0
             where = locate(tree, plays, put_depth, seen, engine.counts[seat])
             want = action_probabilities(tree, strategy, where)
-            got = agent.action_probabilities(obs, engine.mask)
+            got = agent.action_probabilities(obs, engine.legal_mask())
             for a, p in want.items():
                 assert got[a] == pytest.approx(p, abs=1e-12)
-            action = agent.act(obs, engine.mask)
+            action = agent.act(obs, engine.legal_mask())
             if action == PUT:
                 put_depth = len(plays)
             elif action not in (SEE, FOLD):

@@ -53,7 +53,7 @@ def everything_seen(game: PutGame) -> list:
         *views,
         render_table(game, NAMES[: game.n]),
         render_table(game, NAMES[: game.n], reveal=True),
-        game.mask.tobytes(),
+        game.legal_mask().tobytes(),
         game.current_player,
         list(game.record.actions),
         list(game.record.answers),
@@ -148,14 +148,14 @@ def four(**options) -> PutGame:
 
 def test_P8_pass_none_is_legal_only_in_the_pass_and_only_when_optional():
     game = four()
-    assert game.mask.shape == (30,) and game.mask[PASS_NONE] == 1
+    assert game.legal_mask().shape == (30,) and game.legal_mask()[PASS_NONE] == 1
     always = four(partner_exchange="always")
-    assert always.mask.shape == (29,)
+    assert always.legal_mask().shape == (29,)
     with pytest.raises(ValueError, match=r"pass_none|not an action id"):
         always.apply(PASS_NONE)
     for _ in range(4):
         game.apply(PASS_NONE)
-    assert game.phase == PHASE_PLAY and game.mask[PASS_NONE] == 0
+    assert game.phase == PHASE_PLAY and game.legal_mask()[PASS_NONE] == 0
     with pytest.raises(ValueError, match="illegal action pass_none"):
         game.apply(PASS_NONE)
 

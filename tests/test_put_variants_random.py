@@ -52,7 +52,7 @@ def random_hands(options: dict, hands: int, seed: int) -> dict[str, int]:
         totals = [0.0] * game.n
         finished = 0
         while not game.over:
-            mask = game.mask
+            mask = game.legal_mask()
             legal = np.flatnonzero(mask)
             assert legal.size > 0, "the acting seat must have a legal action"
             action = int(legal[int(pick.random() * legal.size)])

@@ -138,7 +138,7 @@ class PutCollector(Collector):
 
     def before_action(self, env: Any, seat: int, agent: int, action: int) -> None:
         game = env.unwrapped.game
-        put_legal = bool(game.mask[PUT])
+        put_legal = bool(game.legal_mask()[PUT])
         if not self.recorded(put_legal, action):
             return
         p = self._strength(game, seat)

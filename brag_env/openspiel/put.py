@@ -481,7 +481,7 @@ class AgentPolicy(os_policy.Policy):
     def action_probabilities(self, state: PutOpenSpielState, player_id=None) -> dict[int, float]:
         e = state.engine
         obs = self.observer.set_from(e, e.current_player).copy()[None]
-        p = self.probs(obs, e.mask.astype(np.int8)[None])[0]
+        p = self.probs(obs, e.legal_mask().astype(np.int8)[None])[0]
         return {a: float(p[a]) for a in e.legal_actions()}
 
 

@@ -201,7 +201,7 @@ class PutGame:
         self.history: list[HandRecord] = []
         self.last_hand: LastHand | None = None
         self.last_record: HandRecord | None = None  # the last finished hand (history may drop it)
-        self.mask: np.ndarray = self._build_mask(-1)
+        self._mask: np.ndarray = self._build_mask(-1)
         self._init_hand_state()
 
     # ----------------------------------------------------------------- match
@@ -575,7 +575,7 @@ class PutGame:
             self.winner = unit
             self.phase = PHASE_OVER
             self.current_player = -1
-            self.mask = self._build_mask(-1)
+            self._mask = self._build_mask(-1)
             return unit, points
         self.dealer = (self.dealer + 1) % self.n  # P2/P7: the deal passes to the left
         if self.deal_between_hands:
@@ -584,7 +584,7 @@ class PutGame:
             self.awaiting_deal = True
             self.phase = PHASE_OVER
             self.current_player = -1
-            self.mask = self._build_mask(-1)
+            self._mask = self._build_mask(-1)
         return (unit, points) if unit >= 0 else None
 
     def deal_next_hand(self, cards: Sequence[int]) -> None:
@@ -617,7 +617,7 @@ class PutGame:
         mask = self._mask_cache.get(key)
         if mask is None:
             mask = self._mask_cache[key] = self._build_mask(key)
-        self.mask = mask
+        self._mask = mask
 
     def _build_mask(self, key: int) -> np.ndarray:
         """The int8 legal-action mask for a cache key (-1: nobody may act)."""
@@ -636,8 +636,14 @@ class PutGame:
         mask.setflags(write=False)
         return mask
 
+    def legal_mask(self) -> np.ndarray:
+        """The int8 legal-action mask of the seat to act, one entry per action id (read-only
+        and shared between equal states; all zero when nobody is to act)."""
+        return self._mask
+
     def legal_actions(self) -> list[int]:
-        return np.flatnonzero(self.mask).tolist()
+        """The legal action ids of the seat to act, ascending."""
+        return np.flatnonzero(self._mask).tolist()
 
     # ---------------------------------------------------------------- views
     def seat_scores(self) -> list[int]:
