@@ -272,7 +272,7 @@ class InfoStateObserver:
         if state.engine is None:
             self.tensor.fill(0.0)
         else:
-            self.tensor[:] = self.observer.fill(state.engine, player)
+            self.tensor[:] = self.observer.set_from(state.engine, player)
 
     def string_from(self, state: BragHandState, player: int) -> str:
         cards = state.known_cards(player)
@@ -295,7 +295,7 @@ class EnvObserver:
         if state.engine is None:
             self.tensor.fill(0.0)
         else:
-            self.tensor[:] = self.observer.fill(state.engine, player)
+            self.tensor[:] = self.observer.set_from(state.engine, player)
 
     def string_from(self, state: BragHandState, player: int) -> str:
         self.set_from(state, player)
