@@ -294,7 +294,7 @@ def put_episode(env: Any, seed: int, rnd: random.Random, checker: Checker) -> tu
         marks = {(int(s), int(r)) for _, s, r in zip(*np.nonzero(views["played"]), strict=True)}
         checker.check(marks <= played, "a card in 'played' that was not played", where)
         if legal.size == 0:
-            return decisions, len(game.history)
+            return decisions, len(game.records)
         if (
             game._simultaneous
             and game._held_answer < 0
@@ -320,8 +320,8 @@ def put_episode(env: Any, seed: int, rnd: random.Random, checker: Checker) -> tu
         _zero_sum(env, checker, where)
         now = list(game.scores)
         grew = all(b >= a for a, b in zip(scores, now, strict=True))
-        if now != scores and game.history:
-            record = game.history[-1]
+        if now != scores and game.records:
+            record = game.records[-1]
             _, unit, points = record.result
             expected = list(scores)
             if unit >= 0:
@@ -329,7 +329,7 @@ def put_episode(env: Any, seed: int, rnd: random.Random, checker: Checker) -> tu
             checker.check(now == expected, "scores differ from the recorded points", where)
         checker.check(grew, "a score went down", f"{where}: {scores} -> {now}")
         scores = now
-    return decisions, len(game.history)
+    return decisions, len(game.records)
 
 
 def run(game: str, decisions: int, seed: int, fixed: dict[str, tuple[Any, ...]]) -> bool:

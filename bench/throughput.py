@@ -124,7 +124,7 @@ def play_put_engine(config: PutConfig, matches: int, seed: int) -> Sample:
             legal = game.legal_actions()
             game.apply(legal[int(uniform() * len(legal))])
             decisions += 1
-        hands += len(game.history)
+        hands += len(game.records)
     return clock.sample(decisions, hands)
 
 
@@ -156,7 +156,7 @@ def _brag_hands(env: Any) -> int:
 
 
 def _put_hands(env: Any) -> int:
-    return len(env.unwrapped.game.history)
+    return len(env.unwrapped.game.records)
 
 
 @dataclass

@@ -62,20 +62,20 @@ def test_random_legal_matches(num_players, reward):
             for seat in range(num_players):
                 gained = sum(
                     rec["result"]["points"]
-                    for rec in game.hand_histories()
+                    for rec in game.history()
                     if rec["result"]["unit"] == game.unit_of[seat]
                 )
                 assert gained == scores[seat]
             assert max(scores) >= config.target_points
-        for rec in game.hand_histories():
+        for rec in game.history():
             assert replay_hand(rec, config) == rec
-        hands += len(game.hand_histories())
+        hands += len(game.history())
     assert hands >= 500
 
 
 def _prefix(game: PutGame, pick: random.Random, length: int) -> list[int]:
     actions = []
-    while len(actions) < length and not game.history:
+    while len(actions) < length and not game.records:
         legal = game.legal_actions()
         action = legal[int(pick.random() * len(legal))]
         game.apply(action)
@@ -120,9 +120,9 @@ def test_no_leak_of_other_players_unplayed_cards(num_players):
         deck, dealer = list(game.record.deck), game.dealer
         actions = _prefix(game, pick, pick.randrange(0, 4 * num_players + 8))
         shown = set()  # a card played by the action that ended the hand is face up
-        if game.history:  # the hand ended: read the hands just before its last action
+        if game.records:  # the hand ended: read the hands just before its last action
             ended += 1
-            _, last_action, last_card = game.history[0].actions[-1]
+            _, last_action, last_card = game.records[0].actions[-1]
             folded += last_action == FOLD
             if last_action < NUM_RANKS:
                 shown.add(last_card)
@@ -222,8 +222,8 @@ def _reference_observation(game: PutGame, player: int, observer: PutObserver) ->
     for s in range(n):
         views["scores"][rel[s]] = game.scores[game.unit_of[s]] / game.target
     views["dealer"][rel[rec.dealer]] = 1
-    if game.history:  # the last finished hand, from its record
-        last = game.history[-1]
+    if game.records:  # the last finished hand, from its record
+        last = game.records[-1]
         views["last_hand"][0] = 1
         last_plays = [(s, a - PLAY) for s, a, _ in last.actions if a < NUM_RANKS]
         for k, (s, r) in enumerate(last_plays):

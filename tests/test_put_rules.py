@@ -144,8 +144,8 @@ def test_scripted_scenario(path):
     assert set(expected) <= EXPECTED_KEYS, set(expected) - EXPECTED_KEYS
     assert {"result", "scores_after"} <= set(expected), "every scenario checks the score"
     game = play_scenario(scenario)
-    record = game.hand_histories()[0]
-    assert len(game.hand_histories()) == 1, "the scripted actions must finish exactly one hand"
+    record = game.history()[0]
+    assert len(game.history()) == 1, "the scripted actions must finish exactly one hand"
     for key in ("deal", "put", "result", "scores_after"):
         if key in expected:
             assert record[key] == expected[key], key
@@ -181,7 +181,7 @@ def test_p3_tied_trick_leader_leads_again_even_when_the_dealer_led_it():
     assert game.current_player == 0 and game.leader == 0
     game.apply(action_id("play_2"))
     game.apply(action_id("play_Q"))
-    assert game.history[0].result == ("tricks", 0, 1)  # one trick won, one tied (P5)
+    assert game.records[0].result == ("tricks", 0, 1)  # one trick won, one tied (P5)
 
 
 # ----------------------------------------------------------------------- P4
@@ -209,7 +209,7 @@ def test_p4_put_on_the_last_card_is_allowed():
     assert game.current_player == 0 and game.legal_mask()[PUT] == 1
     game.apply(PUT)
     game.apply(FOLD)
-    assert game.history[0].result == ("fold", 0, 1)
+    assert game.records[0].result == ("fold", 0, 1)
 
 
 def test_p8_no_put_during_the_pass():
@@ -264,7 +264,7 @@ def test_p2_deal_passes_left_every_hand(num_players):
     game = PutGame(PutConfig(num_players=num_players, target_points=30))
     rng, pick = np.random.default_rng(5), random.Random(5)
     legal_random_match(game, rng, pick)
-    dealers = [rec["dealer"] for rec in game.hand_histories()]
+    dealers = [rec["dealer"] for rec in game.history()]
     assert len(dealers) >= 10
     assert all(b == (a + 1) % num_players for a, b in itertools.pairwise(dealers))
 
@@ -333,7 +333,7 @@ def test_p6_match_ends_exactly_when_a_unit_reaches_the_target(num_players):
     game = PutGame(PutConfig(num_players=num_players, target_points=3))
     for _ in range(30):
         legal_random_match(game, rng, pick)
-        histories = game.hand_histories()
+        histories = game.history()
         for rec in histories[:-1]:
             assert max(rec["scores_after"]) < 3
         last = histories[-1]
@@ -365,7 +365,7 @@ def test_p4_seen_put_value_follows_the_option():
         game.new_session(np.random.default_rng(0), deck="4s 3h 5s 2h 6s 7h", dealer=1)
         for name in ("play_4", "put", "see", "play_3", "play_7", "play_6", "play_2", "play_5"):
             game.apply(action_id(name))
-        assert game.hand_histories()[0]["result"]["points"] == expected
+        assert game.history()[0]["result"]["points"] == expected
         assert game.over == (spp == "game")
 
 
@@ -412,7 +412,7 @@ def finished_hand(config: PutConfig, deck: str, actions, scores=None) -> dict:
     game.new_session(np.random.default_rng(0), deck=deck, dealer=1, scores=scores)
     for name in actions:
         game.apply(action_id(name))
-    return game.hand_histories()[0]
+    return game.history()[0]
 
 
 RULES_THAT_CHANGE_A_HAND = [

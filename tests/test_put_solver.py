@@ -30,7 +30,7 @@ def _decisions(config, score, seed, games=30):
         game = PutGame(config)
         game.new_session(rng, dealer=1, scores=list(score))
         plays, put_depth = [], None
-        while not game.history:
+        while not game.records:
             yield game, game.current_player, list(plays), put_depth
             action = int(rng.choice(game.legal_actions()))
             if action == PUT:
@@ -171,7 +171,7 @@ def test_put_equilibrium_agent_plays_its_table(tmp_path):
         engine = PutGame(config)
         engine.new_session(rng, dealer=1)
         plays, put_depth = [], None
-        while not engine.history:
+        while not engine.records:
             seat = engine.current_player
             obs = observer.set_from(engine, seat).copy()
             seen = engine.put_seen or engine.put_caller < 0

@@ -57,7 +57,7 @@ def everything_seen(game: PutGame) -> list:
         game.current_player,
         list(game.record.actions),
         list(game.record.answers),
-        game.hand_histories(),
+        game.history(),
     ]
 
 
@@ -108,9 +108,9 @@ def test_P7_simultaneous_answers_take_effect_together(first, second, seen, folde
 def test_P7_simultaneous_both_fold_scores_1_to_the_caller():
     game = three_after_put()
     game.apply(FOLD)
-    assert not game.history
+    assert not game.records
     game.apply(FOLD)
-    assert game.history[0].result == ("fold", 1, 1) and game.scores == [0, 1, 0]
+    assert game.records[0].result == ("fold", 1, 1) and game.scores == [0, 1, 0]
 
 
 def test_P7_in_turn_first_see_ends_the_answers_and_a_fold_is_public():
@@ -245,7 +245,7 @@ def test_a_history_without_the_new_options_replays_under_the_original_rules():
         game.apply(action_id(name))
     for name in ("play_A", "play_6", "play_9"):
         game.apply(action_id(name))
-    record = game.hand_histories()[0]
+    record = game.history()[0]
     old = json.loads(json.dumps(record))
     del old["config"]["put_answers"], old["config"]["partner_exchange"]
     again = replay_hand(old)

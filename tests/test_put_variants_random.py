@@ -63,7 +63,7 @@ def random_hands(options: dict, hands: int, seed: int) -> dict[str, int]:
             rewards = list(env.rewards.values())
             assert sum(rewards) == pytest.approx(0.0)
             totals = [t + r for t, r in zip(totals, rewards, strict=True)]
-            if before is not None and game.phase == phase and not game.history[finished:]:
+            if before is not None and game.phase == phase and not game.records[finished:]:
                 # still choosing (passes 1-3) or answering (the held first answer)
                 after = _views(observer, game)
                 for s in range(game.n):  # for the others only whose turn it is changes
@@ -74,8 +74,8 @@ def random_hands(options: dict, hands: int, seed: int) -> dict[str, int]:
                     np.testing.assert_array_equal(a, b, err_msg=f"seat {s} learnt something")
                 seen["held_answers" if phase == PHASE_ANSWER else "passes"] += 1
                 seen["pass_none"] += action == 29
-            finished = len(game.history)
-        records = game.hand_histories()
+            finished = len(game.records)
+        records = game.history()
         for rec in records:
             assert replay_hand(rec) == rec
             put = rec["put"]

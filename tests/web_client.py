@@ -146,7 +146,7 @@ class Witness:
         me = table.human
         hidden: set[str] = set()
         if finished:  # the hand just finished: every unplayed card of the others (P4 fold)
-            record = game.history[-1].to_dict()
+            record = game.records[-1].to_dict()
             played = {a["card"] for a in record["actions"] if a["action"].startswith("play_")}
             self.public.update(format_card(parse_card(c)) for c in played)
             for seat, cards in enumerate(record["deal"]):

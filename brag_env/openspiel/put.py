@@ -382,7 +382,7 @@ class PutOpenSpielState(pyspiel.State):
             return False
         engine = self.engine
         if not self.setup.match:
-            return bool(engine.history)
+            return bool(engine.records)
         return (engine.over and not engine.awaiting_deal) or (
             engine.awaiting_deal and self.hands_played >= self.setup.max_hands
         )

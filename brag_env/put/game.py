@@ -198,7 +198,7 @@ class PutGame:
         self.dealer = 0
         self.hand_number = 0
         self.cut: list[list[tuple[int, int]]] = []
-        self.history: list[HandRecord] = []
+        self.records: list[HandRecord] = []
         self.last_hand: LastHand | None = None
         self.last_record: HandRecord | None = None  # the last finished hand (history may drop it)
         self._mask: np.ndarray = self._build_mask(-1)
@@ -258,7 +258,7 @@ class PutGame:
         self.rng = rng
         self.scores = start_scores
         self.winner = -1
-        self.history = []
+        self.records = []
         self.last_hand = None
         self.last_record = None
         self.awaiting_deal = False
@@ -558,7 +558,7 @@ class PutGame:
         rec = self.record
         rec.result = (reason, unit, points)
         rec.scores_after = list(self.scores)
-        self.history.append(rec)
+        self.records.append(rec)
         self.last_record = rec
         # What everyone saw of this hand, kept for the observations of the next one. The lists
         # are handed over, not copied: the next hand starts with new ones (_init_hand_state).
@@ -656,9 +656,9 @@ class PutGame:
             return []
         return [s for s in range(self.n) if self.unit_of[s] == self.winner]
 
-    def hand_histories(self) -> list[dict]:
+    def history(self) -> list[dict]:
         """JSON-serialisable histories of the hands finished in this match."""
-        return [rec.to_dict() for rec in self.history]
+        return [rec.to_dict() for rec in self.records]
 
 
 # Options that change how a hand is played or scored; ``reward`` is the environment's only.
@@ -720,7 +720,7 @@ def replay_hand(record: dict[str, Any], config: PutConfig | None = None) -> dict
         hand_number=record["hand"],
     )
     for i, step in enumerate(record["actions"]):
-        if game.history:
+        if game.records:
             raise ValueError(f"the hand ended before action {i} ({step})")
         if step["seat"] != game.current_player:
             raise ValueError(
@@ -728,9 +728,9 @@ def replay_hand(record: dict[str, Any], config: PutConfig | None = None) -> dict
                 f"{game.current_player} is to act"
             )
         game.apply(action_id(step["action"]))
-    if not game.history:
+    if not game.records:
         raise ValueError("the actions do not finish the hand")
-    again = game.history[0].to_dict()
+    again = game.records[0].to_dict()
     if stored is None:
         del again["config"]
     return again

@@ -122,7 +122,7 @@ class PutSession(TableSession):
                 action = self._ask_human(obs)
             else:
                 action = int(agent.act(obs["observation"], obs["action_mask"]))
-            finished = len(game.history)
+            finished = len(game.records)
             env.step(action)
             news, record = self.news.after_step(game, finished)
             self._print_news(news)

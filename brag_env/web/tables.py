@@ -357,7 +357,7 @@ class PutWebTable(WebTable):
         return put["caller"] is not None and not put["seen"] and not put["folded"]
 
     def _step(self, seat: int, action: int) -> None:
-        hands_before = len(self.engine.history)
+        hands_before = len(self.engine.records)
         answering = seat == self.human and ACTION_NAMES[action] in ("see", "fold")
         self.env.step(action)
         news, record = self.news.after_step(self.engine, hands_before)
