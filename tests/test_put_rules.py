@@ -198,7 +198,7 @@ def test_p4_no_second_put_by_either_player():
         with pytest.raises(ValueError, match="only one Put per hand"):
             game.apply(PUT)
         game.apply(game.legal_actions()[0])
-    assert game.hand_number == 2 and game.legal_mask()[PUT] == 1, "the next hand allows a Put again"
+    assert game.hand_number == 1 and game.legal_mask()[PUT] == 1, "the next hand allows a Put again"
 
 
 def test_p4_put_on_the_last_card_is_allowed():
@@ -257,6 +257,20 @@ def test_p2_seeded_cut_lowest_card_deals_and_is_reproducible():
         assert PUT_RANK[first_round[game.dealer]] == max(PUT_RANK[c] for c in first_round.values())
         dealers.add(game.dealer)
     assert dealers == {0, 1, 2}
+
+
+def test_hand_numbers_count_from_0_in_the_engine_and_from_1_in_the_stored_history():
+    """One convention in the engines (0-based, as BragGame and Brag7Game); the JSON history
+    keeps the numbering the files already written use (``hand`` counts from 1)."""
+    game = PutGame(PutConfig(target_points=12))
+    legal_random_match(game, np.random.default_rng(11), random.Random(11))
+    histories = game.history()
+    assert len(histories) >= 3
+    assert [rec.number for rec in game.records] == list(range(len(histories)))
+    assert [h["hand"] for h in histories] == list(range(1, len(histories) + 1))
+    assert replay_hand(histories[2]) == histories[2]  # replayed under its stored number
+    with pytest.raises(ValueError, match="hand must be an integer >= 1"):
+        replay_hand({**histories[0], "hand": 0})
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4])
@@ -377,7 +391,7 @@ def test_p4_seen_put_value_follows_the_option():
         ({"scores": ["4", 0]}, "scores"),
         ({"scores": [True, 0]}, "scores"),
         ({"deck": "4s 3h 5s 2h 6s 7h 8s"}, "at most 6 cards"),
-        ({"hand_number": 0}, "hand_number"),
+        ({"hand_number": -1}, "hand_number"),
     ],
 )
 def test_reset_requires_integer_scores_and_a_deck_of_one_hand_at_most(kwargs, message):

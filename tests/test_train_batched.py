@@ -128,7 +128,7 @@ class _MirroredEngine(BatchedPut):
     def _draw_deals(self, rows):
         game = self.scalar.aec.game
         records = [*game.records, game.record]
-        number = int(self.hands_played[0]) + 1  # the hand about to be dealt
+        number = int(self.hands_played[0])  # the hand about to be dealt (0-based)
         return np.array([next(r.deck for r in records if r.number == number)])
 
 

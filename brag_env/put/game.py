@@ -95,7 +95,7 @@ class HandRecord:
     def __init__(
         self, number: int, config: PutConfig, dealer: int, deck: list[int], scores: list[int]
     ) -> None:
-        self.number = number
+        self.number = number  # 0-based, as the engine counts; the JSON form counts from 1
         self.config = config  # the rules the hand was played under
         self.num_players = config.num_players
         self.dealer = dealer
@@ -134,7 +134,7 @@ class HandRecord:
                 "seen": any(a == SEE for _, a in self.answers),
             }
         return {
-            "hand": self.number,
+            "hand": self.number + 1,  # the stored format counts hands from 1 (read_hand_number)
             "num_players": n,
             "config": self.config.to_dict(),
             "dealer": self.dealer,
@@ -196,7 +196,7 @@ class PutGame:
         self.winner = -1  # scoring unit that won the match
         self.scores: list[int] = [0] * self.num_units
         self.dealer = 0
-        self.hand_number = 0
+        self.hand_number = -1  # 0-based; -1 before the first match
         self.cut: list[list[tuple[int, int]]] = []
         self.records: list[HandRecord] = []
         self.last_hand: LastHand | None = None
@@ -211,7 +211,7 @@ class PutGame:
         deck: str | Sequence[int | str] | None = None,
         dealer: int | None = None,
         scores: Sequence[int] | None = None,
-        hand_number: int = 1,
+        hand_number: int = 0,
     ) -> None:
         """Start a match.
 
@@ -220,8 +220,8 @@ class PutGame:
         every hand is dealt from a fresh shuffle (P2), the stack holds at most one hand's cards
         (3 per player). Anything else is a one-line ``ValueError`` naming ``deck``.
         ``dealer`` fixes the first dealer instead of the seeded cut. ``scores`` (whole points
-        per scoring unit) and ``hand_number`` resume a match part-way, which is how hand
-        histories are replayed.
+        per scoring unit) and ``hand_number`` (0-based, the first hand's number) resume a match
+        part-way, which is how hand histories are replayed.
         """
         n = self.n
         top = None
@@ -253,8 +253,8 @@ class PutGame:
                     f"got {start_scores!r}"
                 )
             start_scores = [int(s) for s in start_scores]
-        if not is_int(hand_number) or hand_number < 1:
-            raise ValueError(f"hand_number must be an integer >= 1, got {hand_number!r}")
+        if not is_int(hand_number) or hand_number < 0:
+            raise ValueError(f"hand_number must be an integer >= 0, got {hand_number!r}")
         self.rng = rng
         self.scores = start_scores
         self.winner = -1
@@ -679,6 +679,15 @@ def stored_config(stored: dict[str, Any]) -> PutConfig:
     return PutConfig.from_dict({**LEGACY_OPTIONS, **stored})
 
 
+def read_hand_number(record: dict[str, Any]) -> int:
+    """The engine's 0-based number of a hand history's hand. The stored ``hand`` counts from 1
+    (the format of the files already written, kept as it is); the engines count from 0."""
+    number = record["hand"]
+    if not is_int(number) or number < 1:
+        raise ValueError(f"hand must be an integer >= 1 in a hand history, got {number!r}")
+    return int(number) - 1
+
+
 def replay_hand(record: dict[str, Any], config: PutConfig | None = None) -> dict[str, Any]:
     """Deal ``record``'s hand again and apply its actions; returns the new hand history.
 
@@ -717,7 +726,7 @@ def replay_hand(record: dict[str, Any], config: PutConfig | None = None) -> dict
         deck=record["deck"],
         dealer=record["dealer"],
         scores=record["scores_before"],
-        hand_number=record["hand"],
+        hand_number=read_hand_number(record),
     )
     for i, step in enumerate(record["actions"]):
         if game.records:

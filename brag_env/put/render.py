@@ -18,7 +18,7 @@ def render_table(game: PutGame, names: Sequence[str], reveal: bool = False) -> s
     cfg = game.config
     n = game.n
     lines = [
-        f"Put — hand {game.hand_number}, dealer {names[game.dealer]}, "
+        f"Put — hand {game.hand_number + 1}, dealer {names[game.dealer]}, "
         f"first to {cfg.target_points} points"
     ]
     if cfg.partnerships:

@@ -423,7 +423,7 @@ class PutWebTable(WebTable):
             obs = self.env.observe(self.env.possible_agents[self.human])
             view = put_v1.decode_observation(obs["observation"], cfg)
             cards = self._cards()
-            hand = self.engine.hand_number
+            hand = self.engine.hand_number + 1  # shown from 1
             state["table"] = {
                 "heading": f"Match {self.match + 1} · hand {hand}",
                 "notes": list(
