@@ -278,7 +278,6 @@ class raw_env(CardTableEnv):
     }
     config_class = BragConfig
     episode_word = "game"
-    seat_attribute = "current_player"  # -1 once the session is over
     # keep_histories: the hand histories, and the results (the render and observers read the
     # last one, the stats count them with len()).
     history_lists = (("_records", 0), ("hand_results", 1))

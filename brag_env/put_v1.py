@@ -222,7 +222,6 @@ class raw_env(CardTableEnv):
     config_class = PutConfig
     put_timing: ClassVar[bool] = False  # put_v2 adds when the Put came to the observation
     episode_word = "match"
-    seat_attribute = "current_player"  # -1 once the match is over
     history_lists = (("records", 0),)  # keep_histories bounds the match's hand records
 
     config: PutConfig
