@@ -169,7 +169,7 @@ def test_b24_b7_dealer_moves_and_arrangements_go_from_the_dealers_left():
     game.new_session(7, dealer=2)
     for deal in range(4):
         dealer = (2 + deal) % 3
-        assert game.dealer == dealer and game.deal_number == deal
+        assert game.dealer == dealer and game.hand_number == deal
         for k in range(3):
             assert game.current_player == (dealer + 1 + k) % 3
             outcome = game.apply(0)

@@ -212,12 +212,12 @@ class Brag7Game:
         self._rng: np.random.Generator | None = None
         self.current_player = -1
         self.session_over = True
-        self.deal_results: list[DealResult] = []
+        self.hand_results: list[DealResult] = []  # the finished deals, in order
         self.hands: list[list[int]] = []
         self.chips: list[int] = []
         self.pot = 0
         self.dealer = -1
-        self.deal_number = -1
+        self.hand_number = -1  # the deal on the table, 0-based as in every engine (-1: none yet)
         self._stacked: list[list[int]] = []
         self._order: list[int] = []
         self._choices: dict[int, int] = {}
@@ -247,15 +247,15 @@ class Brag7Game:
             dealer = seeded_cut(rng, self._pack, n)  # B7
         self.chips = [self.config.starting_chips] * n
         self.pot = 0
-        self.deal_results = []
-        self.deal_number = -1
+        self.hand_results = []
+        self.hand_number = -1
         self.dealer = dealer
         self.session_over = False
         self._start_deal(first=True)
 
     def _start_deal(self, first: bool) -> None:
         cfg, n = self.config, self.num_players
-        self.deal_number += 1
+        self.hand_number += 1
         if not first:
             self.dealer = (self.dealer + 1) % n  # B7: the button moves one seat left
         for seat in range(n):  # B24: every player antes (the config makes it affordable)
@@ -297,13 +297,13 @@ class Brag7Game:
     def _showdown(self) -> DealResult:
         cfg, n = self.config, self.num_players
         choices = tuple(self._choices[s] for s in range(n))
-        result = settle_deal(cfg, self.deal_number, self.dealer, self.hands, choices, self.pot)
+        result = settle_deal(cfg, self.hand_number, self.dealer, self.hands, choices, self.pot)
         for seat in range(n):  # the antes are already paid: add back what the deal pays out
             self.chips[seat] += result.deltas[seat] + cfg.ante
         self.pot = result.carried
         result = replace(result, chips=tuple(self.chips))
         last = result.deal_number + 1 >= cfg.hands_per_session
-        self.deal_results.append(result)
+        self.hand_results.append(result)
         if last:
             self.session_over = True
             self.current_player = -1
@@ -314,12 +314,12 @@ class Brag7Game:
     # ------------------------------------------------------------------ views
     @property
     def last_result(self) -> DealResult | None:
-        return self.deal_results[-1] if self.deal_results else None
+        return self.hand_results[-1] if self.hand_results else None
 
     def history(self) -> list[dict[str, Any]]:
         """The session's finished deals as JSON-serialisable records, with the rules config."""
         config = self.config.to_dict()
-        return [{"config": config, **r.to_dict()} for r in self.deal_results]
+        return [{"config": config, **r.to_dict()} for r in self.hand_results]
 
 
 def stacked_deck(hands: Sequence[Sequence[int] | str], dealer: int) -> list[int]:

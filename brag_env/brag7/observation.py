@@ -118,7 +118,7 @@ class Brag7Observer:
             if game.current_player >= 0:
                 v["seat_to_act"][order.index(game.current_player)] = 1.0
             v["pot"][0] = game.pot / scale
-            v["deal_number"][0] = game.deal_number / cfg.hands_per_session
+            v["deal_number"][0] = game.hand_number / cfg.hands_per_session
         # The previous showdown: during a session the last result; after the session's end
         # the last deal is the current one and its result is shown the same way.
         prev = game.last_result

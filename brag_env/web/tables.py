@@ -472,17 +472,17 @@ class Brag7WebTable(WebTable):
         self._step(self.human, decision.action_ids[choice])
 
     def _step(self, seat: int, action: int) -> None:
-        finished = len(self.engine.deal_results)
+        finished = len(self.engine.hand_results)
         self.env.step(action)
         # B24: the seats arrange at the same time; the table learns only that one has.
         mine = seat == self.human
         text = "You arrange your seven cards" if mine else f"{self.names[seat]} has arranged"
         self.log.append((seat, text))
-        if len(self.engine.deal_results) == finished:
+        if len(self.engine.hand_results) == finished:
             self._set_phase()
             return
         self.deals_done += 1
-        self.result = result_lines(self.engine.deal_results[-1], self.names)
+        self.result = result_lines(self.engine.hand_results[-1], self.names)
         if self.engine.session_over:
             self.phase = OVER
             start = self.config.starting_chips
