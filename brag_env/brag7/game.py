@@ -283,6 +283,10 @@ class Brag7Game:
         """Every arrangement is legal for the player to act (none once the session is over)."""
         return [int(not self.session_over)] * self.config.num_actions
 
+    def legal_actions(self) -> list[int]:
+        """The legal action ids of the player to act, ascending (as ``legal_mask``)."""
+        return [] if self.session_over else list(range(self.config.num_actions))
+
     def apply(self, action: Any) -> DealResult | None:
         """Play ``current_player``'s arrangement; the deal's result when it was the last one."""
         if self.session_over:
