@@ -35,6 +35,7 @@ from brag_env.brag.game import _seat_number, seeded_cut
 from brag_env.brag.hands import hand_strength
 from brag_env.brag7.rules import CARDS_EACH, Brag7Config, arrangement, check_arrangement
 from brag_env.cards import NUM_CARDS, format_cards, make_rng, parse_cards
+from brag_env.clone import StateCopier
 
 NO_WINNER = -1
 
@@ -221,6 +222,16 @@ class Brag7Game:
         self._stacked: list[list[int]] = []
         self._order: list[int] = []
         self._choices: dict[int, int] = {}
+
+    def copy(self) -> Brag7Game:
+        """An independent copy of the session in its current state (much cheaper than a deep
+        copy): the lists, the choices so far and the generator are copied
+        (:class:`brag_env.clone.StateCopier`); the config and the finished deals' results are
+        frozen and shared."""
+        other = Brag7Game.__new__(Brag7Game)
+        twin = StateCopier()
+        other.__dict__.update({name: twin(value) for name, value in self.__dict__.items()})
+        return other
 
     # ------------------------------------------------------------------ session
     def new_session(

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from brag_env.cards import NUM_CARDS, Deck, format_card, parse_deck
+from brag_env.clone import StateCopier
 from brag_env.config_checks import is_int
 from brag_env.put.rules import (
     ACTION_NAMES,
@@ -109,6 +110,15 @@ class HandRecord:
         self.answers: list[tuple[int, int]] = []  # (seat, SEE or FOLD)
         self.result: tuple[str, int, int] = ("", -1, 0)  # reason, scoring unit or -1, points
         self.scores_after: list[int] = []
+
+    def copy(self) -> HandRecord:
+        """A record of the hand so far that the game's next actions leave alone (its lists
+        copied; the deck, the config and the tuples in the lists never change)."""
+        other = HandRecord.__new__(HandRecord)
+        for name in HandRecord.__slots__:
+            value = getattr(self, name)
+            setattr(other, name, value[:] if value.__class__ is list else value)
+        return other
 
     def to_dict(self) -> dict:
         """JSON-serialisable hand history. Seats are absolute; cards are text like ``"Th"``.
@@ -203,6 +213,22 @@ class PutGame:
         self.last_record: HandRecord | None = None  # the last finished hand (history may drop it)
         self._mask: np.ndarray = self._build_mask(-1)
         self._init_hand_state()
+
+    def copy(self) -> PutGame:
+        """An independent copy of the match in its current state, for tree walks and exploit
+        tools (much cheaper than a deep copy): the lists, the generator and the record of the
+        hand in play are copied (:class:`brag_env.clone.StateCopier`); finished records, the
+        last hand's facts, the config and the read-only masks never change and are shared,
+        as is the mask cache (a memo of pure results)."""
+        other = PutGame.__new__(PutGame)
+        twin = StateCopier()
+        state = {name: twin(value) for name, value in self.__dict__.items()}
+        state["_mask_cache"] = self._mask_cache
+        record = self.record
+        if record is not None and record is not self.last_record:  # the hand still in play
+            state["record"] = record.copy()
+        other.__dict__.update(state)
+        return other
 
     # ----------------------------------------------------------------- match
     def new_session(
