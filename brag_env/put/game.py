@@ -28,7 +28,7 @@ Rulings where the spec leaves room (see ``seeds/rules/put.md``):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -705,7 +705,7 @@ def stored_config(stored: dict[str, Any]) -> PutConfig:
     return PutConfig.from_dict({**LEGACY_OPTIONS, **stored})
 
 
-def read_hand_number(record: dict[str, Any]) -> int:
+def read_hand_number(record: Mapping[str, Any]) -> int:
     """The engine's 0-based number of a hand history's hand. The stored ``hand`` counts from 1
     (the format of the files already written, kept as it is); the engines count from 0."""
     number = record["hand"]
