@@ -77,7 +77,7 @@ def _observation_table(tree, strategy) -> dict[bytes, np.ndarray]:
         hands = tree.hands.tolist() if rows.ndim == 2 else [dealt]
         for h, hand in enumerate(hands):
             engine.hands[p] = hand
-            key = observer.fill(engine, p).tobytes()
+            key = observer.set_from(engine, p).tobytes()
             probs = np.zeros(a)
             row = rows[h] if rows.ndim == 2 else rows
             for i, (action, _) in enumerate(tree.children[v]):

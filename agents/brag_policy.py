@@ -124,7 +124,7 @@ def _observe(tree: HandTree, observer: BragObserver, v: int, seat: int, hand: li
     dealt = engine.hands[seat]
     engine.hands[seat] = hand
     try:
-        obs = observer.fill(engine, seat).copy()
+        obs = observer.set_from(engine, seat).copy()
     finally:
         engine.hands[seat] = dealt
     return obs, np.array(engine.legal_mask(), dtype=np.int8)

@@ -296,7 +296,7 @@ def put_episode(env: Any, seed: int, rnd: random.Random, checker: Checker) -> tu
         marks = {(int(s), int(r)) for _, s, r in zip(*np.nonzero(views["played"]), strict=True)}
         checker.check(marks <= played, "a card in 'played' that was not played", where)
         if legal.size == 0:
-            return decisions, len(game.history)
+            return decisions, len(game.records)
         if (
             game._simultaneous
             and game._held_answer < 0
@@ -307,8 +307,8 @@ def put_episode(env: Any, seed: int, rnd: random.Random, checker: Checker) -> tu
             for answer in (PUT_SEE, PUT_FOLD):
                 twin = copy.deepcopy(game)
                 twin.apply(answer)
-                obs = env.observer.set_from(twin, twin.current).copy()
-                views.append((twin.current, obs, np.array(twin.mask)))
+                obs = env.observer.set_from(twin, twin.current_player).copy()
+                views.append((twin.current_player, obs, np.array(twin.legal_mask())))
             (a1, o1, m1), (a2, o2, m2) = views
             env.observer.set_from(game, seat)  # the views below read the acting seat again
             checker.check(
@@ -322,8 +322,8 @@ def put_episode(env: Any, seed: int, rnd: random.Random, checker: Checker) -> tu
         _zero_sum(env, checker, where)
         now = list(game.scores)
         grew = all(b >= a for a, b in zip(scores, now, strict=True))
-        if now != scores and game.history:
-            record = game.history[-1]
+        if now != scores and game.records:
+            record = game.records[-1]
             _, unit, points = record.result
             expected = list(scores)
             if unit >= 0:
@@ -331,7 +331,7 @@ def put_episode(env: Any, seed: int, rnd: random.Random, checker: Checker) -> tu
             checker.check(now == expected, "scores differ from the recorded points", where)
         checker.check(grew, "a score went down", f"{where}: {scores} -> {now}")
         scores = now
-    return decisions, len(game.history)
+    return decisions, len(game.records)
 
 
 def run(game: str, decisions: int, seed: int, fixed: dict[str, tuple[Any, ...]]) -> bool:

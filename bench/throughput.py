@@ -97,9 +97,9 @@ def play_env(env: Any, episodes: int, seed: int, count_hands: Callable[[Any], in
 
 
 def play_engine(game: Any, episodes: int, seed: int, start: str, over: str, played: str) -> Sample:
-    """``episodes`` episodes of random legal play straight on an engine, no env around it. The
-    two engines name things apart: ``start`` is the method that begins an episode, ``over`` the
-    flag that ends it, ``played`` the list of the episode's finished hands."""
+    """``episodes`` episodes of random legal play straight on an engine, no env around it.
+    ``start`` begins an episode, ``over`` is the flag that ends it (Brag's ``session_over``,
+    Put's ``over``), ``played`` the list of the episode's finished hands."""
     rng = np.random.default_rng(seed)
     uniform = _uniforms(rng).__next__
     decisions = hands = 0
@@ -121,7 +121,7 @@ def play_brag_engine(config: BragConfig, sessions: int, seed: int) -> Sample:
 
 
 def play_put_engine(config: PutConfig, matches: int, seed: int) -> Sample:
-    return play_engine(PutGame(config), matches, seed, "reset", "over", "history")
+    return play_engine(PutGame(config), matches, seed, "new_session", "over", "records")
 
 
 def eval_hands(hands: np.ndarray, calls: int) -> Sample:
@@ -152,7 +152,7 @@ def _brag_hands(env: Any) -> int:
 
 
 def _put_hands(env: Any) -> int:
-    return len(env.unwrapped.game.history)
+    return len(env.unwrapped.game.records)
 
 
 @dataclass

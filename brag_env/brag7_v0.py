@@ -162,8 +162,7 @@ class raw_env(CardTableEnv):
     }
     config_class = Brag7Config
     episode_word = "game"
-    seat_attribute = "current_player"  # -1 once the session is over
-    history_lists = (("deal_results", 1),)  # the observer reads the last result
+    history_lists = (("hand_results", 1),)  # the observer reads the last result
 
     config: Brag7Config
     game: Brag7Game

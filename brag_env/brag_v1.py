@@ -255,13 +255,13 @@ def env(**kwargs: Any) -> FastOrderEnforcingWrapper:
 
 
 class _FillObserver:
-    """``IncrementalObserver``'s interface on ``BragObserver.fill`` (a copy per call)."""
+    """``IncrementalObserver``'s interface on ``BragObserver.set_from`` (a copy per call)."""
 
     def __init__(self, observer: BragObserver) -> None:
         self._observer = observer
 
     def observation(self, game: BragGame, player: int) -> np.ndarray:
-        return self._observer.fill(game, player).copy()
+        return self._observer.set_from(game, player).copy()
 
 
 class raw_env(CardTableEnv):
@@ -278,7 +278,6 @@ class raw_env(CardTableEnv):
     }
     config_class = BragConfig
     episode_word = "game"
-    seat_attribute = "current_player"  # -1 once the session is over
     # keep_histories: the hand histories, and the results (the render and observers read the
     # last one, the stats count them with len()).
     history_lists = (("_records", 0), ("hand_results", 1))
@@ -296,7 +295,7 @@ class raw_env(CardTableEnv):
 
     def _make_observers(self, config: BragConfig) -> None:
         self.observer = BragObserver(config)
-        # The same vectors as observer.fill(...).copy(), updated event by event (hot path).
+        # The same vectors as observer.set_from(...).copy(), updated event by event (hot path).
         # B22 discards are private events outside ``betting``, which the incremental observer
         # follows: those tables use the reference fill, as do perfect-recall tables (the
         # incremental observer keeps no recall block). A new one syncs from the game.

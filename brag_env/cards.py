@@ -205,6 +205,12 @@ class Deck:
         """The cards in order, top first."""
         return list(self._cards)
 
+    def copy(self) -> Deck:
+        """An independent deck holding the same cards in the same order."""
+        other = Deck.__new__(Deck)  # the cards are ints already: skip __init__'s conversion
+        other._cards = self._cards.copy()
+        return other
+
     def __len__(self) -> int:
         return len(self._cards)
 

@@ -150,7 +150,7 @@ from a fresh shuffle, so a stacked deck holds only the FIRST hand's cards: at mo
 the rest of that deck and every later hand are shuffled from the seed. Any other `deck` (a
 number, too many cards, a bad or repeated card) is a one-line `ValueError` naming `deck`.
 The same seed gives the same match. `env.unwrapped.hand_histories()` returns the JSON hand
-histories of the match (with `keep_histories=K` only the last K; `len(game.history)` still
+histories of the match (with `keep_histories=K` only the last K; `len(game.records)` still
 counts them all); `brag_env.put.replay_hand` plays one again.
 
 Importing this module registers the env with PettingZoo's registry (`brag_env.registry`), so
@@ -222,8 +222,7 @@ class raw_env(CardTableEnv):
     config_class = PutConfig
     put_timing: ClassVar[bool] = False  # put_v2 adds when the Put came to the observation
     episode_word = "match"
-    seat_attribute = "current"  # -1 once the match is over
-    history_lists = (("history", 0),)  # keep_histories bounds the match's hand records
+    history_lists = (("records", 0),)  # keep_histories bounds the match's hand records
 
     config: PutConfig
     game: PutGame
@@ -241,7 +240,7 @@ class raw_env(CardTableEnv):
     def _new_game(
         self, rng: np.random.Generator, deck: str | Sequence[Any] | None, dealer: Any
     ) -> None:
-        self.game.reset(rng, deck=deck, dealer=dealer)
+        self.game.new_session(rng, deck=deck, dealer=dealer)
 
     def _rewards(self, outcome: tuple[int, int]) -> list[float] | None:
         # A hand scored: (scoring unit, points).
@@ -263,8 +262,8 @@ class raw_env(CardTableEnv):
         observation = self.observer.set_from(game, seat).copy()
         # No legal action for a terminated agent (as in brag_v0): env() ends the match on an
         # illegal move with the engine still mid-hand.
-        if seat == game.current and not self.terminations.get(agent, True):
-            mask = game.mask
+        if seat == game.current_player and not self.terminations.get(agent, True):
+            mask = game.legal_mask()
         else:
             mask = self._no_mask
         return {"observation": observation, "action_mask": mask}
@@ -274,4 +273,4 @@ class raw_env(CardTableEnv):
 
     def hand_histories(self) -> list[dict]:
         """JSON-serialisable histories of the hands finished so far in this match."""
-        return self.game.hand_histories()
+        return self.game.history()

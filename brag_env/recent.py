@@ -72,5 +72,12 @@ class RecentList(Generic[T]):
             raise self._forgotten(position)
         return self._items[position - self._dropped]
 
+    def copy(self) -> RecentList[T]:
+        """A new RecentList holding the same items and count (the items themselves shared)."""
+        other: RecentList[T] = RecentList(self.keep)
+        other._items = self._items[:]
+        other._dropped = self._dropped
+        return other
+
     def __repr__(self) -> str:
         return f"RecentList(keep={self.keep}, appended={len(self)}, kept={self._items!r})"

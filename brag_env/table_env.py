@@ -5,14 +5,12 @@ object, agents and spaces, the render-mode checks, ``reset()`` bookkeeping and i
 the order checks and error messages of ``step()``, dead steps, rewards and ``render()``. Each
 game's module keeps its documentation, its public helpers and what is game-specific.
 
-The engine is ``self.game``: its ``apply(action)`` plays one decision of the seat to act and
-returns an outcome (``None`` when nothing that could be rewarded happened), or raises
-``ValueError`` for an illegal action. Seats are ``0..num_players-1``; agent k is seat k.
-A game env sets ``metadata``, ``config_class`` and ``episode_word`` ("game", "match": for error
-messages), and provides:
+The engine is ``self.game``: its ``current_player`` is the seat to act (``-1`` once the episode
+is over), and ``apply(action)`` plays that seat's decision and returns an outcome (``None``
+when nothing that could be rewarded happened), or raises ``ValueError`` for an illegal action.
+Seats are ``0..num_players-1``; agent k is seat k. A game env sets ``metadata``,
+``config_class`` and ``episode_word`` ("game", "match": for error messages), and provides:
 
-``seat_attribute``       the name of the engine attribute holding the seat to act (``-1`` once
-                         the episode is over), read without a Python call on every step
 ``_make_game(config)``   build ``self.game`` and the observer; return a :class:`TableSpec`
 ``_new_game(rng, deck, dealer)``   start an episode (the ``reset`` options, already checked to be
                          known; the engine validates their values)
@@ -113,7 +111,6 @@ class CardTableEnv(AECEnv, EzPickle, metaclass=ABCMeta):
     metadata: ClassVar[dict[str, Any]]
     config_class: ClassVar[type]
     episode_word: ClassVar[str]  # "game" or "match": what reset() starts, in error messages
-    seat_attribute: ClassVar[str]
     history_lists: ClassVar[tuple[tuple[str, int], ...]]
     game: Any
 
@@ -173,7 +170,6 @@ class CardTableEnv(AECEnv, EzPickle, metaclass=ABCMeta):
         self._rewarded = False  # self.rewards holds this step's rewards: zero them next step
         self._has_reset = False
         self._skip_agent_selection: str | None = None
-        self._to_act = operator.attrgetter(self.seat_attribute)  # game -> seat to act, or -1
 
     # ------------------------------------------------------------------ copies
     # gymnasium's EzPickle pickles an env as its constructor arguments, so a copy made mid-hand
@@ -295,7 +291,7 @@ class CardTableEnv(AECEnv, EzPickle, metaclass=ABCMeta):
         self._skip_agent_selection = None
         self._rewarded = False
         self._has_reset = True
-        self.agent_selection = agents[self._to_act(self.game)]
+        self.agent_selection = agents[self.game.current_player]
         if self.render_mode == "human":
             self.render()
 
@@ -336,7 +332,7 @@ class CardTableEnv(AECEnv, EzPickle, metaclass=ABCMeta):
                     rewards[a] = reward
                 self._rewarded = True
                 self._accumulate_rewards()
-        seat = self._to_act(game)
+        seat = game.current_player
         if seat < 0:
             terminations = self.terminations
             for a in terminations:

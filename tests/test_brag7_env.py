@@ -113,16 +113,16 @@ def test_b24_random_play_invariants(seed):
         for other in range(n):
             vec = raw.observer.observation(game, other)
             vec[_slice(raw, "seat_to_act")] = 0
-            key = (game.deal_number, other)
+            key = (game.hand_number, other)
             if key in seen:
                 assert np.array_equal(seen[key], vec)
             seen[key] = vec
 
     _play_randomly(env, rng, check)
     assert sum(game.chips) == n * raw.config.starting_chips
-    total = sum(sum(r.deltas) for r in game.deal_results)
+    total = sum(sum(r.deltas) for r in game.hand_results)
     assert total == 0 and game.pot == 0
-    assert len(game.deal_results) == raw.config.hands_per_session
+    assert len(game.hand_results) == raw.config.hands_per_session
 
 
 def _slice(raw, name):
@@ -159,7 +159,7 @@ def test_copy_continues_the_same_game_and_render():
     twin = copy.deepcopy(env)
     for e in (env, twin):
         e.step(7)
-    assert env.unwrapped.game.deal_results == twin.unwrapped.game.deal_results
+    assert env.unwrapped.game.hand_results == twin.unwrapped.game.hand_results
     text = env.render()
     assert "Deal 1 showdown" in text and "▮" in text
     assert env.unwrapped.hand_histories()[0]["config"]["num_players"] == 2
@@ -173,7 +173,7 @@ def test_b24_histories_rebuild_every_showdown_and_keep_histories_bounds_them():
     rng = np.random.default_rng(8)
     _play_randomly(env, rng, lambda agent, obs: None)
     game = env.unwrapped.game
-    assert len(game.deal_results) == 6
+    assert len(game.hand_results) == 6
     records = env.unwrapped.hand_histories()
     assert [r["deal_number"] for r in records] == [4, 5]
     for record in records:

@@ -169,12 +169,13 @@ def test_b24_b7_dealer_moves_and_arrangements_go_from_the_dealers_left():
     game.new_session(7, dealer=2)
     for deal in range(4):
         dealer = (2 + deal) % 3
-        assert game.dealer == dealer and game.deal_number == deal
+        assert game.dealer == dealer and game.hand_number == deal
         for k in range(3):
             assert game.current_player == (dealer + 1 + k) % 3
+            assert game.legal_actions() == list(range(NUM_ARRANGEMENTS))  # B24: any of the 140
             outcome = game.apply(0)
         assert outcome is not None and outcome.dealer == dealer
-    assert game.session_over
+    assert game.session_over and game.legal_actions() == [] and not any(game.legal_mask())
     with pytest.raises(ValueError, match="session is over"):
         game.apply(0)
 

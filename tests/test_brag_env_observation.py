@@ -302,7 +302,7 @@ def test_no_leak_counterfactual_over_sessions(seed: int, wild_cards: str) -> Non
     checks = by_see = 0
     while not game.session_over:
         for me in range(n):
-            before = observer.fill(game, me).copy()
+            before = observer.set_from(game, me).copy()
             known = set(game.shown_cards)
             if game.previous_result is not None:
                 for cards in game.previous_result.shown.values():
@@ -317,7 +317,7 @@ def test_no_leak_counterfactual_over_sessions(seed: int, wild_cards: str) -> Non
                     game.hands[s] = rnd.choice(pool, 3, replace=False).tolist()
             if kept is not None:
                 game.kept_hand = rnd.choice(pool, 3, replace=False).tolist()
-            after = observer.fill(game, me).copy()
+            after = observer.set_from(game, me).copy()
             game.hands, game.kept_hand = saved, kept
             assert np.array_equal(before, after), f"seat {me} saw a hidden card"
             checks += 1

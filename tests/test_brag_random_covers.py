@@ -39,7 +39,7 @@ def _configs(rng: np.random.Generator, count: int) -> list[BragConfig]:
 
 def _check_observation(game: BragGame, seat: int, fast, full, layout) -> None:
     vector = fast.observation(game, seat)
-    np.testing.assert_array_equal(vector, full.fill(game, seat))
+    np.testing.assert_array_equal(vector, full.set_from(game, seat))
     views = layout.views(vector)
     own = set(np.flatnonzero(views["own_cards"]).tolist())
     if full.has_looked(game, seat):

@@ -135,7 +135,7 @@ def test_B22_a_discard_is_seen_by_its_maker_only():
     for choice in ("discard_1_2", "discard_4_5"):
         game = start(["2s 3h 9d Jc Ks", "4s 6h 8d Tc Qd", "5s 7h Kd Ac 3c"], dealer=2)
         apply_names(game, [choice])
-        views[choice] = [observer.fill(game, s).copy() for s in range(3)]
+        views[choice] = [observer.set_from(game, s).copy() for s in range(3)]
         mine = decode_observation(views[choice][0], config)
         assert mine["own_discards"] is not None and mine["discard_pending"]
     for seat in (1, 2):  # the others see the same whatever seat 0 threw away
@@ -147,10 +147,10 @@ def test_B22_observation_shows_the_deal_then_the_kept_three():
     config = BragConfig(num_players=2, cards_dealt=4, allow_blind=False)
     observer = BragObserver(config)
     game = start([SEAT0_NINE, SEAT1_KING])
-    before = decode_observation(observer.fill(game, 1), config)
+    before = decode_observation(observer.set_from(game, 1), config)
     assert len(before["own_cards"].split()) == 4 and before["own_category"] is None
     apply_names(game, ["discard_4"])
-    after = decode_observation(observer.fill(game, 1), config)
+    after = decode_observation(observer.set_from(game, 1), config)
     assert len(after["own_cards"].split()) == 3 and after["own_category"] == "pair"
     assert after["own_discards"] is not None
 
@@ -210,7 +210,7 @@ def test_B22_baselines_keep_their_best_three():
     observer = BragObserver(config)
     # a run (Q K A) beats the pair of aces; the discards are then the 8 and the other ace
     game = start(["2s 3h 9d Jc 4c", "8s Qd Kh As Ad"])
-    obs = observer.fill(game, 1)
+    obs = observer.set_from(game, 1)
     for spec in ("brag:tips", "brag:caller", "brag:tight", "brag:bluffer", "brag:blind"):
         agent = make_agent(spec, info, seed=0)
         mask = np.array(game.legal_mask(), dtype=np.int8)

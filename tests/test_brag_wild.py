@@ -243,12 +243,12 @@ def test_b25_four_card_baseline_keeps_the_wild_prial() -> None:
         np.random.default_rng(0), deck=stack_deck(["9s Kh Kc Ad", "As 2d 5c 4h"], 0, ""), dealer=0
     )
     observer = BragObserver(config)
-    before = decode_observation(observer.fill(game, 0), config)  # the whole deal, its wild 9
+    before = decode_observation(observer.set_from(game, 0), config)  # the whole deal, its wild 9
     assert before["own_wild"] == format_cards(parse_cards("9s")) and before["own_category"] is None
-    game.apply(int(agent.act(observer.fill(game, 1), np.array(game.legal_mask(), np.int8))))
-    game.apply(int(agent.act(observer.fill(game, 0), np.array(game.legal_mask(), np.int8))))
+    game.apply(int(agent.act(observer.set_from(game, 1), np.array(game.legal_mask(), np.int8))))
+    game.apply(int(agent.act(observer.set_from(game, 0), np.array(game.legal_mask(), np.int8))))
     assert sorted(game.discards[0]) == parse_cards("Ad")  # keeps 9-K-K: a prial of kings
-    after = decode_observation(observer.fill(game, 0), config)
+    after = decode_observation(observer.set_from(game, 0), config)
     assert after["own_category"] == "prial" and after["own_wild"] == format_cards(parse_cards("9s"))
 
 

@@ -1,7 +1,7 @@
 """Brag fast paths agree with straightforward ones on many random states (issue 7).
 
 - ``IncrementalObserver.observation`` (the env's observation, updated event by event) and
-  ``BragObserver.fill`` (rebuilt from the game at every call) both equal the readable reference
+  ``BragObserver.set_from`` (rebuilt from the game at every call) both equal the readable reference
   ``brag_env.brag.reference_observation``, written field by field from the engine's state and
   the rules (B10, B14, B19, B22 discards, the perfect-recall block, B1 short decks).
 - ``brag_v1`` returns those vectors as independent arrays: a kept observation never changes.
@@ -54,7 +54,7 @@ CONFIGS = [
     BragConfig(num_players=3, hands_per_session=20, wild_cards="nines"),
     BragConfig(num_players=2, hands_per_session=20, wild_cards="braggers", lowball=True),
 ]
-# The options only BragObserver.fill serves (brag_v1 uses it, not the incremental observer, for
+# The options only BragObserver.set_from serves (brag_v1 uses it, not the incremental observer, for
 # B22 deals and perfect recall), and a B1 short deck.
 FILL_ONLY_CONFIGS = [
     BragConfig(num_players=3, hands_per_session=6, cards_dealt=4, allow_blind=False),
@@ -81,7 +81,7 @@ def random_walk(cfg: BragConfig, seed: int, sessions: int) -> Any:
 @pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_incremental_observation_equals_fill(cfg: BragConfig) -> None:
     """Observed at random moments (often skipping several decisions), by random seats."""
-    fast, fill, reference = IncrementalObserver(cfg), BragObserver(cfg), ReferenceObserver(cfg)
+    fast, direct, reference = IncrementalObserver(cfg), BragObserver(cfg), ReferenceObserver(cfg)
     pick = random.Random(cfg.num_players)
     seen = {"choice": 0, "see": 0, "previous see": 0, "long history": 0, "checks": 0}
     for game in random_walk(cfg, seed=cfg.num_players, sessions=40):
@@ -89,7 +89,7 @@ def test_incremental_observation_equals_fill(cfg: BragConfig) -> None:
             continue
         for seat in pick.sample(range(cfg.num_players), pick.randint(1, 2)):
             got = fast.observation(game, seat)
-            np.testing.assert_array_equal(got, fill.fill(game, seat), err_msg=f"seat {seat}")
+            np.testing.assert_array_equal(got, direct.set_from(game, seat), err_msg=f"seat {seat}")
             if seen["checks"] % 4 == 0:  # the readable reference too, on a quarter of them
                 want = reference.set_from(game, seat)
                 np.testing.assert_array_equal(got, want, err_msg=f"seat {seat}")
@@ -117,7 +117,9 @@ def test_incremental_observer_follows_several_games() -> None:
         if game is None:
             break
         for seat in range(cfg.num_players):
-            np.testing.assert_array_equal(fast.observation(game, seat), reference.fill(game, seat))
+            np.testing.assert_array_equal(
+                fast.observation(game, seat), reference.set_from(game, seat)
+            )
 
 
 @pytest.mark.parametrize(
@@ -125,12 +127,12 @@ def test_incremental_observer_follows_several_games() -> None:
 )
 @pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_fill_equals_the_reference_observation(cfg: BragConfig) -> None:
-    fill, reference = BragObserver(cfg), ReferenceObserver(cfg)
+    direct, reference = BragObserver(cfg), ReferenceObserver(cfg)
     checks = 0
     for i, game in enumerate(random_walk(cfg, seed=100 + cfg.num_players, sessions=15)):
         seat = i % cfg.num_players
         np.testing.assert_array_equal(
-            fill.fill(game, seat), reference.set_from(game, seat), err_msg=f"state {i}"
+            direct.set_from(game, seat), reference.set_from(game, seat), err_msg=f"state {i}"
         )
         checks += 1
     assert checks > 100
@@ -153,7 +155,7 @@ def test_env_observations_are_independent_arrays() -> None:
     for agent in env.agent_iter():
         obs, _, terminated, truncated, _ = env.last()
         seat = env.possible_agents.index(agent)
-        expected = reference.fill(env.game, seat).copy()
+        expected = reference.set_from(env.game, seat).copy()
         np.testing.assert_array_equal(obs["observation"], expected)
         kept.append((obs["observation"], expected))
         if terminated or truncated:

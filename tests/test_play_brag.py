@@ -246,7 +246,7 @@ def test_menu_costs_match_the_engine():
 def _view_of(game: BragGame, seat: int, config: BragConfig) -> dict:
     from brag_env.brag.observation import BragObserver
 
-    return brag_v0.decode_observation(BragObserver(config).fill(game, seat), config)
+    return brag_v0.decode_observation(BragObserver(config).set_from(game, seat), config)
 
 
 def test_an_error_during_the_game_is_not_turned_into_a_usage_error(monkeypatch):

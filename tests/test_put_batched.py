@@ -47,7 +47,7 @@ def _play_both(config: dict, tables: int, hands: int, seed: int) -> int:
         masks = batched.masks(rows)
         actions = np.empty(tables, np.int64)
         for i, env in enumerate(envs):
-            assert env.game.current == batched.current[i]
+            assert env.game.current_player == batched.current[i]
             mask = env.observe(env.agent_selection)["action_mask"]
             assert np.array_equal(masks[i], mask), i
             legal = np.flatnonzero(mask)

@@ -12,7 +12,7 @@ from tests.env_turns import live_turns
 @pytest.mark.parametrize("k", [2, 3, 7])
 def test_P1_deck_ranks_deals_only_the_top_ranks(k):
     game = PutGame(PutConfig(deck_ranks=k))
-    game.reset(np.random.default_rng(5))
+    game.new_session(np.random.default_rng(5))
     seen = set()
     for _ in range(200):
         dealt = game.record.deck
@@ -25,8 +25,8 @@ def test_P1_deck_ranks_deals_only_the_top_ranks(k):
 
 def test_P1_deck_ranks_13_is_the_default_stream():
     a, b = PutGame(PutConfig()), PutGame(PutConfig(deck_ranks=13))
-    a.reset(np.random.default_rng(9))
-    b.reset(np.random.default_rng(9))
+    a.new_session(np.random.default_rng(9))
+    b.new_session(np.random.default_rng(9))
     assert a.record.deck == b.record.deck
 
 
@@ -44,10 +44,10 @@ def test_P1_deck_ranks_too_small_or_bad_is_one_line_error():
 
 def test_P1_deck_ranks_stacked_deck_must_come_from_the_short_deck():
     game = PutGame(PutConfig(deck_ranks=2))
-    game.reset(np.random.default_rng(0), deck="3s 2h", dealer=1)
+    game.new_session(np.random.default_rng(0), deck="3s 2h", dealer=1)
     assert game.hands[0][0] == game.record.deck[0]
     with pytest.raises(ValueError, match="deck: As is not in a deck of the top 2 ranks"):
-        game.reset(np.random.default_rng(0), deck="3s As")
+        game.new_session(np.random.default_rng(0), deck="3s As")
 
 
 def test_P1_deck_ranks_env_plays_matches():

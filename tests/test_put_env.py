@@ -214,7 +214,7 @@ def test_env_illegal_action_ends_the_match_with_a_penalty():
         env.step(action_id("see"))
     assert all(env.terminations.values())
     # The engine is still mid-hand, but no observation offers a legal action any more.
-    assert env.unwrapped.game.current == 0
+    assert env.unwrapped.game.current_player == 0
     assert not any(env.observe(agent)["action_mask"].any() for agent in env.possible_agents)
     final = finish(env)
     assert final == {"player_0": -1.0, "player_1": 0.0}

@@ -62,20 +62,20 @@ def test_random_legal_matches(num_players, reward):
             for seat in range(num_players):
                 gained = sum(
                     rec["result"]["points"]
-                    for rec in game.hand_histories()
+                    for rec in game.history()
                     if rec["result"]["unit"] == game.unit_of[seat]
                 )
                 assert gained == scores[seat]
             assert max(scores) >= config.target_points
-        for rec in game.hand_histories():
+        for rec in game.history():
             assert replay_hand(rec, config) == rec
-        hands += len(game.hand_histories())
+        hands += len(game.history())
     assert hands >= 500
 
 
 def _prefix(game: PutGame, pick: random.Random, length: int) -> list[int]:
     actions = []
-    while len(actions) < length and not game.history:
+    while len(actions) < length and not game.records:
         legal = game.legal_actions()
         action = legal[int(pick.random() * len(legal))]
         game.apply(action)
@@ -86,12 +86,20 @@ def _prefix(game: PutGame, pick: random.Random, length: int) -> list[int]:
 def _observations(config, deck, dealer, actions, seat):
     game = PutGame(config)
     observer = PutObserver(config)
-    game.reset(np.random.default_rng(0), deck=deck, dealer=dealer)
-    seen = [(observer.set_from(game, seat).copy(), game.mask.copy() if game.current == seat else 0)]
+    game.new_session(np.random.default_rng(0), deck=deck, dealer=dealer)
+    seen = [
+        (
+            observer.set_from(game, seat).copy(),
+            game.legal_mask().copy() if game.current_player == seat else 0,
+        )
+    ]
     for action in actions:
         game.apply(action)
         seen.append(
-            (observer.set_from(game, seat).copy(), game.mask.copy() if game.current == seat else 0)
+            (
+                observer.set_from(game, seat).copy(),
+                game.legal_mask().copy() if game.current_player == seat else 0,
+            )
         )
     return seen
 
@@ -108,18 +116,18 @@ def test_no_leak_of_other_players_unplayed_cards(num_players):
     checked = ended = folded = 0
     for trial in range(150):
         game = PutGame(config)
-        game.reset(np.random.default_rng(trial))
+        game.new_session(np.random.default_rng(trial))
         deck, dealer = list(game.record.deck), game.dealer
         actions = _prefix(game, pick, pick.randrange(0, 4 * num_players + 8))
         shown = set()  # a card played by the action that ended the hand is face up
-        if game.history:  # the hand ended: read the hands just before its last action
+        if game.records:  # the hand ended: read the hands just before its last action
             ended += 1
-            _, last_action, last_card = game.history[0].actions[-1]
+            _, last_action, last_card = game.records[0].actions[-1]
             folded += last_action == FOLD
             if last_action < NUM_RANKS:
                 shown.add(last_card)
             game = PutGame(config)
-            game.reset(np.random.default_rng(0), deck=deck, dealer=dealer)
+            game.new_session(np.random.default_rng(0), deck=deck, dealer=dealer)
             for action in actions[:-1]:
                 game.apply(action)
         observer_seat = pick.randrange(num_players)
@@ -213,14 +221,14 @@ def _reference_observation(game: PutGame, player: int, observer: PutObserver) ->
         t = len(rec.tricks)
         views["trick_leader"][t, rel[leader]] = 1
         views["current_trick"][t] = 1
-        views["acting"][rel[game.current]] = 1
+        views["acting"][rel[game.current_player]] = 1
         views["phase"][game.phase] = 1
     mark_put(rec, "")
     for s in range(n):
         views["scores"][rel[s]] = game.scores[game.unit_of[s]] / game.target
     views["dealer"][rel[rec.dealer]] = 1
-    if game.history:  # the last finished hand, from its record
-        last = game.history[-1]
+    if game.records:  # the last finished hand, from its record
+        last = game.records[-1]
         views["last_hand"][0] = 1
         last_plays = [(s, a - PLAY) for s, a, _ in last.actions if a < NUM_RANKS]
         for k, (s, r) in enumerate(last_plays):
@@ -255,7 +263,7 @@ def test_fast_observation_matches_the_reference(num_players, variant):
     rng, pick = np.random.default_rng(7), random.Random(7)
     states = 0
     while states < 1200:
-        game.reset(rng)
+        game.new_session(rng)
         while True:
             for seat in range(num_players):
                 fast = observer.set_from(game, seat)

@@ -35,22 +35,22 @@ SCENARIO_FILES = sorted(SCENARIOS.glob("put_*.json"))
 def play_scenario(scenario: dict) -> PutGame:
     """Deal the scenario's deck and apply its actions, checking whose turn each one is."""
     game = PutGame(PutConfig.from_dict(scenario.get("config")))
-    game.reset(
+    game.new_session(
         np.random.default_rng(0),
         deck=scenario["deck"],
         dealer=scenario["dealer"],
         scores=scenario.get("scores_before"),
     )
     for seat, name in scenario["actions"]:
-        assert game.current == seat, f"expected seat {seat} to act before {name}"
-        assert game.mask[action_id(name)] == 1, f"{name} is not legal for seat {seat}"
+        assert game.current_player == seat, f"expected seat {seat} to act before {name}"
+        assert game.legal_mask()[action_id(name)] == 1, f"{name} is not legal for seat {seat}"
         game.apply(action_id(name))
     return game
 
 
 def legal_random_match(game: PutGame, rng: np.random.Generator, pick: random.Random) -> int:
     """Play a match with uniformly random legal actions; returns the number of decisions."""
-    game.reset(rng)
+    game.new_session(rng)
     decisions = 0
     while not game.over:
         legal = game.legal_actions()
@@ -144,8 +144,8 @@ def test_scripted_scenario(path):
     assert set(expected) <= EXPECTED_KEYS, set(expected) - EXPECTED_KEYS
     assert {"result", "scores_after"} <= set(expected), "every scenario checks the score"
     game = play_scenario(scenario)
-    record = game.hand_histories()[0]
-    assert len(game.hand_histories()) == 1, "the scripted actions must finish exactly one hand"
+    record = game.history()[0]
+    assert len(game.history()) == 1, "the scripted actions must finish exactly one hand"
     for key in ("deal", "put", "result", "scores_after"):
         if key in expected:
             assert record[key] == expected[key], key
@@ -161,7 +161,7 @@ def test_scripted_scenario(path):
     if "next_dealer" in expected:
         assert game.dealer == expected["next_dealer"]
     if "next_to_act" in expected:
-        assert game.current == expected["next_to_act"]
+        assert game.current_player == expected["next_to_act"]
     # the history is replayable (and records exactly what happened)
     assert replay_hand(record, game.config) == record
 
@@ -171,60 +171,60 @@ def test_p3_tied_trick_leader_leads_again_even_when_the_dealer_led_it():
     """Dealer 0: seat 1 leads trick 1 and the dealer takes it, so the dealer leads trick 2;
     that trick ties, and the dealer (its leader) leads trick 3 too."""
     game = PutGame()
-    game.reset(np.random.default_rng(0), deck="9s As 5s 5h Qs 2h", dealer=0)
+    game.new_session(np.random.default_rng(0), deck="9s As 5s 5h Qs 2h", dealer=0)
     assert sorted(game.hands[1]) == sorted(parse_cards("9s 5s Qs"))
     assert sorted(game.hands[0]) == sorted(parse_cards("As 5h 2h"))
     for seat, name in ((1, "play_9"), (0, "play_A"), (0, "play_5"), (1, "play_5")):
-        assert game.current == seat
+        assert game.current_player == seat
         game.apply(action_id(name))
     assert game.trick_results == [(1, 0), (0, -1)]
-    assert game.current == 0 and game.leader == 0
+    assert game.current_player == 0 and game.leader == 0
     game.apply(action_id("play_2"))
     game.apply(action_id("play_Q"))
-    assert game.history[0].result == ("tricks", 0, 1)  # one trick won, one tied (P5)
+    assert game.records[0].result == ("tricks", 0, 1)  # one trick won, one tied (P5)
 
 
 # ----------------------------------------------------------------------- P4
 def test_p4_no_second_put_by_either_player():
     game = PutGame()
-    game.reset(np.random.default_rng(0), deck="4s 3h 5s 2h 6s 7h", dealer=1)
-    assert game.mask[PUT] == 1
+    game.new_session(np.random.default_rng(0), deck="4s 3h 5s 2h 6s 7h", dealer=1)
+    assert game.legal_mask()[PUT] == 1
     game.apply(PUT)
-    assert game.phase == PHASE_ANSWER and list(np.flatnonzero(game.mask)) == [SEE, FOLD]
+    assert game.phase == PHASE_ANSWER and list(np.flatnonzero(game.legal_mask())) == [SEE, FOLD]
     game.apply(SEE)
-    assert game.phase == PHASE_PLAY and game.current == 0
+    assert game.phase == PHASE_PLAY and game.current_player == 0
     for _ in range(6):
-        assert game.mask[PUT] == 0
+        assert game.legal_mask()[PUT] == 0
         with pytest.raises(ValueError, match="only one Put per hand"):
             game.apply(PUT)
         game.apply(game.legal_actions()[0])
-    assert game.hand_number == 2 and game.mask[PUT] == 1, "the next hand allows a Put again"
+    assert game.hand_number == 1 and game.legal_mask()[PUT] == 1, "the next hand allows a Put again"
 
 
 def test_p4_put_on_the_last_card_is_allowed():
     game = PutGame()
-    game.reset(np.random.default_rng(0), deck="4s 3h 5s 2h 6s 7h", dealer=1)
+    game.new_session(np.random.default_rng(0), deck="4s 3h 5s 2h 6s 7h", dealer=1)
     for name in ("play_4", "play_3", "play_7", "play_6", "play_2"):
         game.apply(action_id(name))
-    assert game.current == 0 and game.mask[PUT] == 1
+    assert game.current_player == 0 and game.legal_mask()[PUT] == 1
     game.apply(PUT)
     game.apply(FOLD)
-    assert game.history[0].result == ("fold", 0, 1)
+    assert game.records[0].result == ("fold", 0, 1)
 
 
 def test_p8_no_put_during_the_pass():
     game = PutGame(PutConfig(num_players=4))
-    game.reset(np.random.default_rng(3))
+    game.new_session(np.random.default_rng(3))
     for _ in range(4):
-        assert game.phase == PHASE_PASS and game.mask[PUT] == 0
-        assert game.mask[:13].sum() == 0 and game.mask[16:].sum() >= 1
+        assert game.phase == PHASE_PASS and game.legal_mask()[PUT] == 0
+        assert game.legal_mask()[:13].sum() == 0 and game.legal_mask()[16:].sum() >= 1
         game.apply(game.legal_actions()[0])
-    assert game.phase == PHASE_PLAY and game.mask[PUT] == 1
+    assert game.phase == PHASE_PLAY and game.legal_mask()[PUT] == 1
 
 
 def test_p8_pass_is_private_until_all_four_chose():
     game = PutGame(PutConfig(num_players=4))
-    game.reset(np.random.default_rng(0), deck="3s Ks 3h Kh 4s 6s Ts Qs 8s 7s 9s 8h", dealer=3)
+    game.new_session(np.random.default_rng(0), deck="3s Ks 3h Kh 4s 6s Ts Qs 8s 7s 9s 8h", dealer=3)
     before = [sorted(h) for h in game.hands]
     for name in ("pass_4", "pass_6", "pass_10"):
         game.apply(action_id(name))
@@ -234,7 +234,7 @@ def test_p8_pass_is_private_until_all_four_chose():
     assert sorted(game.hands[0]) == sorted(parse_cards("3s 8s Ts"))
     assert sorted(game.hands[1]) == sorted(parse_cards("Ks 7s 8h"))
     assert [RANK_NAMES[r] for r in game.received] == ["10", "8", "4", "6"]
-    assert game.current == 0, "after the pass, play starts on the dealer's left (P8)"
+    assert game.current_player == 0, "after the pass, play starts on the dealer's left (P8)"
 
 
 # ----------------------------------------------------------------------- P2
@@ -242,9 +242,9 @@ def test_p2_seeded_cut_lowest_card_deals_and_is_reproducible():
     dealers = set()
     for seed in range(40):
         game = PutGame(PutConfig(num_players=3))
-        game.reset(np.random.default_rng(seed))
+        game.new_session(np.random.default_rng(seed))
         again = PutGame(PutConfig(num_players=3))
-        again.reset(np.random.default_rng(seed))
+        again.new_session(np.random.default_rng(seed))
         assert (game.dealer, game.hands, game.cut) == (again.dealer, again.hands, again.cut)
         final = dict(game.cut[-1])  # the deciding round: the dealer alone cut the lowest card
         lowest = max(PUT_RANK[c] for c in final.values())
@@ -259,12 +259,26 @@ def test_p2_seeded_cut_lowest_card_deals_and_is_reproducible():
     assert dealers == {0, 1, 2}
 
 
+def test_hand_numbers_count_from_0_in_the_engine_and_from_1_in_the_stored_history():
+    """One convention in the engines (0-based, as BragGame and Brag7Game); the JSON history
+    keeps the numbering the files already written use (``hand`` counts from 1)."""
+    game = PutGame(PutConfig(target_points=12))
+    legal_random_match(game, np.random.default_rng(11), random.Random(11))
+    histories = game.history()
+    assert len(histories) >= 3
+    assert [rec.number for rec in game.records] == list(range(len(histories)))
+    assert [h["hand"] for h in histories] == list(range(1, len(histories) + 1))
+    assert replay_hand(histories[2]) == histories[2]  # replayed under its stored number
+    with pytest.raises(ValueError, match="hand must be an integer >= 1"):
+        replay_hand({**histories[0], "hand": 0})
+
+
 @pytest.mark.parametrize("num_players", [2, 3, 4])
 def test_p2_deal_passes_left_every_hand(num_players):
     game = PutGame(PutConfig(num_players=num_players, target_points=30))
     rng, pick = np.random.default_rng(5), random.Random(5)
     legal_random_match(game, rng, pick)
-    dealers = [rec["dealer"] for rec in game.hand_histories()]
+    dealers = [rec["dealer"] for rec in game.history()]
     assert len(dealers) >= 10
     assert all(b == (a + 1) % num_players for a, b in itertools.pairwise(dealers))
 
@@ -282,15 +296,15 @@ def test_p2_cards_dealt_one_at_a_time_from_the_dealers_left(num_players, dealer,
     """P2/P7/P8: with the deck A 2 3 ... of spades stacked, seat by seat what each receives."""
     game = PutGame(PutConfig(num_players=num_players))
     deck = parse_cards("As 2s 3s 4s 5s 6s 7s 8s 9s Ts Js Qs")[: 3 * num_players]
-    game.reset(np.random.default_rng(0), deck=deck, dealer=dealer)
+    game.new_session(np.random.default_rng(0), deck=deck, dealer=dealer)
     assert [sorted(h) for h in game.hands] == [sorted(parse_cards(h)) for h in hands]
-    assert game.current == (dealer + 1) % num_players
+    assert game.current_player == (dealer + 1) % num_players
 
 
 def test_p2_stacked_deck_top_cards_then_seeded_rest():
     a, b = PutGame(), PutGame()
-    a.reset(np.random.default_rng(9), deck="3s 4h", dealer=0)
-    b.reset(np.random.default_rng(9), deck="3s 4h", dealer=0)
+    a.new_session(np.random.default_rng(9), deck="3s 4h", dealer=0)
+    b.new_session(np.random.default_rng(9), deck="3s 4h", dealer=0)
     assert a.hands == b.hands
     assert a.hands[1][0] == parse_cards("3s")[0] and a.hands[0][0] == parse_cards("4h")[0]
     a.apply(a.legal_actions()[0])  # the game goes on normally
@@ -310,20 +324,20 @@ def test_p2_stacked_deck_top_cards_then_seeded_rest():
 )
 def test_reset_rejects_bad_options(kwargs, message):
     with pytest.raises(ValueError, match=message):
-        PutGame().reset(np.random.default_rng(0), **kwargs)
+        PutGame().new_session(np.random.default_rng(0), **kwargs)
 
 
 # ---------------------------------------------------------------- P5 / P6
 def test_p5_illegal_plays_raise_and_change_nothing():
     game = PutGame()
-    game.reset(np.random.default_rng(0), deck="4s 3h 5s 2h 6s 7h", dealer=1)
+    game.new_session(np.random.default_rng(0), deck="4s 3h 5s 2h 6s 7h", dealer=1)
     with pytest.raises(ValueError, match="holds no K"):
         game.apply(action_id("play_K"))
     with pytest.raises(ValueError, match="see"):
         game.apply(SEE)
     with pytest.raises(ValueError, match="not an action id"):
         game.apply(99)
-    assert game.current == 0 and game.plays == []
+    assert game.current_player == 0 and game.plays == []
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4])
@@ -333,7 +347,7 @@ def test_p6_match_ends_exactly_when_a_unit_reaches_the_target(num_players):
     game = PutGame(PutConfig(num_players=num_players, target_points=3))
     for _ in range(30):
         legal_random_match(game, rng, pick)
-        histories = game.hand_histories()
+        histories = game.history()
         for rec in histories[:-1]:
             assert max(rec["scores_after"]) < 3
         last = histories[-1]
@@ -348,12 +362,12 @@ def test_p6_match_ends_exactly_when_a_unit_reaches_the_target(num_players):
 
 def test_p6_one_point_short_keeps_playing_and_reaching_the_target_ends():
     game = PutGame(PutConfig(target_points=5))
-    game.reset(np.random.default_rng(0), deck="8s 8h 6s 6h 3s 2h", dealer=1, scores=[3, 4])
+    game.new_session(np.random.default_rng(0), deck="8s 8h 6s 6h 3s 2h", dealer=1, scores=[3, 4])
     for name in ("play_8", "play_8", "play_6", "play_6", "play_3", "play_2"):
         game.apply(action_id(name))
     assert game.scores == [4, 4] and not game.over
     game2 = PutGame(PutConfig(target_points=5))
-    game2.reset(np.random.default_rng(0), deck="8s 8h 6s 6h 3s 2h", dealer=1, scores=[4, 4])
+    game2.new_session(np.random.default_rng(0), deck="8s 8h 6s 6h 3s 2h", dealer=1, scores=[4, 4])
     for name in ("play_8", "play_8", "play_6", "play_6", "play_3", "play_2"):
         game2.apply(action_id(name))
     assert game2.scores == [5, 4] and game2.over and game2.winners() == [0]
@@ -362,10 +376,10 @@ def test_p6_one_point_short_keeps_playing_and_reaching_the_target_ends():
 def test_p4_seen_put_value_follows_the_option():
     for spp, expected in ((2, 2), (3, 3), ("game", 5)):
         game = PutGame(PutConfig(seen_put_points=spp))
-        game.reset(np.random.default_rng(0), deck="4s 3h 5s 2h 6s 7h", dealer=1)
+        game.new_session(np.random.default_rng(0), deck="4s 3h 5s 2h 6s 7h", dealer=1)
         for name in ("play_4", "put", "see", "play_3", "play_7", "play_6", "play_2", "play_5"):
             game.apply(action_id(name))
-        assert game.hand_histories()[0]["result"]["points"] == expected
+        assert game.history()[0]["result"]["points"] == expected
         assert game.over == (spp == "game")
 
 
@@ -377,19 +391,19 @@ def test_p4_seen_put_value_follows_the_option():
         ({"scores": ["4", 0]}, "scores"),
         ({"scores": [True, 0]}, "scores"),
         ({"deck": "4s 3h 5s 2h 6s 7h 8s"}, "at most 6 cards"),
-        ({"hand_number": 0}, "hand_number"),
+        ({"hand_number": -1}, "hand_number"),
     ],
 )
 def test_reset_requires_integer_scores_and_a_deck_of_one_hand_at_most(kwargs, message):
     """P2: every hand after the first is a fresh seeded shuffle, so a stacked deck can only
     cover the first hand's 3 cards per player; scores are whole points (P5)."""
     with pytest.raises(ValueError, match=message):
-        PutGame().reset(np.random.default_rng(0), **kwargs)
+        PutGame().new_session(np.random.default_rng(0), **kwargs)
 
 
 def test_reset_accepts_numpy_integer_scores_and_a_full_stacked_hand():
     game = PutGame()
-    game.reset(np.random.default_rng(0), deck="4s 3h 5s 2h 6s 7h", scores=np.array([1, 4]))
+    game.new_session(np.random.default_rng(0), deck="4s 3h 5s 2h 6s 7h", scores=np.array([1, 4]))
     assert game.scores == [1, 4] and all(type(s) is int for s in game.scores)
 
 
@@ -409,10 +423,10 @@ ALL_TIED_AFTER_PUT = ("put", "see", "play_K", "play_K", "play_7", "play_7", "pla
 
 def finished_hand(config: PutConfig, deck: str, actions, scores=None) -> dict:
     game = PutGame(config)
-    game.reset(np.random.default_rng(0), deck=deck, dealer=1, scores=scores)
+    game.new_session(np.random.default_rng(0), deck=deck, dealer=1, scores=scores)
     for name in actions:
         game.apply(action_id(name))
-    return game.hand_histories()[0]
+    return game.history()[0]
 
 
 RULES_THAT_CHANGE_A_HAND = [

@@ -28,10 +28,10 @@ def _decisions(config, score, seed, games=30):
     rng = np.random.default_rng(seed)
     for _ in range(games):
         game = PutGame(config)
-        game.reset(rng, dealer=1, scores=list(score))
+        game.new_session(rng, dealer=1, scores=list(score))
         plays, put_depth = [], None
-        while not game.history:
-            yield game, game.current, list(plays), put_depth
+        while not game.records:
+            yield game, game.current_player, list(plays), put_depth
             action = int(rng.choice(game.legal_actions()))
             if action == PUT:
                 put_depth = len(plays)
@@ -72,7 +72,7 @@ def test_P1_P3_P4_solver_information_sets_give_the_env_observations(
             put_timing,
         )
         np.testing.assert_array_equal(obs[0], observer.set_from(engine, seat))
-        np.testing.assert_array_equal(mask[0], engine.mask)
+        np.testing.assert_array_equal(mask[0], engine.legal_mask())
         checked += 1
     assert checked > 100
 
@@ -169,18 +169,18 @@ def test_put_equilibrium_agent_plays_its_table(tmp_path):
     checked = 0
     for _ in range(40):
         engine = PutGame(config)
-        engine.reset(rng, dealer=1)
+        engine.new_session(rng, dealer=1)
         plays, put_depth = [], None
-        while not engine.history:
-            seat = engine.current
+        while not engine.records:
+            seat = engine.current_player
             obs = observer.set_from(engine, seat).copy()
             seen = engine.put_seen or engine.put_caller < 0
             where = locate(tree, plays, put_depth, seen, engine.counts[seat])
             want = action_probabilities(tree, strategy, where)
-            got = agent.action_probabilities(obs, engine.mask)
+            got = agent.action_probabilities(obs, engine.legal_mask())
             for a, p in want.items():
                 assert got[a] == pytest.approx(p, abs=1e-12)
-            action = agent.act(obs, engine.mask)
+            action = agent.act(obs, engine.legal_mask())
             if action == PUT:
                 put_depth = len(plays)
             elif action not in (SEE, FOLD):

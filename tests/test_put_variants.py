@@ -40,7 +40,7 @@ FOUR_DECK = (
 def three_after_put(**options) -> PutGame:
     """Three players, seat 1 to lead has just called Put: seat 2 answers first."""
     game = PutGame(PutConfig(num_players=3, **options))
-    game.reset(np.random.default_rng(0), deck=THREE_DECK, dealer=0)
+    game.new_session(np.random.default_rng(0), deck=THREE_DECK, dealer=0)
     game.apply(PUT)
     return game
 
@@ -53,11 +53,11 @@ def everything_seen(game: PutGame) -> list:
         *views,
         render_table(game, NAMES[: game.n]),
         render_table(game, NAMES[: game.n], reveal=True),
-        game.mask.tobytes(),
-        game.current,
+        game.legal_mask().tobytes(),
+        game.current_player,
         list(game.record.actions),
         list(game.record.answers),
-        game.hand_histories(),
+        game.history(),
     ]
 
 
@@ -65,11 +65,13 @@ def everything_seen(game: PutGame) -> list:
 def test_P7_simultaneous_second_answer_sees_nothing_of_the_first():
     """No leak: whatever the first opponent answered, the second (and everyone) sees the same."""
     game = three_after_put()
-    assert game.phase == PHASE_ANSWER and game.current == 2
+    assert game.phase == PHASE_ANSWER and game.current_player == 2
     seen, folded = copy.deepcopy(game), copy.deepcopy(game)
     seen.apply(SEE)
     folded.apply(FOLD)
-    assert seen.current == folded.current == 0, "both opponents are asked, the caller's left first"
+    assert seen.current_player == folded.current_player == 0, (
+        "both opponents are asked, the caller's left first"
+    )
     a, b = everything_seen(seen), everything_seen(folded)
     for i, (x, y) in enumerate(zip(a, b, strict=True)):
         if isinstance(x, np.ndarray):
@@ -98,7 +100,7 @@ def test_P7_simultaneous_answers_take_effect_together(first, second, seen, folde
     game.apply(first)
     assert game.put_seen is False and game.put_folded == [] and game.record.answers == []
     game.apply(second)
-    assert game.phase == PHASE_PLAY and game.current == to_act  # the caller plays its card
+    assert game.phase == PHASE_PLAY and game.current_player == to_act  # the caller plays its card
     assert game.put_seen is seen and game.put_folded == folded
     assert game.record.answers == [(2, first), (0, second)]
 
@@ -106,9 +108,9 @@ def test_P7_simultaneous_answers_take_effect_together(first, second, seen, folde
 def test_P7_simultaneous_both_fold_scores_1_to_the_caller():
     game = three_after_put()
     game.apply(FOLD)
-    assert not game.history
+    assert not game.records
     game.apply(FOLD)
-    assert game.history[0].result == ("fold", 1, 1) and game.scores == [0, 1, 0]
+    assert game.records[0].result == ("fold", 1, 1) and game.scores == [0, 1, 0]
 
 
 def test_P7_in_turn_first_see_ends_the_answers_and_a_fold_is_public():
@@ -116,10 +118,10 @@ def test_P7_in_turn_first_see_ends_the_answers_and_a_fold_is_public():
     first folded, and sees that fold."""
     game = three_after_put(put_answers="in_turn")
     game.apply(SEE)
-    assert game.phase == PHASE_PLAY and game.current == 1
+    assert game.phase == PHASE_PLAY and game.current_player == 1
     game = three_after_put(put_answers="in_turn")
     game.apply(FOLD)
-    assert game.current == 0 and game.put_folded == [2]
+    assert game.current_player == 0 and game.put_folded == [2]
     view = PutObserver(game.config).decode(PutObserver(game.config).set_from(game, 0))
     assert view["put"]["folded"] == [2]
 
@@ -129,31 +131,31 @@ def test_P7_put_answers_changes_nothing_but_three_player_play(num_players):
     """Only three players have two answers; the option is inert otherwise."""
     for answers in ("simultaneous", "in_turn"):
         game = PutGame(PutConfig(num_players=num_players, put_answers=answers))
-        game.reset(np.random.default_rng(1), dealer=0)
+        game.new_session(np.random.default_rng(1), dealer=0)
         while game.phase == PHASE_PASS:
             game.apply(game.legal_actions()[0])
         game.apply(PUT)
         game.apply(SEE)
-        assert game.phase == PHASE_PLAY and game.current == game.put_caller
+        assert game.phase == PHASE_PLAY and game.current_player == game.put_caller
 
 
 # ---------------------------------------------------------------------------- P8
 def four(**options) -> PutGame:
     game = PutGame(PutConfig(num_players=4, **options))
-    game.reset(np.random.default_rng(0), deck=FOUR_DECK, dealer=3)
+    game.new_session(np.random.default_rng(0), deck=FOUR_DECK, dealer=3)
     return game
 
 
 def test_P8_pass_none_is_legal_only_in_the_pass_and_only_when_optional():
     game = four()
-    assert game.mask.shape == (30,) and game.mask[PASS_NONE] == 1
+    assert game.legal_mask().shape == (30,) and game.legal_mask()[PASS_NONE] == 1
     always = four(partner_exchange="always")
-    assert always.mask.shape == (29,)
+    assert always.legal_mask().shape == (29,)
     with pytest.raises(ValueError, match=r"pass_none|not an action id"):
         always.apply(PASS_NONE)
     for _ in range(4):
         game.apply(PASS_NONE)
-    assert game.phase == PHASE_PLAY and game.mask[PASS_NONE] == 0
+    assert game.phase == PHASE_PLAY and game.legal_mask()[PASS_NONE] == 0
     with pytest.raises(ValueError, match="illegal action pass_none"):
         game.apply(PASS_NONE)
 
@@ -165,7 +167,7 @@ def test_P8_nobody_passes_every_hand_stays_as_dealt():
         game.apply(PASS_NONE)
     assert [sorted(h) for h in game.hands] == dealt
     assert game.received == [-1] * 4 and game.exchanged == [False, False]
-    assert game.current == 0, "after the pass, play starts on the dealer's left (P8)"
+    assert game.current_player == 0, "after the pass, play starts on the dealer's left (P8)"
 
 
 @pytest.mark.parametrize(
@@ -243,7 +245,7 @@ def test_a_history_without_the_new_options_replays_under_the_original_rules():
         game.apply(action_id(name))
     for name in ("play_A", "play_6", "play_9"):
         game.apply(action_id(name))
-    record = game.hand_histories()[0]
+    record = game.history()[0]
     old = json.loads(json.dumps(record))
     del old["config"]["put_answers"], old["config"]["partner_exchange"]
     again = replay_hand(old)

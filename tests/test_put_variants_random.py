@@ -52,18 +52,18 @@ def random_hands(options: dict, hands: int, seed: int) -> dict[str, int]:
         totals = [0.0] * game.n
         finished = 0
         while not game.over:
-            mask = game.mask
+            mask = game.legal_mask()
             legal = np.flatnonzero(mask)
             assert legal.size > 0, "the acting seat must have a legal action"
             action = int(legal[int(pick.random() * legal.size)])
-            phase, held, chooser = game.phase, game._held_answer, game.current
+            phase, held, chooser = game.phase, game._held_answer, game.current_player
             check = (phase == PHASE_ANSWER and held < 0 and game.n == 3) or phase == PHASE_PASS
             before = _views(observer, game) if check else None
             env.step(action)
             rewards = list(env.rewards.values())
             assert sum(rewards) == pytest.approx(0.0)
             totals = [t + r for t, r in zip(totals, rewards, strict=True)]
-            if before is not None and game.phase == phase and not game.history[finished:]:
+            if before is not None and game.phase == phase and not game.records[finished:]:
                 # still choosing (passes 1-3) or answering (the held first answer)
                 after = _views(observer, game)
                 for s in range(game.n):  # for the others only whose turn it is changes
@@ -74,8 +74,8 @@ def random_hands(options: dict, hands: int, seed: int) -> dict[str, int]:
                     np.testing.assert_array_equal(a, b, err_msg=f"seat {s} learnt something")
                 seen["held_answers" if phase == PHASE_ANSWER else "passes"] += 1
                 seen["pass_none"] += action == 29
-            finished = len(game.history)
-        records = game.hand_histories()
+            finished = len(game.records)
+        records = game.history()
         for rec in records:
             assert replay_hand(rec) == rec
             put = rec["put"]

@@ -123,12 +123,12 @@ class _MirroredEngine(BatchedPut):
 
     def _draw_dealers(self, rows):
         game = self.scalar.aec.game
-        return np.array([(game.history[0] if game.history else game.record).dealer])
+        return np.array([(game.records[0] if game.records else game.record).dealer])
 
     def _draw_deals(self, rows):
         game = self.scalar.aec.game
-        records = [*game.history, game.record]
-        number = int(self.hands_played[0]) + 1  # the hand about to be dealt
+        records = [*game.records, game.record]
+        number = int(self.hands_played[0])  # the hand about to be dealt (0-based)
         return np.array([next(r.deck for r in records if r.number == number)])
 
 

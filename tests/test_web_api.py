@@ -139,10 +139,10 @@ def test_the_witness_catches_a_put_card_played_in_an_earlier_hand(client, app):
     witness, played = Witness(table), set()
 
     def found(state):
-        for record in table.engine.history:  # every card played face up so far (P6)
+        for record in table.engine.records:  # every card played face up so far (P6)
             actions = record.to_dict()["actions"]
             played.update(format_card(parse_card(a["card"])) for a in actions if "card" in a)
-        if state["phase"] == "hand_over" or not table.engine.history:
+        if state["phase"] == "hand_over" or not table.engine.records:
             return False
         return bool(_opponent_cards(table) & played)
 

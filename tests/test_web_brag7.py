@@ -61,11 +61,11 @@ def test_b24_the_arrangement_is_asked_as_the_terminal_asks_it(client, app):
     assert len(firsts) == 35
     strengths = [hand_strength(t, False) for t in firsts]
     assert strengths == sorted(strengths, reverse=True)
-    pot, deals = table.engine.pot, len(table.engine.deal_results)
+    pot, deals = table.engine.pot, len(table.engine.hand_results)
     first = state["actions"][3]["name"]
     state = _act(client, game_id, state, first)
     assert state["phase"] == "your_turn" and len(state["actions"]) == 4
-    assert (table.engine.pot, len(table.engine.deal_results)) == (pot, deals)
+    assert (table.engine.pot, len(table.engine.hand_results)) == (pot, deals)
     assert state["table"]["my_first"] == [
         format_card(c) for c in sorted(parse_cards(first), key=lambda c: (-(c // 4), c % 4))
     ]
@@ -77,7 +77,7 @@ def test_b24_the_arrangement_is_asked_as_the_terminal_asks_it(client, app):
             state = client.post(
                 f"/api/games/{game_id}/advance", json={"turn": state["turn"]}
             ).json()
-    result = table.engine.deal_results[0]
+    result = table.engine.hand_results[0]
     me = table.human
     assert sorted(result.first_hands[me]) == sorted(parse_cards(first))
     assert sorted(result.second_hands[me]) == sorted(parse_cards(second))
@@ -139,7 +139,7 @@ def test_the_witness_catches_a_discard(client, app):
             ).json()
     witness = Witness(table)
     witness.check_state(state)
-    discard = table.engine.deal_results[-1].discards[1 - table.human]
+    discard = table.engine.hand_results[-1].discards[1 - table.human]
     planted = {**state, "result": [*state["result"], format_card(discard)]}
     with pytest.raises(AssertionError, match="hidden card"):
         witness.check_state(planted)

@@ -125,8 +125,8 @@ class Witness:
         me = table.human
         hidden: set[str] = set()
         if finished:
-            result = game.deal_results[-1]
-            self._new_hand(("finished", len(game.deal_results)))
+            result = game.hand_results[-1]
+            self._new_hand(("finished", len(game.hand_results)))
             for hands in (result.first_hands, result.second_hands):
                 for cards in hands:
                     self.public.update(format_card(c) for c in cards)
@@ -134,7 +134,7 @@ class Witness:
                 if seat != me:
                     hidden.update(format_card(c) for c in cards)
         else:
-            self._new_hand(("playing", game.deal_number))
+            self._new_hand(("playing", game.hand_number))
         if not game.session_over:
             for seat, cards in enumerate(game.hands):
                 if seat != me:
@@ -146,7 +146,7 @@ class Witness:
         me = table.human
         hidden: set[str] = set()
         if finished:  # the hand just finished: every unplayed card of the others (P4 fold)
-            record = game.history[-1].to_dict()
+            record = game.records[-1].to_dict()
             played = {a["card"] for a in record["actions"] if a["action"].startswith("play_")}
             self.public.update(format_card(parse_card(c)) for c in played)
             for seat, cards in enumerate(record["deal"]):

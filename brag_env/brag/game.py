@@ -98,6 +98,7 @@ from brag_env.brag.rules import (
 )
 from brag_env.brag.wild import config_ranking
 from brag_env.cards import NUM_CARDS, Deck, format_cards, make_rng, parse_cards
+from brag_env.clone import StateCopier
 
 # SeatStatus as plain ints: the state lists hold these, and histories print them as numbers.
 SITTING_OUT, FOLDED, BLIND, OPEN = (int(status) for status in SeatStatus)
@@ -337,33 +338,14 @@ class BragGame:
 
     def copy(self) -> BragGame:
         """An independent copy of the game in its current state, for tree walks (a deep copy
-        is ~10x slower). Lists are copied two levels deep, keeping the aliasing between them
-        (``_dealt`` may be ``hands``); the deck and the generator are copied; everything else
-        (ints, tuples, the config, the shared mask table, finished results) is immutable and
-        shared."""
+        is ~10x slower): :class:`brag_env.clone.StateCopier` copies the lists (keeping the
+        aliasing between them: ``_dealt`` may be ``hands``), the deck, the generator and the
+        ``keep_histories`` lists; everything else (ints, tuples, the config, the shared mask
+        table, finished results) is immutable and shared."""
         other = BragGame.__new__(BragGame)
-        copied: dict[int, Any] = {}
-
-        def twin(value: Any) -> Any:
-            if value.__class__ is not list:
-                return value
-            done = copied.get(id(value))
-            if done is None:
-                done = copied[id(value)] = [twin(x) if x.__class__ is list else x for x in value]
-            return done
-
+        twin = StateCopier()
         for name in BragGame.__slots__:
-            value = getattr(self, name)
-            if value.__class__ is list:
-                value = twin(value)
-            elif isinstance(value, Deck):
-                value = Deck(value.cards())
-            elif isinstance(value, np.random.Generator):
-                bits = value.bit_generator
-                fresh = bits.__class__()
-                fresh.state = bits.state
-                value = np.random.Generator(fresh)
-            setattr(other, name, value)
+            setattr(other, name, twin(getattr(self, name)))
         return other
 
     # ------------------------------------------------------------------ session

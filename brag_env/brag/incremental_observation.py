@@ -1,6 +1,6 @@
 """Brag observations kept up to date event by event: the env's fast path.
 
-``BragObserver.fill`` (``brag_env.brag.observation``) rebuilds a player's whole vector from the
+``BragObserver.set_from`` (``brag_env.brag.observation``) rebuilds a player's whole vector from the
 game at every call; it is the reference. ``IncrementalObserver.observation`` returns the same
 vectors (``tests/test_fastpaths_brag.py`` compares them on many random states) for less work:
 
@@ -22,7 +22,7 @@ vectors (``tests/test_fastpaths_brag.py`` compares them on many random states) f
   during a hand.
 
 The game must change only through ``BragGame.apply`` / ``new_session`` (as inside ``brag_v1``):
-state written into the game's attributes by hand is not noticed. Use ``BragObserver.fill``
+state written into the game's attributes by hand is not noticed. Use ``BragObserver.set_from``
 for such games.
 """
 
@@ -194,7 +194,7 @@ class IncrementalObserver:
 
     # ------------------------------------------------------------------ public
     def observation(self, game: Any, player: int) -> np.ndarray:
-        """A new float32 array equal to ``BragObserver(config).fill(game, player)``."""
+        """A new float32 array equal to ``BragObserver(config).set_from(game, player)``."""
         betting = game.betting
         if game is not self._game or betting is not self._betting:
             self._rebuild(game)

@@ -268,7 +268,7 @@ def _hand_features(cards: list[int], order: tuple[bool, int, str]) -> tuple[int,
 class BragObserver:
     """Fills one preallocated observation buffer for any player of a game with ``config``.
 
-    ``fill(game, player)`` overwrites the buffer in place and returns it (the same array every
+    ``set_from(game, player)`` overwrites the buffer in place and returns it (the same array every
     time: copy it to keep it). ``views`` are the named pieces of that buffer.
     """
 
@@ -355,7 +355,7 @@ class BragObserver:
             return True
         return any(seat == player and action == LOOK for seat, action, _ in game.betting)
 
-    def fill(self, game: Any, player: int) -> np.ndarray:
+    def set_from(self, game: Any, player: int) -> np.ndarray:
         """Write ``player``'s observation of ``game`` into the buffer and return the buffer."""
         self.buffer.fill(0.0)
         mv = self._mv

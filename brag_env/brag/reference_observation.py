@@ -1,6 +1,6 @@
 """The Brag observation written the slow, readable way: the reference every fast path must equal.
 
-``BragObserver.fill`` (precomputed offsets, memoryview writes), ``IncrementalObserver`` (updated
+``BragObserver.set_from`` (precomputed offsets, memoryview writes), ``IncrementalObserver`` (updated
 event by event) and the batched engine's ``observe`` all compute the vector documented in
 ``brag_env.brag.observation``; this module computes it once more straight from the game's state
 and the rules, one field at a time, so that a test can hold each fast path to it.

@@ -35,6 +35,7 @@ from brag_env.brag.game import _seat_number, seeded_cut
 from brag_env.brag.hands import hand_strength
 from brag_env.brag7.rules import CARDS_EACH, Brag7Config, arrangement, check_arrangement
 from brag_env.cards import NUM_CARDS, format_cards, make_rng, parse_cards
+from brag_env.clone import StateCopier
 
 NO_WINNER = -1
 
@@ -212,15 +213,25 @@ class Brag7Game:
         self._rng: np.random.Generator | None = None
         self.current_player = -1
         self.session_over = True
-        self.deal_results: list[DealResult] = []
+        self.hand_results: list[DealResult] = []  # the finished deals, in order
         self.hands: list[list[int]] = []
         self.chips: list[int] = []
         self.pot = 0
         self.dealer = -1
-        self.deal_number = -1
+        self.hand_number = -1  # the deal on the table, 0-based as in every engine (-1: none yet)
         self._stacked: list[list[int]] = []
         self._order: list[int] = []
         self._choices: dict[int, int] = {}
+
+    def copy(self) -> Brag7Game:
+        """An independent copy of the session in its current state (much cheaper than a deep
+        copy): the lists, the choices so far and the generator are copied
+        (:class:`brag_env.clone.StateCopier`); the config and the finished deals' results are
+        frozen and shared."""
+        other = Brag7Game.__new__(Brag7Game)
+        twin = StateCopier()
+        other.__dict__.update({name: twin(value) for name, value in self.__dict__.items()})
+        return other
 
     # ------------------------------------------------------------------ session
     def new_session(
@@ -247,15 +258,15 @@ class Brag7Game:
             dealer = seeded_cut(rng, self._pack, n)  # B7
         self.chips = [self.config.starting_chips] * n
         self.pot = 0
-        self.deal_results = []
-        self.deal_number = -1
+        self.hand_results = []
+        self.hand_number = -1
         self.dealer = dealer
         self.session_over = False
         self._start_deal(first=True)
 
     def _start_deal(self, first: bool) -> None:
         cfg, n = self.config, self.num_players
-        self.deal_number += 1
+        self.hand_number += 1
         if not first:
             self.dealer = (self.dealer + 1) % n  # B7: the button moves one seat left
         for seat in range(n):  # B24: every player antes (the config makes it affordable)
@@ -283,6 +294,10 @@ class Brag7Game:
         """Every arrangement is legal for the player to act (none once the session is over)."""
         return [int(not self.session_over)] * self.config.num_actions
 
+    def legal_actions(self) -> list[int]:
+        """The legal action ids of the player to act, ascending (as ``legal_mask``)."""
+        return [] if self.session_over else list(range(self.config.num_actions))
+
     def apply(self, action: Any) -> DealResult | None:
         """Play ``current_player``'s arrangement; the deal's result when it was the last one."""
         if self.session_over:
@@ -297,13 +312,13 @@ class Brag7Game:
     def _showdown(self) -> DealResult:
         cfg, n = self.config, self.num_players
         choices = tuple(self._choices[s] for s in range(n))
-        result = settle_deal(cfg, self.deal_number, self.dealer, self.hands, choices, self.pot)
+        result = settle_deal(cfg, self.hand_number, self.dealer, self.hands, choices, self.pot)
         for seat in range(n):  # the antes are already paid: add back what the deal pays out
             self.chips[seat] += result.deltas[seat] + cfg.ante
         self.pot = result.carried
         result = replace(result, chips=tuple(self.chips))
         last = result.deal_number + 1 >= cfg.hands_per_session
-        self.deal_results.append(result)
+        self.hand_results.append(result)
         if last:
             self.session_over = True
             self.current_player = -1
@@ -314,12 +329,12 @@ class Brag7Game:
     # ------------------------------------------------------------------ views
     @property
     def last_result(self) -> DealResult | None:
-        return self.deal_results[-1] if self.deal_results else None
+        return self.hand_results[-1] if self.hand_results else None
 
     def history(self) -> list[dict[str, Any]]:
         """The session's finished deals as JSON-serialisable records, with the rules config."""
         config = self.config.to_dict()
-        return [{"config": config, **r.to_dict()} for r in self.deal_results]
+        return [{"config": config, **r.to_dict()} for r in self.hand_results]
 
 
 def stacked_deck(hands: Sequence[Sequence[int] | str], dealer: int) -> list[int]:

@@ -88,7 +88,7 @@ def arrangement_percentiles(cards: list[int], config: Brag7Config) -> np.ndarray
 
 
 class Brag7Observer:
-    """Fills one buffer for a seat (``fill``); ``observation`` returns a copy."""
+    """Fills one buffer for a seat (``set_from``); ``observation`` returns a copy."""
 
     def __init__(self, config: Brag7Config) -> None:
         self.config = config
@@ -97,7 +97,7 @@ class Brag7Observer:
         # cards of a deal -> its percentiles (each seat's deal is looked at many times)
         self._cache: dict[tuple[int, ...], np.ndarray] = {}
 
-    def fill(self, game: Brag7Game, player: int) -> np.ndarray:
+    def set_from(self, game: Brag7Game, player: int) -> np.ndarray:
         cfg, v, n = self.config, self.views, self.config.num_players
         self.buffer[:] = 0.0
         order = [(player + k) % n for k in range(n)]  # relative seat k -> absolute seat
@@ -118,7 +118,7 @@ class Brag7Observer:
             if game.current_player >= 0:
                 v["seat_to_act"][order.index(game.current_player)] = 1.0
             v["pot"][0] = game.pot / scale
-            v["deal_number"][0] = game.deal_number / cfg.hands_per_session
+            v["deal_number"][0] = game.hand_number / cfg.hands_per_session
         # The previous showdown: during a session the last result; after the session's end
         # the last deal is the current one and its result is shown the same way.
         prev = game.last_result
@@ -135,7 +135,7 @@ class Brag7Observer:
         return self.buffer
 
     def observation(self, game: Brag7Game, player: int) -> np.ndarray:
-        return self.fill(game, player).copy()
+        return self.set_from(game, player).copy()
 
 
 def decode_observation(vector: Any, config: Brag7Config) -> dict[str, Any]:

@@ -42,7 +42,7 @@ def result_lines(result: DealResult, names: Sequence[str]) -> list[str]:
 def render_table(game: Brag7Game, names: Sequence[str], reveal: bool = False) -> str:
     cfg = game.config
     lines = [
-        f"Seven-card Brag, deal {game.deal_number + 1}/{cfg.hands_per_session}, pot {game.pot}"
+        f"Seven-card Brag, deal {game.hand_number + 1}/{cfg.hands_per_session}, pot {game.pot}"
         + (" (lowball)" if cfg.lowball else "")
     ]
     for s, name in enumerate(names):

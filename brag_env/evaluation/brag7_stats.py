@@ -65,7 +65,7 @@ class Brag7Collector(Collector):
         self._carry_run = 0
 
     def after_action(self, env: Any, seat: int, agent: int, action: int) -> None:
-        results = env.unwrapped.game.deal_results
+        results = env.unwrapped.game.hand_results
         while self._seen < len(results):  # keep_histories may bound the list: count by number
             self._end_deal(results[self._seen - len(results)])
             self._seen += 1

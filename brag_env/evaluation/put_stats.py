@@ -137,7 +137,7 @@ class PutCollector(Collector):
 
     def before_action(self, env: Any, seat: int, agent: int, action: int) -> None:
         game = env.unwrapped.game
-        put_legal = bool(game.mask[PUT])
+        put_legal = bool(game.legal_mask()[PUT])
         if not self.recorded(put_legal, action):
             return
         p = self._strength(game, seat)
@@ -147,11 +147,11 @@ class PutCollector(Collector):
 
     def after_action(self, env: Any, seat: int, agent: int, action: int) -> None:
         game = env.unwrapped.game
-        if len(game.history) == self._hands_seen:
+        if len(game.records) == self._hands_seen:
             return
-        for record in game.history[self._hands_seen :]:
+        for record in game.records[self._hands_seen :]:
             self._end_hand(game, record)
-        self._hands_seen = len(game.history)
+        self._hands_seen = len(game.records)
 
     def _end_hand(self, game: Any, record: Any) -> None:
         episode = self._episode
@@ -289,4 +289,4 @@ class PutCollector(Collector):
         }
 
     def histories(self, env: Any) -> list[dict[str, Any]]:
-        return env.unwrapped.game.hand_histories()
+        return env.unwrapped.game.history()

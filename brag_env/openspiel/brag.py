@@ -268,7 +268,7 @@ class _EngineObserver:
         if state.engine is None:
             self.tensor.fill(0.0)
         else:
-            self.tensor[:] = self.observer.fill(state.engine, player)
+            self.tensor[:] = self.observer.set_from(state.engine, player)
 
 
 class InfoStateObserver(_EngineObserver):

@@ -316,7 +316,7 @@ class PutOpenSpielState(pyspiel.State):
             engine.deal_next_hand(deck)
         else:
             scores = self.setup.scores
-            engine.reset(np.random.default_rng(0), deck=deck, dealer=n - 1, scores=scores)
+            engine.new_session(np.random.default_rng(0), deck=deck, dealer=n - 1, scores=scores)
 
     # ------------------------------------------------------------------ play
     def current_player(self) -> int:
@@ -324,7 +324,7 @@ class PutOpenSpielState(pyspiel.State):
             return pyspiel.PlayerId.TERMINAL
         if self.dealing:
             return pyspiel.PlayerId.CHANCE
-        return self.engine.current
+        return self.engine.current_player
 
     def _legal_actions(self, player: int) -> list[int]:
         return self.engine.legal_actions()
@@ -336,7 +336,7 @@ class PutOpenSpielState(pyspiel.State):
             return
         engine = self.engine
         record = engine.record
-        seat, before, phase = engine.current, len(record.actions), engine.phase
+        seat, before, phase = engine.current_player, len(record.actions), engine.phase
         outcome = engine.apply(action)
         self._note(seat, action, record, before, phase)
         if outcome is not None and self.setup.reward == "points":
@@ -382,7 +382,7 @@ class PutOpenSpielState(pyspiel.State):
             return False
         engine = self.engine
         if not self.setup.match:
-            return bool(engine.history)
+            return bool(engine.records)
         return (engine.over and not engine.awaiting_deal) or (
             engine.awaiting_deal and self.hands_played >= self.setup.max_hands
         )
@@ -463,7 +463,7 @@ class StrategyPolicy(os_policy.Policy):
         e = state.engine
         plays, put_depth = hand_plays(e)
         seen = e.put_seen or e.put_caller < 0
-        where = locate(self.tree, plays, put_depth, seen, e.counts[e.current])
+        where = locate(self.tree, plays, put_depth, seen, e.counts[e.current_player])
         return action_probabilities(self.tree, self.strategy, where)
 
 
@@ -480,8 +480,8 @@ class AgentPolicy(os_policy.Policy):
 
     def action_probabilities(self, state: PutOpenSpielState, player_id=None) -> dict[int, float]:
         e = state.engine
-        obs = self.observer.set_from(e, e.current).copy()[None]
-        p = self.probs(obs, e.mask.astype(np.int8)[None])[0]
+        obs = self.observer.set_from(e, e.current_player).copy()[None]
+        p = self.probs(obs, e.legal_mask().astype(np.int8)[None])[0]
         return {a: float(p[a]) for a in e.legal_actions()}
 
 

@@ -1,7 +1,7 @@
 """The Put state machine: a whole match, hand after hand (rules P1-P8).
 
 The state is plain Python ints and lists; ``apply`` is the only transition. Every decision
-belongs to ``current`` and is one of the fixed action ids of ``brag_env.put.rules``.
+belongs to ``current_player`` and is one of the fixed action ids of ``brag_env.put.rules``.
 
 Rulings where the spec leaves room (see ``seeds/rules/put.md``):
 
@@ -28,12 +28,13 @@ Rulings where the spec leaves room (see ``seeds/rules/put.md``):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from brag_env.cards import NUM_CARDS, Deck, format_card, parse_deck
+from brag_env.clone import StateCopier
 from brag_env.config_checks import is_int
 from brag_env.put.rules import (
     ACTION_NAMES,
@@ -95,7 +96,7 @@ class HandRecord:
     def __init__(
         self, number: int, config: PutConfig, dealer: int, deck: list[int], scores: list[int]
     ) -> None:
-        self.number = number
+        self.number = number  # 0-based, as the engine counts; the JSON form counts from 1
         self.config = config  # the rules the hand was played under
         self.num_players = config.num_players
         self.dealer = dealer
@@ -109,6 +110,15 @@ class HandRecord:
         self.answers: list[tuple[int, int]] = []  # (seat, SEE or FOLD)
         self.result: tuple[str, int, int] = ("", -1, 0)  # reason, scoring unit or -1, points
         self.scores_after: list[int] = []
+
+    def copy(self) -> HandRecord:
+        """A record of the hand so far that the game's next actions leave alone (its lists
+        copied; the deck, the config and the tuples in the lists never change)."""
+        other = HandRecord.__new__(HandRecord)
+        for name in HandRecord.__slots__:
+            value = getattr(self, name)
+            setattr(other, name, value[:] if value.__class__ is list else value)
+        return other
 
     def to_dict(self) -> dict:
         """JSON-serialisable hand history. Seats are absolute; cards are text like ``"Th"``.
@@ -134,7 +144,7 @@ class HandRecord:
                 "seen": any(a == SEE for _, a in self.answers),
             }
         return {
-            "hand": self.number,
+            "hand": self.number + 1,  # the stored format counts hands from 1 (read_hand_number)
             "num_players": n,
             "config": self.config.to_dict(),
             "dealer": self.dealer,
@@ -169,7 +179,8 @@ def _card_text(card: int) -> str:
 
 
 class PutGame:
-    """A Put match. Call ``reset`` to start one, then ``apply`` each decision of ``current``."""
+    """A Put match. Call ``new_session`` to start one, then ``apply`` each decision of
+    ``current_player``."""
 
     def __init__(self, config: PutConfig | None = None, deal_between_hands: bool = True) -> None:
         """``deal_between_hands=False``: a finished hand that does not end the match leaves the
@@ -191,26 +202,42 @@ class PutGame:
         self._deck = list(cfg.deck_cards()) if cfg.deck_ranks < NUM_RANKS else None
         self.rng: np.random.Generator = np.random.default_rng()
         self.phase = PHASE_OVER
-        self.current = -1
+        self.current_player = -1
         self.winner = -1  # scoring unit that won the match
         self.scores: list[int] = [0] * self.num_units
         self.dealer = 0
-        self.hand_number = 0
+        self.hand_number = -1  # 0-based; -1 before the first match
         self.cut: list[list[tuple[int, int]]] = []
-        self.history: list[HandRecord] = []
+        self.records: list[HandRecord] = []
         self.last_hand: LastHand | None = None
         self.last_record: HandRecord | None = None  # the last finished hand (history may drop it)
-        self.mask: np.ndarray = self._build_mask(-1)
+        self._mask: np.ndarray = self._build_mask(-1)
         self._init_hand_state()
 
+    def copy(self) -> PutGame:
+        """An independent copy of the match in its current state, for tree walks and exploit
+        tools (much cheaper than a deep copy): the lists, the generator and the record of the
+        hand in play are copied (:class:`brag_env.clone.StateCopier`); finished records, the
+        last hand's facts, the config and the read-only masks never change and are shared,
+        as is the mask cache (a memo of pure results)."""
+        other = PutGame.__new__(PutGame)
+        twin = StateCopier()
+        state = {name: twin(value) for name, value in self.__dict__.items()}
+        state["_mask_cache"] = self._mask_cache
+        record = self.record
+        if record is not None and record is not self.last_record:  # the hand still in play
+            state["record"] = record.copy()
+        other.__dict__.update(state)
+        return other
+
     # ----------------------------------------------------------------- match
-    def reset(
+    def new_session(
         self,
         rng: np.random.Generator,
         deck: str | Sequence[int | str] | None = None,
         dealer: int | None = None,
         scores: Sequence[int] | None = None,
-        hand_number: int = 1,
+        hand_number: int = 0,
     ) -> None:
         """Start a match.
 
@@ -219,8 +246,8 @@ class PutGame:
         every hand is dealt from a fresh shuffle (P2), the stack holds at most one hand's cards
         (3 per player). Anything else is a one-line ``ValueError`` naming ``deck``.
         ``dealer`` fixes the first dealer instead of the seeded cut. ``scores`` (whole points
-        per scoring unit) and ``hand_number`` resume a match part-way, which is how hand
-        histories are replayed.
+        per scoring unit) and ``hand_number`` (0-based, the first hand's number) resume a match
+        part-way, which is how hand histories are replayed.
         """
         n = self.n
         top = None
@@ -252,12 +279,12 @@ class PutGame:
                     f"got {start_scores!r}"
                 )
             start_scores = [int(s) for s in start_scores]
-        if not is_int(hand_number) or hand_number < 1:
-            raise ValueError(f"hand_number must be an integer >= 1, got {hand_number!r}")
+        if not is_int(hand_number) or hand_number < 0:
+            raise ValueError(f"hand_number must be an integer >= 0, got {hand_number!r}")
         self.rng = rng
         self.scores = start_scores
         self.winner = -1
-        self.history = []
+        self.records = []
         self.last_hand = None
         self.last_record = None
         self.awaiting_deal = False
@@ -333,17 +360,17 @@ class PutGame:
             self.hand_number, self.config, self.dealer, dealt, list(self.scores)
         )
         self.leader = first  # P3/P7/P8: the seat on the dealer's left opens the hand
-        self.current = first  # P8: the pass is also chosen in turn from the dealer's left
+        self.current_player = first  # P8: the pass is also chosen in turn from the dealer's left
         self.phase = PHASE_PASS if self.config.partnerships else PHASE_PLAY
         self._refresh_mask()
 
     # ----------------------------------------------------------- transitions
     def apply(self, action: int) -> tuple[int, int] | None:
-        """Apply ``current``'s decision. Returns ``(unit, points)`` when a hand scores.
+        """Apply ``current_player``'s decision. Returns ``(unit, points)`` when a hand scores.
 
         An illegal action raises ``ValueError`` and leaves the state unchanged.
         """
-        p = self.current
+        p = self.current_player
         phase = self.phase
         if phase == PHASE_PLAY:
             if 0 <= action < NUM_RANKS and self.counts[p][action]:
@@ -367,7 +394,7 @@ class PutGame:
                 self._choose_pass(p, -1)
                 return None
         else:
-            raise ValueError("the match is over: start a new one with reset()")
+            raise ValueError("the match is over: start a new one with new_session()")
         raise ValueError(self._illegal_message(action))
 
     def _illegal_message(self, action: object) -> str:
@@ -381,10 +408,10 @@ class PutGame:
         if self.phase == PHASE_PLAY and action == PUT:
             why = " (P4: only one Put per hand)"
         elif self.phase == PHASE_PLAY and isinstance(action, int) and PLAY <= action < NUM_RANKS:
-            why = f" (player {self.current} holds no {RANK_NAMES[action]})"
+            why = f" (player {self.current_player} holds no {RANK_NAMES[action]})"
         return (
-            f"illegal action {name} for player {self.current} in the {PHASE_NAMES[self.phase]} "
-            f"phase{why}; legal: {legal}"
+            f"illegal action {name} for player {self.current_player} in the "
+            f"{PHASE_NAMES[self.phase]} phase{why}; legal: {legal}"
         )
 
     def _take_card(self, p: int, r: int) -> int:
@@ -418,7 +445,7 @@ class PutGame:
             self.record.actions.append((p, PASS_NONE, -1))
         self._passes_made += 1
         if self._passes_made < self.n:
-            self.current = (p + 1) % self.n
+            self.current_player = (p + 1) % self.n
         else:
             choice, card = self.pass_choice, self.pass_card
             for side in (0, 1):
@@ -432,7 +459,7 @@ class PutGame:
                 self._give_card(a, card[b])
                 self.received[b], self.received[a] = choice[a], choice[b]
             self.phase = PHASE_PLAY
-            self.current = self.leader
+            self.current_player = self.leader
         self._refresh_mask()
 
     def _play(self, p: int, r: int) -> tuple[int, int] | None:
@@ -441,7 +468,7 @@ class PutGame:
         self.plays.append((self.trick_no, p, r))
         self.record.actions.append((p, PLAY + r, card))
         if len(self.trick) < self.n:
-            self.current = (p + 1) % self.n  # P3/P7/P8: seat order from the leader
+            self.current_player = (p + 1) % self.n  # P3/P7/P8: seat order from the leader
             self._refresh_mask()
             return None
         return self._finish_trick()
@@ -471,7 +498,7 @@ class PutGame:
         self.trick_no += 1
         if self.trick_no == TRICKS_PER_HAND:
             return self._score_played_out()
-        self.current = self.leader
+        self.current_player = self.leader
         self._refresh_mask()
         return None
 
@@ -487,7 +514,7 @@ class PutGame:
         rec.put_turn = len(self.trick)
         rec.actions.append((p, PUT, -1))
         self.phase = PHASE_ANSWER
-        self.current = self._responders[0]
+        self.current_player = self._responders[0]
         self._refresh_mask()
 
     def _answer_unseen(self, p: int, action: int) -> tuple[int, int] | None:
@@ -496,7 +523,7 @@ class PutGame:
         if self._held_answer < 0:
             self._held_answer = action
             self._answer_index = 1
-            self.current = self._responders[1]
+            self.current_player = self._responders[1]
             self._refresh_mask()  # the same answer mask: nothing tells the first answer
             return None
         first, second = self._responders
@@ -511,7 +538,7 @@ class PutGame:
             return self._end_hand(RESULT_FOLD, self.unit_of[self.put_caller], 1)
         self.put_seen = True
         self.phase = PHASE_PLAY
-        self.current = self.put_caller
+        self.current_player = self.put_caller
         self._refresh_mask()
         return None
 
@@ -520,7 +547,7 @@ class PutGame:
         self.record.answers.append((p, SEE))
         self.record.actions.append((p, SEE, -1))
         self.phase = PHASE_PLAY
-        self.current = self.put_caller  # the caller now plays the card the Put came before
+        self.current_player = self.put_caller  # the caller now plays the card the Put came before
         self._refresh_mask()
 
     def _fold(self, p: int) -> tuple[int, int] | None:
@@ -529,7 +556,7 @@ class PutGame:
         self.record.actions.append((p, FOLD, -1))
         self._answer_index += 1
         if self._answer_index < len(self._responders):
-            self.current = self._responders[self._answer_index]
+            self.current_player = self._responders[self._answer_index]
             self._refresh_mask()
             return None
         return self._end_hand(RESULT_FOLD, self.unit_of[self.put_caller], 1)
@@ -557,7 +584,7 @@ class PutGame:
         rec = self.record
         rec.result = (reason, unit, points)
         rec.scores_after = list(self.scores)
-        self.history.append(rec)
+        self.records.append(rec)
         self.last_record = rec
         # What everyone saw of this hand, kept for the observations of the next one. The lists
         # are handed over, not copied: the next hand starts with new ones (_init_hand_state).
@@ -573,8 +600,8 @@ class PutGame:
         if unit >= 0 and self.scores[unit] >= self.target:  # P6: the first to the target wins
             self.winner = unit
             self.phase = PHASE_OVER
-            self.current = -1
-            self.mask = self._build_mask(-1)
+            self.current_player = -1
+            self._mask = self._build_mask(-1)
             return unit, points
         self.dealer = (self.dealer + 1) % self.n  # P2/P7: the deal passes to the left
         if self.deal_between_hands:
@@ -582,8 +609,8 @@ class PutGame:
         else:
             self.awaiting_deal = True
             self.phase = PHASE_OVER
-            self.current = -1
-            self.mask = self._build_mask(-1)
+            self.current_player = -1
+            self._mask = self._build_mask(-1)
         return (unit, points) if unit >= 0 else None
 
     def deal_next_hand(self, cards: Sequence[int]) -> None:
@@ -606,15 +633,17 @@ class PutGame:
     def _refresh_mask(self) -> None:
         phase = self.phase
         if phase == PHASE_PLAY:
-            key = self.bits[self.current] | (_PUT_AVAILABLE_BIT if self.put_caller < 0 else 0)
+            key = self.bits[self.current_player] | (
+                _PUT_AVAILABLE_BIT if self.put_caller < 0 else 0
+            )
         elif phase == PHASE_ANSWER:
             key = _ANSWER_KEY
         else:
-            key = self.bits[self.current] | _PASS_BIT
+            key = self.bits[self.current_player] | _PASS_BIT
         mask = self._mask_cache.get(key)
         if mask is None:
             mask = self._mask_cache[key] = self._build_mask(key)
-        self.mask = mask
+        self._mask = mask
 
     def _build_mask(self, key: int) -> np.ndarray:
         """The int8 legal-action mask for a cache key (-1: nobody may act)."""
@@ -633,8 +662,14 @@ class PutGame:
         mask.setflags(write=False)
         return mask
 
+    def legal_mask(self) -> np.ndarray:
+        """The int8 legal-action mask of the seat to act, one entry per action id (read-only
+        and shared between equal states; all zero when nobody is to act)."""
+        return self._mask
+
     def legal_actions(self) -> list[int]:
-        return np.flatnonzero(self.mask).tolist()
+        """The legal action ids of the seat to act, ascending."""
+        return np.flatnonzero(self._mask).tolist()
 
     # ---------------------------------------------------------------- views
     def seat_scores(self) -> list[int]:
@@ -647,9 +682,9 @@ class PutGame:
             return []
         return [s for s in range(self.n) if self.unit_of[s] == self.winner]
 
-    def hand_histories(self) -> list[dict]:
+    def history(self) -> list[dict]:
         """JSON-serialisable histories of the hands finished in this match."""
-        return [rec.to_dict() for rec in self.history]
+        return [rec.to_dict() for rec in self.records]
 
 
 # Options that change how a hand is played or scored; ``reward`` is the environment's only.
@@ -668,6 +703,15 @@ def stored_config(stored: dict[str, Any]) -> PutConfig:
     """The ``PutConfig`` of a hand history's ``config``; a field it lacks predates the option,
     so the hand was played under the original rules (``LEGACY_OPTIONS``)."""
     return PutConfig.from_dict({**LEGACY_OPTIONS, **stored})
+
+
+def read_hand_number(record: Mapping[str, Any]) -> int:
+    """The engine's 0-based number of a hand history's hand. The stored ``hand`` counts from 1
+    (the format of the files already written, kept as it is); the engines count from 0."""
+    number = record["hand"]
+    if not is_int(number) or number < 1:
+        raise ValueError(f"hand must be an integer >= 1 in a hand history, got {number!r}")
+    return int(number) - 1
 
 
 def replay_hand(record: dict[str, Any], config: PutConfig | None = None) -> dict[str, Any]:
@@ -703,24 +747,25 @@ def replay_hand(record: dict[str, Any], config: PutConfig | None = None) -> dict
             f"({record['num_players']})"
         )
     game = PutGame(config)
-    game.reset(
+    game.new_session(
         np.random.default_rng(0),  # unused: the deck holds every dealt card
         deck=record["deck"],
         dealer=record["dealer"],
         scores=record["scores_before"],
-        hand_number=record["hand"],
+        hand_number=read_hand_number(record),
     )
     for i, step in enumerate(record["actions"]):
-        if game.history:
+        if game.records:
             raise ValueError(f"the hand ended before action {i} ({step})")
-        if step["seat"] != game.current:
+        if step["seat"] != game.current_player:
             raise ValueError(
-                f"action {i} ({step}) is by seat {step['seat']}, but seat {game.current} is to act"
+                f"action {i} ({step}) is by seat {step['seat']}, but seat "
+                f"{game.current_player} is to act"
             )
         game.apply(action_id(step["action"]))
-    if not game.history:
+    if not game.records:
         raise ValueError("the actions do not finish the hand")
-    again = game.history[0].to_dict()
+    again = game.records[0].to_dict()
     if stored is None:
         del again["config"]
     return again

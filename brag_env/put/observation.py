@@ -286,7 +286,7 @@ class PutObserver:
             t = game.trick_no
             b[o_lead + t * n + rel[game.leader]] = 1.0
             b[o_cur + t] = 1.0
-            b[o_act + rel[game.current]] = 1.0
+            b[o_act + rel[game.current_player]] = 1.0
             b[o_phase + phase] = 1.0
         if game.put_caller >= 0:
             b[o_caller + rel[game.put_caller]] = 1.0

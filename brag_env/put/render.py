@@ -18,7 +18,7 @@ def render_table(game: PutGame, names: Sequence[str], reveal: bool = False) -> s
     cfg = game.config
     n = game.n
     lines = [
-        f"Put — hand {game.hand_number}, dealer {names[game.dealer]}, "
+        f"Put — hand {game.hand_number + 1}, dealer {names[game.dealer]}, "
         f"first to {cfg.target_points} points"
     ]
     if cfg.partnerships:
@@ -49,7 +49,7 @@ def render_table(game: PutGame, names: Sequence[str], reveal: bool = False) -> s
             winners = " & ".join(names[s] for s in game.winners())
             lines.append(f"Match over: {winners} won")
     else:
-        line = f"To act: {names[game.current]} ({PHASE_NAMES[game.phase]})"
+        line = f"To act: {names[game.current_player]} ({PHASE_NAMES[game.phase]})"
         if reveal:  # the legal plays would give the hidden hand away
             line += ": " + ", ".join(ACTION_NAMES[a] for a in game.legal_actions())
         lines.append(line)

@@ -86,13 +86,13 @@ class Brag7Session(TableSession):
             else:
                 obs = env.observe(name)
                 action = int(agent.act(obs["observation"], obs["action_mask"]))
-            finished = len(game.deal_results)
+            finished = len(game.hand_results)
             env.step(action)
-            if len(game.deal_results) == finished:
+            if len(game.hand_results) == finished:
                 continue
             self.deals_done += 1
-            self.history.write(game.deal_results[-1].to_dict(), 0, self.seed)
-            lines = result_lines(game.deal_results[-1], self.names)
+            self.history.write(game.hand_results[-1].to_dict(), 0, self.seed)
+            lines = result_lines(game.hand_results[-1], self.names)
             self.console.print(Panel(Text("\n".join(lines)), title="Showdown", title_align="left"))
             if game.session_over:
                 break
@@ -104,7 +104,7 @@ class Brag7Session(TableSession):
         game = self.game
         self.console.print()
         self.console.rule(
-            f"[bold]Deal {game.deal_number + 1} of {self.config.hands_per_session}[/] · dealer "
+            f"[bold]Deal {game.hand_number + 1} of {self.config.hands_per_session}[/] · dealer "
             f"{self.names[game.dealer]} · pot {game.pot}"
         )
 

@@ -147,14 +147,14 @@ def brag_steps(
     # B22: the discards come first, each seen by the discarder alone (cost 0, nothing public).
     for i, step in enumerate(record.get("discards") or []):
         seat = game.current_player
-        view = decode_observation(observer.fill(game, seat), config)
+        view = decode_observation(observer.set_from(game, seat), config)
         legal = [names[a] for a in game.legal_actions()]
         game.apply(ids[step["action"]])
         steps.append(BragStep(i, seat, view, legal, step["action"], 0, game.stake, game.pot))
     first = len(steps)
     for i, act in enumerate(record["actions"], first):
         seat = game.current_player
-        view = decode_observation(observer.fill(game, seat), config)
+        view = decode_observation(observer.set_from(game, seat), config)
         legal = [names[a] for a in game.legal_actions()]
         game.apply(ids[act["action"]])
         steps.append(

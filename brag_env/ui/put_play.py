@@ -73,7 +73,7 @@ class PutSession(TableSession):
         game = self.game
         self.console.print()
         self.console.rule(
-            f"[bold]Match {match + 1} of {self.matches} · hand {game.hand_number}[/] · "
+            f"[bold]Match {match + 1} of {self.matches} · hand {game.hand_number + 1}[/] · "
             f"dealer {self.names[game.dealer]}"
         )
 
@@ -87,7 +87,7 @@ class PutSession(TableSession):
                     self.human,
                     self.names,
                     self.config,
-                    self.game.hand_number,
+                    self.game.hand_number + 1,  # shown from 1
                     cards=cards,
                 ),
                 title="Your turn",
@@ -122,7 +122,7 @@ class PutSession(TableSession):
                 action = self._ask_human(obs)
             else:
                 action = int(agent.act(obs["observation"], obs["action_mask"]))
-            finished = len(game.history)
+            finished = len(game.records)
             env.step(action)
             news, record = self.news.after_step(game, finished)
             self._print_news(news)

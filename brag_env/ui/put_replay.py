@@ -21,7 +21,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from brag_env.cards import format_card, parse_card
-from brag_env.put.game import LastHand, PutGame, replay_hand
+from brag_env.put.game import LastHand, PutGame, read_hand_number, replay_hand
 from brag_env.put.observation import PutObserver
 from brag_env.put.rules import ACTION_NAMES, LEGACY_OPTIONS, PUT_RANK, PutConfig, action_id
 from brag_env.ui.put_view import SeatCards, event_text, table_view, unit_name
@@ -68,14 +68,14 @@ def config_for(record: Mapping[str, Any], overrides: Mapping[str, Any]) -> PutCo
 
 
 def _game_at_start(record: Mapping[str, Any], config: PutConfig) -> PutGame:
-    """A fresh engine at the start of a recorded hand (all public ``PutGame.reset`` options)."""
+    """A fresh engine at the start of a recorded hand (``PutGame.new_session``'s options)."""
     game = PutGame(config)
-    game.reset(
+    game.new_session(
         np.random.default_rng(0),  # unused: the deck holds every dealt card
         deck=record["deck"],
         dealer=record["dealer"],
         scores=record["scores_before"],
-        hand_number=record["hand"],
+        hand_number=read_hand_number(record),
     )
     return game
 
@@ -117,7 +117,7 @@ def put_steps(
     observer = PutObserver(config)
     steps = []
     for i, act in enumerate(record["actions"]):
-        seat = game.current
+        seat = game.current_player
         view = observer.decode(observer.set_from(game, seat))
         legal = [ACTION_NAMES[a] for a in game.legal_actions()]
         cards = SeatCards.of(game, seat)

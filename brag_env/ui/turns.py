@@ -148,8 +148,8 @@ class PutNews:
         """The new ``(seat, sentence)`` lines of a step applied to ``game`` (a ``PutGame``;
         ``hands_before``: its finished hands before the step), and the public hand history
         when the step ended a hand."""
-        finished = len(game.history) > hands_before
-        record = game.history[-1] if finished else game.record
+        finished = len(game.records) > hands_before
+        record = game.records[-1] if finished else game.record
         lines = []
         for seat, action, card in record.actions[self.told :]:
             text = put_view.event_text(

@@ -372,7 +372,7 @@ class PutWebTable(WebTable):
         return put["caller"] is not None and not put["seen"] and not put["folded"]
 
     def _step(self, seat: int, action: int) -> None:
-        hands_before = len(self.engine.history)
+        hands_before = len(self.engine.records)
         answering = seat == self.human and ACTION_NAMES[action] in ("see", "fold")
         self.env.step(action)
         news, record = self.news.after_step(self.engine, hands_before)
@@ -438,7 +438,7 @@ class PutWebTable(WebTable):
             obs = self.env.observe(self.env.possible_agents[self.human])
             view = put_v1.decode_observation(obs["observation"], cfg)
             cards = self._cards()
-            hand = self.engine.hand_number
+            hand = self.engine.hand_number + 1  # shown from 1
             state["table"] = {
                 "heading": f"Match {self.match + 1} · hand {hand}",
                 "notes": list(
@@ -487,17 +487,17 @@ class Brag7WebTable(WebTable):
         self._step(self.human, decision.action_ids[choice])
 
     def _step(self, seat: int, action: int) -> None:
-        finished = len(self.engine.deal_results)
+        finished = len(self.engine.hand_results)
         self.env.step(action)
         # B24: the seats arrange at the same time; the table learns only that one has.
         mine = seat == self.human
         text = "You arrange your seven cards" if mine else f"{self.names[seat]} has arranged"
         self.log.append((seat, text))
-        if len(self.engine.deal_results) == finished:
+        if len(self.engine.hand_results) == finished:
             self._set_phase()
             return
         self.deals_done += 1
-        self.result = result_lines(self.engine.deal_results[-1], self.names)
+        self.result = result_lines(self.engine.hand_results[-1], self.names)
         if self.engine.session_over:
             self.phase = OVER
             start = self.config.starting_chips
