@@ -1,0 +1,317 @@
+"""The rule functions of ``brag_env.brag.rules`` one by one (B8, B11, B13, B14, B16, B18), at
+their boundaries, and the batched kernel's use of them: it compiles these same functions and
+keeps no copy of its own."""
+
+import ast
+import inspect
+import itertools
+import os
+
+import numpy as np
+import pytest
+
+from brag_env.brag import batched_kernel as kernel
+from brag_env.brag import rules
+from brag_env.brag.rules import (
+    ANTE_AFTER_PRIAL,
+    ANTE_EVERY_HAND,
+    ANTE_NONE,
+    BLIND,
+    FIRST_RAISE,
+    FOLD,
+    FOLDED,
+    LOOK,
+    OPEN,
+    SEE,
+    SHUFFLE_AFTER_PRIAL,
+    SHUFFLE_EVERY_HAND,
+    SHUFFLE_OR_CYCLE,
+    STAY,
+    BragConfig,
+    ante_due,
+    cover_price,
+    legal_bits,
+    raised_stake,
+    seat_threshold,
+    see_price,
+    see_winner,
+    settle_covers,
+    shuffle_due,
+    stay_price,
+)
+
+RULE_NAMES = (
+    "ante_due",
+    "seat_threshold",
+    "shuffle_due",
+    "stay_price",
+    "raised_stake",
+    "see_price",
+    "cover_price",
+    "legal_bits",
+    "see_winner",
+    "settle_covers",
+)
+COVER = 7  # a cover action id (FIRST_RAISE + one raise + the two B19 choices)
+
+
+def bits_of(*actions: int) -> int:
+    return sum(1 << a for a in actions)
+
+
+def mask(chips, stake=4, blind=False, active=3, opponent=-1, pot=100, mults=(2,), **kw):
+    """``legal_bits`` with the default table's options unless given."""
+    return legal_bits(
+        chips,
+        stake,
+        blind,
+        active,
+        opponent,
+        pot,
+        mults,
+        kw.get("max_stake", 32),
+        kw.get("pot_limit", False),
+        kw.get("blind_may_see_open", True),
+        kw.get("cover", -1),
+    )
+
+
+# ---------------------------------------------------------------------------- B8 antes
+def test_B8_mode_ids_follow_the_config_names():
+    assert [BragConfig(ante_mode=m).ante_mode_id for m in rules.ANTE_MODES] == [
+        ANTE_EVERY_HAND,
+        ANTE_AFTER_PRIAL,
+        ANTE_NONE,
+    ]
+    assert [BragConfig(shuffle=m).shuffle_id for m in rules.SHUFFLE_MODES] == [
+        SHUFFLE_AFTER_PRIAL,
+        SHUFFLE_EVERY_HAND,
+        SHUFFLE_OR_CYCLE,
+    ]
+
+
+@pytest.mark.parametrize("first,prial", list(itertools.product([False, True], repeat=2)))
+def test_B8_ante_due_every_hand_and_none(first, prial):
+    assert ante_due(ANTE_EVERY_HAND, 3, first, prial) == 3
+    assert ante_due(ANTE_NONE, 3, first, prial) == 0
+
+
+def test_B8_ante_due_after_prial_on_the_first_hand_and_after_a_prial_only():
+    assert ante_due(ANTE_AFTER_PRIAL, 5, True, False) == 5
+    assert ante_due(ANTE_AFTER_PRIAL, 5, False, True) == 5
+    assert ante_due(ANTE_AFTER_PRIAL, 5, False, False) == 0
+
+
+def test_B8_B16_seat_threshold_is_the_ante_due_and_at_least_one_chip():
+    assert seat_threshold(ANTE_EVERY_HAND, 4, False) == 4
+    assert seat_threshold(ANTE_EVERY_HAND, 0, False) == 1  # no chips: sit out even ante-free
+    assert seat_threshold(ANTE_AFTER_PRIAL, 4, True) == 4
+    assert seat_threshold(ANTE_AFTER_PRIAL, 4, False) == 1
+    assert seat_threshold(ANTE_NONE, 4, True) == 1
+
+
+# ------------------------------------------------------------------------- B18 shuffles
+def test_B18_shuffle_due_per_mode():
+    assert shuffle_due(SHUFFLE_EVERY_HAND, False, 0, 52)
+    assert not shuffle_due(SHUFFLE_AFTER_PRIAL, False, 51, 52)
+    assert shuffle_due(SHUFFLE_AFTER_PRIAL, True, 0, 52)
+    assert not shuffle_due(SHUFFLE_AFTER_PRIAL, False, 52, 52)  # no cycle without the option
+    assert shuffle_due(SHUFFLE_OR_CYCLE, True, 0, 52)
+
+
+def test_B18_cycle_shuffles_once_the_whole_deck_was_dealt():
+    assert not shuffle_due(SHUFFLE_OR_CYCLE, False, 51, 52)
+    assert shuffle_due(SHUFFLE_OR_CYCLE, False, 52, 52)
+    assert shuffle_due(SHUFFLE_OR_CYCLE, False, 20, 20)  # a short deck (deck_ranks=5)
+
+
+def test_B18_shuffle_due_on_arrays_matches_the_scalar_rule():
+    prial = np.array([False, True, False, False])
+    dealt = np.array([0, 0, 51, 52])
+    for mode in (SHUFFLE_AFTER_PRIAL, SHUFFLE_EVERY_HAND, SHUFFLE_OR_CYCLE):
+        got = shuffle_due(mode, prial, dealt, 52)
+        want = [shuffle_due(mode, bool(p), int(d), 52) for p, d in zip(prial, dealt, strict=True)]
+        assert got.dtype == bool and got.tolist() == want
+
+
+# ---------------------------------------------------------------------------- prices
+def test_B11_stay_price_is_the_stake_open_and_half_blind():
+    assert stay_price(8, False) == 8 and stay_price(8, True) == 4
+    assert stay_price(2, True) == 1  # the smallest stake
+
+
+def test_B13_raise_multiplies_the_stake():
+    assert raised_stake(4, 2) == 8 and raised_stake(4, 3) == 12
+    assert stay_price(raised_stake(4, 3), True) == 6  # a blind raiser pays half the new stake
+
+
+def test_B14_see_costs_twice_the_stay():
+    assert see_price(6, False) == 12 and see_price(6, True) == 6
+
+
+def test_B16_cover_puts_in_every_chip_left():
+    assert cover_price(7) == 7 and cover_price(0) == 0
+
+
+# ---------------------------------------------------------------------------- the mask
+def test_B11_open_seat_may_fold_or_stay_and_never_look():
+    assert mask(4, mults=()) == bits_of(FOLD, STAY)
+
+
+def test_B10_blind_seat_may_also_look():
+    assert mask(2, blind=True, mults=()) == bits_of(FOLD, STAY, LOOK)
+
+
+def test_B16_short_of_the_stay_price_only_fold():
+    assert mask(3) == bits_of(FOLD)  # open: 3 chips < S = 4
+    assert mask(1, blind=True) == bits_of(FOLD)  # blind: 1 < S/2 = 2 (no look either)
+    assert mask(2, blind=True, mults=()) == bits_of(FOLD, STAY, LOOK)  # exactly S/2: may stay
+
+
+def test_B16_short_with_cover_pot_may_cover_and_a_blind_seat_look_first():
+    assert mask(3, cover=COVER) == bits_of(FOLD, COVER)
+    assert mask(1, blind=True, cover=COVER) == bits_of(FOLD, LOOK, COVER)
+    assert mask(4, cover=COVER, mults=()) == bits_of(FOLD, STAY)  # can stay: no cover
+
+
+def test_B14_see_heads_up_only_and_open_needs_two_stakes():
+    assert not mask(8, active=3, opponent=OPEN) >> SEE & 1
+    assert not mask(7, active=2, opponent=OPEN) >> SEE & 1  # 2S - 1 chips
+    assert mask(8, active=2, opponent=OPEN) >> SEE & 1  # exactly 2S
+
+
+def test_B14_nobody_sees_a_blind_seat_from_open():
+    assert not mask(100, active=2, opponent=BLIND) >> SEE & 1
+
+
+def test_B14_blind_sees_blind_and_open_only_when_allowed():
+    assert mask(4, blind=True, active=2, opponent=BLIND, mults=()) >> SEE & 1
+    assert not mask(3, blind=True, active=2, opponent=BLIND) >> SEE & 1  # S - 1 chips
+    assert mask(4, blind=True, active=2, opponent=OPEN) >> SEE & 1
+    shut = mask(4, blind=True, active=2, opponent=OPEN, blind_may_see_open=False)
+    assert not shut >> SEE & 1
+    assert mask(4, blind=True, active=2, opponent=BLIND, blind_may_see_open=False) >> SEE & 1
+
+
+def test_B13_raise_ladder_up_to_max_stake():
+    bits = mask(100, stake=8, mults=(2, 4, 8), max_stake=32)  # to 16 and 32, not 64
+    assert [bits >> (FIRST_RAISE + i) & 1 for i in range(3)] == [1, 1, 0]
+
+
+def test_B13_pot_limit_caps_the_new_stake_at_the_pot():
+    assert mask(100, stake=4, pot=8, pot_limit=True) >> FIRST_RAISE & 1  # to 8 = the pot
+    assert not mask(100, stake=4, pot=7, pot_limit=True) >> FIRST_RAISE & 1
+    assert mask(100, stake=4, pot=7, pot_limit=False) >> FIRST_RAISE & 1
+
+
+def test_B13_raise_only_when_affordable_at_the_new_stake():
+    assert mask(8, stake=4) >> FIRST_RAISE & 1  # open: pays 8
+    assert not mask(7, stake=4) >> FIRST_RAISE & 1
+    assert mask(4, stake=4, blind=True) >> FIRST_RAISE & 1  # blind: pays 8 / 2
+    assert not mask(3, stake=4, blind=True) >> FIRST_RAISE & 1
+
+
+# ----------------------------------------------------------------------- settlement
+def test_B14_the_seen_player_wins_ties():
+    assert see_winner(0, 1, 500, 400) == 0
+    assert see_winner(0, 1, 400, 500) == 1
+    assert see_winner(0, 1, 450, 450) == 1
+    assert see_winner(2, 0, (7, (-3,)), (7, (-5,))) == 2  # tuple keys (B22 discards)
+
+
+def test_B16_settle_covers_from_the_last_closed_pot_outwards():
+    """Seat 1 covered at a pot of 30, seat 2 at 60, the pot ends at 100 with seat 0 alone in.
+    Side pot (40) to seat 0; the pot 30..60 to the better of seat 2 and seat 0 (seat 2); the
+    first pot (30) to the better of seat 1 and that winner (seat 2 again)."""
+    chips = [0, 0, 0, 0]
+    winners = [-1, -1]
+    keys = {0: 10, 1: 20, 2: 30}
+    last = settle_covers(100, {1: 30, 2: 60}, [1, 2], 2, 0, keys, chips, winners)
+    assert chips == [40, 0, 60, 0] and winners == [2, 2] and last == 2
+
+
+def test_B16_coverer_loses_ties_and_a_better_earlier_coverer_takes_its_pot():
+    chips = np.zeros(3, np.int64)
+    winners = np.full(2, -1)
+    keys = np.array([30, 40, 30])  # seat 2 ties the lone winner: the pot stays with seat 0
+    last = settle_covers(100, np.array([0, 30, 60]), np.array([1, 2]), 2, 0, keys, chips, winners)
+    assert chips.tolist() == [70, 30, 0] and winners.tolist() == [1, 0] and last == 1
+    assert chips.sum() == 100
+
+
+def test_B16_settle_covers_with_one_coverer_who_closed_the_whole_pot():
+    chips = [5, 5]
+    winners = [-1]
+    assert settle_covers(14, {1: 14}, [1], 1, 0, {0: 1, 1: 2}, chips, winners) == 1
+    assert chips == [5, 19] and winners == [1]
+
+
+# ------------------------------------------------------------- one source for every engine
+def test_kernel_registers_the_rule_functions_and_defines_none_of_its_own():
+    compiled = [name for name in RULE_NAMES if name != "shuffle_due"]  # B18: decided in Python
+    assert [f.__name__ for f in kernel.RULE_FUNCTIONS] == compiled
+    for name in compiled:
+        assert getattr(kernel, name) is getattr(rules, name), name
+    defined = {
+        node.name
+        for node in ast.walk(ast.parse(inspect.getsource(kernel)))
+        if isinstance(node, ast.FunctionDef)
+    }
+    assert not defined & set(RULE_NAMES)
+    assert "ante_threshold" not in defined  # the kernel's old name of seat_threshold
+
+
+def test_scalar_engine_and_replay_call_the_rule_functions():
+    from brag_env.brag import batched, game, replay
+
+    for module, names in (
+        (game, RULE_NAMES),
+        (replay, ("ante_due", "shuffle_due")),
+        (batched, ("ante_due", "shuffle_due")),
+    ):
+        for name in names:
+            assert getattr(module, name) is getattr(rules, name), (module.__name__, name)
+
+
+def test_kernel_cache_stamp_includes_rules_py():
+    """A change to rules.py must invalidate the kernels' disk cache (Numba stamps a cache with
+    the kernel's own file only)."""
+    info = os.stat(rules.__file__)
+    cache_file = getattr(getattr(kernel.step, "_cache", None), "_cache_file", None)
+    if getattr(cache_file, "_source_stamp", None) is None:
+        pytest.skip("this Numba keeps its cache stamp elsewhere")
+    assert cache_file._source_stamp[1] == ("rules.py", info.st_mtime, info.st_size)
+
+
+@pytest.mark.slow
+def test_compiled_rules_agree_with_the_python_ones():
+    """The kernel's compiled rules on a grid of inputs (compiling takes a few seconds)."""
+    import numba
+
+    @numba.njit
+    def compiled_mask(chips, stake, blind, active, opp, pot, mults, cap, limit, see_open, cover):
+        return kernel.legal_bits(
+            chips, stake, blind, active, opp, pot, mults, cap, limit, see_open, cover
+        )
+
+    @numba.njit
+    def compiled_session(mode, ante, first, prial):
+        return kernel.ante_due(mode, ante, first, prial), kernel.seat_threshold(mode, ante, prial)
+
+    mults = np.array([2, 3], np.int64)
+    for chips, stake, blind, active, opp, pot, limit, see_open, cover in itertools.product(
+        (0, 1, 3, 4, 7, 8, 24),
+        (2, 4, 8),
+        (False, True),
+        (2, 3),
+        (BLIND, OPEN, FOLDED),
+        (6, 100),
+        (False, True),
+        (False, True),
+        (-1, COVER),
+    ):
+        args = (chips, stake, blind, active, opp, pot, mults, 16, limit, see_open, cover)
+        assert compiled_mask(*args) == legal_bits(*args), args
+    for mode, ante, first, prial in itertools.product(range(3), (0, 2), (False, True), (0, 1)):
+        got = compiled_session(mode, ante, first, bool(prial))
+        assert got == (ante_due(mode, ante, first, prial), seat_threshold(mode, ante, prial))
