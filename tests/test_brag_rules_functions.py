@@ -28,16 +28,6 @@ from brag_env.brag.rules import (
     SHUFFLE_OR_CYCLE,
     STAY,
     BragConfig,
-    ante_due,
-    cover_price,
-    legal_bits,
-    raised_stake,
-    seat_threshold,
-    see_price,
-    see_winner,
-    settle_covers,
-    shuffle_due,
-    stay_price,
 )
 
 RULE_NAMES = (
@@ -61,7 +51,7 @@ def bits_of(*actions: int) -> int:
 
 def mask(chips, stake=4, blind=False, active=3, opponent=-1, pot=100, mults=(2,), **kw):
     """``legal_bits`` with the default table's options unless given."""
-    return legal_bits(
+    return rules.legal_bits(
         chips,
         stake,
         blind,
@@ -92,65 +82,68 @@ def test_B8_mode_ids_follow_the_config_names():
 
 @pytest.mark.parametrize("first,prial", list(itertools.product([False, True], repeat=2)))
 def test_B8_ante_due_every_hand_and_none(first, prial):
-    assert ante_due(ANTE_EVERY_HAND, 3, first, prial) == 3
-    assert ante_due(ANTE_NONE, 3, first, prial) == 0
+    assert rules.ante_due(ANTE_EVERY_HAND, 3, first, prial) == 3
+    assert rules.ante_due(ANTE_NONE, 3, first, prial) == 0
 
 
 def test_B8_ante_due_after_prial_on_the_first_hand_and_after_a_prial_only():
-    assert ante_due(ANTE_AFTER_PRIAL, 5, True, False) == 5
-    assert ante_due(ANTE_AFTER_PRIAL, 5, False, True) == 5
-    assert ante_due(ANTE_AFTER_PRIAL, 5, False, False) == 0
+    assert rules.ante_due(ANTE_AFTER_PRIAL, 5, True, False) == 5
+    assert rules.ante_due(ANTE_AFTER_PRIAL, 5, False, True) == 5
+    assert rules.ante_due(ANTE_AFTER_PRIAL, 5, False, False) == 0
 
 
 def test_B8_B16_seat_threshold_is_the_ante_due_and_at_least_one_chip():
-    assert seat_threshold(ANTE_EVERY_HAND, 4, False) == 4
-    assert seat_threshold(ANTE_EVERY_HAND, 0, False) == 1  # no chips: sit out even ante-free
-    assert seat_threshold(ANTE_AFTER_PRIAL, 4, True) == 4
-    assert seat_threshold(ANTE_AFTER_PRIAL, 4, False) == 1
-    assert seat_threshold(ANTE_NONE, 4, True) == 1
+    assert rules.seat_threshold(ANTE_EVERY_HAND, 4, False) == 4
+    assert rules.seat_threshold(ANTE_EVERY_HAND, 0, False) == 1  # no chips: sit out even ante-free
+    assert rules.seat_threshold(ANTE_AFTER_PRIAL, 4, True) == 4
+    assert rules.seat_threshold(ANTE_AFTER_PRIAL, 4, False) == 1
+    assert rules.seat_threshold(ANTE_NONE, 4, True) == 1
 
 
 # ------------------------------------------------------------------------- B18 shuffles
 def test_B18_shuffle_due_per_mode():
-    assert shuffle_due(SHUFFLE_EVERY_HAND, False, 0, 52)
-    assert not shuffle_due(SHUFFLE_AFTER_PRIAL, False, 51, 52)
-    assert shuffle_due(SHUFFLE_AFTER_PRIAL, True, 0, 52)
-    assert not shuffle_due(SHUFFLE_AFTER_PRIAL, False, 52, 52)  # no cycle without the option
-    assert shuffle_due(SHUFFLE_OR_CYCLE, True, 0, 52)
+    assert rules.shuffle_due(SHUFFLE_EVERY_HAND, False, 0, 52)
+    assert not rules.shuffle_due(SHUFFLE_AFTER_PRIAL, False, 51, 52)
+    assert rules.shuffle_due(SHUFFLE_AFTER_PRIAL, True, 0, 52)
+    assert not rules.shuffle_due(SHUFFLE_AFTER_PRIAL, False, 52, 52)  # no cycle without the option
+    assert rules.shuffle_due(SHUFFLE_OR_CYCLE, True, 0, 52)
 
 
 def test_B18_cycle_shuffles_once_the_whole_deck_was_dealt():
-    assert not shuffle_due(SHUFFLE_OR_CYCLE, False, 51, 52)
-    assert shuffle_due(SHUFFLE_OR_CYCLE, False, 52, 52)
-    assert shuffle_due(SHUFFLE_OR_CYCLE, False, 20, 20)  # a short deck (deck_ranks=5)
+    assert not rules.shuffle_due(SHUFFLE_OR_CYCLE, False, 51, 52)
+    assert rules.shuffle_due(SHUFFLE_OR_CYCLE, False, 52, 52)
+    assert rules.shuffle_due(SHUFFLE_OR_CYCLE, False, 20, 20)  # a short deck (deck_ranks=5)
 
 
 def test_B18_shuffle_due_on_arrays_matches_the_scalar_rule():
     prial = np.array([False, True, False, False])
     dealt = np.array([0, 0, 51, 52])
     for mode in (SHUFFLE_AFTER_PRIAL, SHUFFLE_EVERY_HAND, SHUFFLE_OR_CYCLE):
-        got = shuffle_due(mode, prial, dealt, 52)
-        want = [shuffle_due(mode, bool(p), int(d), 52) for p, d in zip(prial, dealt, strict=True)]
+        got = rules.shuffle_due(mode, prial, dealt, 52)
+        want = [
+            rules.shuffle_due(mode, bool(p), int(d), 52) for p, d in zip(prial, dealt, strict=True)
+        ]
         assert got.dtype == bool and got.tolist() == want
 
 
 # ---------------------------------------------------------------------------- prices
 def test_B11_stay_price_is_the_stake_open_and_half_blind():
-    assert stay_price(8, False) == 8 and stay_price(8, True) == 4
-    assert stay_price(2, True) == 1  # the smallest stake
+    assert rules.stay_price(8, False) == 8 and rules.stay_price(8, True) == 4
+    assert rules.stay_price(2, True) == 1  # the smallest stake
 
 
 def test_B13_raise_multiplies_the_stake():
-    assert raised_stake(4, 2) == 8 and raised_stake(4, 3) == 12
-    assert stay_price(raised_stake(4, 3), True) == 6  # a blind raiser pays half the new stake
+    assert rules.raised_stake(4, 2) == 8 and rules.raised_stake(4, 3) == 12
+    # a blind raiser pays half the new stake
+    assert rules.stay_price(rules.raised_stake(4, 3), True) == 6
 
 
 def test_B14_see_costs_twice_the_stay():
-    assert see_price(6, False) == 12 and see_price(6, True) == 6
+    assert rules.see_price(6, False) == 12 and rules.see_price(6, True) == 6
 
 
 def test_B16_cover_puts_in_every_chip_left():
-    assert cover_price(7) == 7 and cover_price(0) == 0
+    assert rules.cover_price(7) == 7 and rules.cover_price(0) == 0
 
 
 # ---------------------------------------------------------------------------- the mask
@@ -213,10 +206,10 @@ def test_B13_raise_only_when_affordable_at_the_new_stake():
 
 # ----------------------------------------------------------------------- settlement
 def test_B14_the_seen_player_wins_ties():
-    assert see_winner(0, 1, 500, 400) == 0
-    assert see_winner(0, 1, 400, 500) == 1
-    assert see_winner(0, 1, 450, 450) == 1
-    assert see_winner(2, 0, (7, (-3,)), (7, (-5,))) == 2  # tuple keys (B22 discards)
+    assert rules.see_winner(0, 1, 500, 400) == 0
+    assert rules.see_winner(0, 1, 400, 500) == 1
+    assert rules.see_winner(0, 1, 450, 450) == 1
+    assert rules.see_winner(2, 0, (7, (-3,)), (7, (-5,))) == 2  # tuple keys (B22 discards)
 
 
 def test_B16_settle_covers_from_the_last_closed_pot_outwards():
@@ -226,7 +219,7 @@ def test_B16_settle_covers_from_the_last_closed_pot_outwards():
     chips = [0, 0, 0, 0]
     winners = [-1, -1]
     keys = {0: 10, 1: 20, 2: 30}
-    last = settle_covers(100, {1: 30, 2: 60}, [1, 2], 2, 0, keys, chips, winners)
+    last = rules.settle_covers(100, {1: 30, 2: 60}, [1, 2], 2, 0, keys, chips, winners)
     assert chips == [40, 0, 60, 0] and winners == [2, 2] and last == 2
 
 
@@ -234,7 +227,9 @@ def test_B16_coverer_loses_ties_and_a_better_earlier_coverer_takes_its_pot():
     chips = np.zeros(3, np.int64)
     winners = np.full(2, -1)
     keys = np.array([30, 40, 30])  # seat 2 ties the lone winner: the pot stays with seat 0
-    last = settle_covers(100, np.array([0, 30, 60]), np.array([1, 2]), 2, 0, keys, chips, winners)
+    last = rules.settle_covers(
+        100, np.array([0, 30, 60]), np.array([1, 2]), 2, 0, keys, chips, winners
+    )
     assert chips.tolist() == [70, 30, 0] and winners.tolist() == [1, 0] and last == 1
     assert chips.sum() == 100
 
@@ -242,23 +237,26 @@ def test_B16_coverer_loses_ties_and_a_better_earlier_coverer_takes_its_pot():
 def test_B16_settle_covers_with_one_coverer_who_closed_the_whole_pot():
     chips = [5, 5]
     winners = [-1]
-    assert settle_covers(14, {1: 14}, [1], 1, 0, {0: 1, 1: 2}, chips, winners) == 1
+    assert rules.settle_covers(14, {1: 14}, [1], 1, 0, {0: 1, 1: 2}, chips, winners) == 1
     assert chips == [5, 19] and winners == [1]
 
 
 # ------------------------------------------------------------- one source for every engine
-def test_kernel_registers_the_rule_functions_and_defines_none_of_its_own():
+def test_kernel_compiles_the_rule_functions_and_defines_none_of_its_own():
     compiled = [name for name in RULE_NAMES if name != "shuffle_due"]  # B18: decided in Python
-    assert [f.__name__ for f in kernel.RULE_FUNCTIONS] == compiled
-    for name in compiled:
-        assert getattr(kernel, name) is getattr(rules, name), name
-    defined = {
-        node.name
-        for node in ast.walk(ast.parse(inspect.getsource(kernel)))
-        if isinstance(node, ast.FunctionDef)
+    assert [f.__name__ for f in rules.COMPILED_RULES] == compiled
+    assert kernel.rules is rules
+    tree = ast.parse(inspect.getsource(kernel))
+    defined = {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
+    assert not defined & {*RULE_NAMES, "ante_threshold"}  # (the kernel's old name)
+    called = {
+        node.func.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and getattr(node.func.value, "id", None) == "rules"
     }
-    assert not defined & set(RULE_NAMES)
-    assert "ante_threshold" not in defined  # the kernel's old name of seat_threshold
+    assert called == set(compiled)
 
 
 def test_scalar_engine_and_replay_call_the_rule_functions():
@@ -290,13 +288,13 @@ def test_compiled_rules_agree_with_the_python_ones():
 
     @numba.njit
     def compiled_mask(chips, stake, blind, active, opp, pot, mults, cap, limit, see_open, cover):
-        return kernel.legal_bits(
+        return rules.legal_bits(
             chips, stake, blind, active, opp, pot, mults, cap, limit, see_open, cover
         )
 
     @numba.njit
     def compiled_session(mode, ante, first, prial):
-        return kernel.ante_due(mode, ante, first, prial), kernel.seat_threshold(mode, ante, prial)
+        return rules.ante_due(mode, ante, first, prial), rules.seat_threshold(mode, ante, prial)
 
     mults = np.array([2, 3], np.int64)
     for chips, stake, blind, active, opp, pot, limit, see_open, cover in itertools.product(
@@ -311,7 +309,10 @@ def test_compiled_rules_agree_with_the_python_ones():
         (-1, COVER),
     ):
         args = (chips, stake, blind, active, opp, pot, mults, 16, limit, see_open, cover)
-        assert compiled_mask(*args) == legal_bits(*args), args
+        assert compiled_mask(*args) == rules.legal_bits(*args), args
     for mode, ante, first, prial in itertools.product(range(3), (0, 2), (False, True), (0, 1)):
         got = compiled_session(mode, ante, first, bool(prial))
-        assert got == (ante_due(mode, ante, first, prial), seat_threshold(mode, ante, prial))
+        assert got == (
+            rules.ante_due(mode, ante, first, prial),
+            rules.seat_threshold(mode, ante, prial),
+        )

@@ -36,15 +36,6 @@ from brag_env.brag.rules import (
     SEE,
     SITTING_OUT,
     STAY,
-    ante_due,
-    cover_price,
-    legal_bits,
-    raised_stake,
-    seat_threshold,
-    see_price,
-    see_winner,
-    settle_covers,
-    stay_price,
 )
 from brag_env.cards import NUM_CARDS
 
@@ -351,20 +342,9 @@ def wrap(x, size):
 
 
 # The game's rules, from their one source in ``brag_env.brag.rules``: the scalar engine and
-# replay call these functions as plain Python; registered here, the kernels below (and the
-# rule functions calling each other) compile the same source. No rule is written twice.
-RULE_FUNCTIONS = (
-    ante_due,  # B8
-    seat_threshold,  # B8/B16
-    stay_price,  # B11
-    raised_stake,  # B13
-    see_price,  # B14
-    cover_price,  # B16
-    legal_bits,  # B10-B16
-    see_winner,  # B14
-    settle_covers,  # B16
-)
-for _rule in RULE_FUNCTIONS:
+# replay call those functions as plain Python; registered here, the kernels below (and the
+# rule functions calling each other) compile the same source, called as ``rules.<name>``.
+for _rule in rules.COMPILED_RULES:
     register_jitable(_rule)
 
 
@@ -444,7 +424,7 @@ def mask_row(T, R, r, out):
         out[R.take_id] = 1
         return
     active = T.active[r]
-    bits = legal_bits(
+    bits = rules.legal_bits(
         T.chips[r, p],
         T.stake[r],
         T.status[r, p] == BLIND,
@@ -567,7 +547,7 @@ def carries(T, R, r, lone):
     unopened = R.carry_unopened and not T.opened[r]
     if not (blind or unopened):
         return False
-    need = seat_threshold(R.ante_mode, R.ante, False)  # no see, no cover: no prial shown
+    need = rules.seat_threshold(R.ante_mode, R.ante, False)  # no see, no cover: no prial shown
     left = 0
     for s in range(R.num_players):
         if not T.out[r, s] and T.chips[r, s] >= need:
@@ -619,7 +599,7 @@ def finish(T, R, r, lone, seer, seen, rewards):
     T.hand_carried[r] = pot if carry else 0
     if ncov > 0:  # B16: the side pot to the betting's winner, each covered pot to its own
         winners = np.empty(ncov, np.int64)
-        champion = settle_covers(
+        champion = rules.settle_covers(
             pot, T.covered_pot[r], T.cover_order[r], ncov, lone, T.strength[r], T.chips[r], winners
         )
     else:  # the whole pot to the last one in or the see's winner (nothing when it carries)
@@ -661,7 +641,7 @@ def end_hand(T, R, r, lone, seer, seen, rewards):
         shown = T.has_covered[r, s] or (ncov > 0 and s == lone) or s in (seer, seen)
         prial = prial or (shown and T.category[r, s] == PRIAL)
     T.prev_prial[r] = prial
-    need = seat_threshold(R.ante_mode, R.ante, prial)
+    need = rules.seat_threshold(R.ante_mode, R.ante, prial)
     playing = 0
     for s in range(n):
         T.out[r, s] = T.out[r, s] or T.chips[r, s] < need  # B16: short of the ante: out
@@ -724,15 +704,15 @@ def step_row(T, R, r, a, rewards):
     paid = 0
     if bet or see or cover:  # B11/B13/B14/B16: chips into the pot
         if raised:
-            T.stake[r] = raised_stake(T.stake[r], R.mults[a - FIRST_RAISE])
+            T.stake[r] = rules.raised_stake(T.stake[r], R.mults[a - FIRST_RAISE])
         s = T.stake[r]
         blind = T.status[r, p] == BLIND
         if cover:
-            paid = cover_price(T.chips[r, p])
+            paid = rules.cover_price(T.chips[r, p])
         elif see:
-            paid = see_price(s, blind)
+            paid = rules.see_price(s, blind)
         else:
-            paid = stay_price(s, blind)
+            paid = rules.stay_price(s, blind)
         T.chips[r, p] -= paid
         T.contributed[r, p] += paid
         T.pot[r] += paid
@@ -784,7 +764,7 @@ def step_row(T, R, r, a, rewards):
                 break
     if see:  # B14
         opp = opponent(T, r, p)
-        winner = see_winner(p, opp, T.strength[r, p], T.strength[r, opp])
+        winner = rules.see_winner(p, opp, T.strength[r, p], T.strength[r, opp])
         return True, finish(T, R, r, winner, p, opp, rewards)
     return False, -1
 
@@ -832,7 +812,7 @@ def deal_hands(T, R, rows, dealers, cards):
     """One-hand sessions: B8 antes, the deal ``cards`` (3n per row, one at a time from the
     dealer's left, B9), B12's first player left of the dealer, and the state row."""
     n = R.num_players
-    ante = ante_due(R.ante_mode, R.ante, True, False)  # a one-hand session's hand is a first
+    ante = rules.ante_due(R.ante_mode, R.ante, True, False)  # a one-hand session's hand is a first
     status = BLIND if R.allow_blind else OPEN  # B10
     for k in range(rows.size):
         r, d = rows[k], dealers[k]
@@ -889,7 +869,7 @@ def start_hands(T, R, rows, dealers, fresh):
         r, d = rows[k], dealers[k]
         hand = T.hand_number[r]
         first = hand == 0
-        ante = ante_due(R.ante_mode, R.ante, first, T.prev_prial[r] and not first)
+        ante = rules.ante_due(R.ante_mode, R.ante, first, T.prev_prial[r] and not first)
         if fresh[k]:
             T.dealt_since[r] = 0
             shown[:] = 0.0

@@ -201,6 +201,20 @@ def settle_covers(
     return champion
 
 
+# The rules the batched kernel compiles (``shuffle_due`` is decided in Python, per batch).
+COMPILED_RULES = (
+    ante_due,
+    seat_threshold,
+    stay_price,
+    raised_stake,
+    see_price,
+    cover_price,
+    legal_bits,
+    see_winner,
+    settle_covers,
+)
+
+
 def discard_choices(cards_dealt: int) -> tuple[tuple[int, ...], ...]:
     """B22: the positions a player may discard, one tuple per discard action, in action order.
 
