@@ -3,9 +3,11 @@
 Every function takes the engine's arrays as a ``Tables`` named tuple (the arrays themselves,
 shared with the ``BatchedBrag`` object, changed in place) and its rules as a ``Rules`` named
 tuple, and loops over the given table rows one at a time: one table's move is a few scalar
-updates and the observation values it changes, never a pass over every table. The rule
-functions are written once here, per table, and called by the batched engine's ``masks``,
-``step``, ``reset`` and ``observe``.
+updates and the observation values it changes, never a pass over every table. The batched
+engine's ``masks``, ``step``, ``reset`` and ``observe`` call them. The rules themselves (antes,
+thresholds, prices, the legal mask, the see and the covered pots) are not written here: the
+kernels call the functions of ``brag_env.brag.rules``, the ones the scalar engine calls,
+compiled from that one source.
 
 The random draws stay in ``BatchedBrag`` (numpy's generator, the same streams as before):
 these kernels take the drawn uniforms, dealers and decks as arrays. Compiled code is cached
@@ -413,18 +415,15 @@ def to_bottom(T, R, r, card):
 
 # --------------------------------------------------------------------------- masks
 @njit(cache=True)
-def mask_row(T, R, r, out):
-    """The legal actions of table ``r``'s seat to act into ``out`` (all zero when over)."""
-    out[:] = 0
+def legal_row(T, R, r):
+    """The legal actions of table ``r``'s seat to act as a bit set (0 when the table is over)."""
     p = T.current[r]
     if p < 0:
-        return
+        return 0
     if R.sessions and T.choosing[r]:  # B19: the keeper's choice comes before the betting
-        out[R.keep_id] = 1
-        out[R.take_id] = 1
-        return
+        return (1 << R.keep_id) | (1 << R.take_id)
     active = T.active[r]
-    bits = rules.legal_bits(
+    return rules.legal_bits(
         T.chips[r, p],
         T.stake[r],
         T.status[r, p] == BLIND,
@@ -437,26 +436,24 @@ def mask_row(T, R, r, out):
         R.blind_may_see_open,
         R.cover,
     )
-    for a in range(R.num_actions):
-        out[a] = bits >> a & 1
 
 
 @njit(cache=True)
 def masks(T, R, rows, out):
+    """Each row's legal actions as a 0/1 mask (all zero on finished tables)."""
     for k in range(rows.size):
-        mask_row(T, R, rows[k], out[k])
+        bits = legal_row(T, R, rows[k])
+        row = out[k]
+        for a in range(R.num_actions):
+            row[a] = bits >> a & 1
 
 
 @njit(cache=True)
 def first_illegal(T, R, rows, actions):
     """The index of the first row whose action is not legal, or -1."""
-    legal = np.zeros(R.num_actions, np.int8)
     for k in range(rows.size):
         a = actions[k]
-        if a < 0 or a >= R.num_actions:
-            return k
-        mask_row(T, R, rows[k], legal)
-        if legal[a] == 0:
+        if a < 0 or a >= R.num_actions or not legal_row(T, R, rows[k]) >> a & 1:
             return k
     return -1
 
