@@ -1,4 +1,4 @@
-"""The rule functions of ``brag_env.brag.rules`` one by one (B8, B11, B13, B14, B16, B18), at
+"""The rule functions of ``brag_env.brag.rules`` one by one (B8, B11, B13-B18), at
 their boundaries, and the batched kernel's use of them: it compiles these same functions and
 keeps no copy of its own."""
 
@@ -34,6 +34,8 @@ RULE_NAMES = (
     "ante_due",
     "seat_threshold",
     "shuffle_due",
+    "session_continues",
+    "pot_carries",
     "stay_price",
     "raised_stake",
     "see_price",
@@ -124,6 +126,29 @@ def test_B18_shuffle_due_on_arrays_matches_the_scalar_rule():
             rules.shuffle_due(mode, bool(p), int(d), 52) for p, d in zip(prial, dealt, strict=True)
         ]
         assert got.dtype == bool and got.tolist() == want
+
+
+# ------------------------------------------------------------------ B15 / B17 sessions
+def test_B17_session_continues_while_hands_and_two_seats_are_left():
+    assert rules.session_continues(0, 2, 2)
+    assert not rules.session_continues(1, 2, 4)  # hand 2 of 2 was the last
+    assert not rules.session_continues(0, 5, 1)  # one seat left to play
+    assert not rules.session_continues(0, 1, 4)  # one-hand sessions
+
+
+def test_B15_a_blind_lone_player_carries_only_under_blind_alone_carries():
+    assert rules.pot_carries(True, False, True, True, False)
+    assert not rules.pot_carries(True, False, False, False, False)  # open: it wins
+    assert not rules.pot_carries(False, False, True, False, False)  # the default: it wins
+
+
+def test_B15_an_unopened_pot_carries_only_under_unopened_pot_carries():
+    assert rules.pot_carries(False, True, False, False, False)
+    assert not rules.pot_carries(False, True, False, True, False)  # someone paid a stake
+
+
+def test_B15_B16_a_covered_pot_never_carries():
+    assert not rules.pot_carries(True, True, True, False, True)
 
 
 # ---------------------------------------------------------------------------- prices

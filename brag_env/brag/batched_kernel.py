@@ -534,22 +534,19 @@ def choose(T, R, r, q, keep):
 
 @njit(cache=True)
 def carries(T, R, r, lone):
-    """B15: the pot rolls over to the next deal: a blind player left alone under
-    ``blind_alone="carries"`` or a pot nobody paid a stake into under ``unopened_pot="carries"``,
-    never with a cover (B16), never out of the session and never to a deal the lone player
-    will not play in (short of the next ante). Decided before the pot is paid."""
-    if T.num_covers[r] > 0:
-        return False
-    blind = R.carry_blind and T.status[r, lone] == BLIND
-    unopened = R.carry_unopened and not T.opened[r]
-    if not (blind or unopened):
+    """B15: the pot rolls over to the next deal (``rules.pot_carries``), never out of the
+    session and never to a deal the lone player will not play in (short of the next ante).
+    Decided before the pot is paid."""
+    blind = T.status[r, lone] == BLIND
+    covered = T.num_covers[r] > 0
+    if not rules.pot_carries(R.carry_blind, R.carry_unopened, blind, T.opened[r], covered):
         return False
     need = rules.seat_threshold(R.ante_mode, R.ante, False)  # no see, no cover: no prial shown
     left = 0
     for s in range(R.num_players):
         if not T.out[r, s] and T.chips[r, s] >= need:
             left += 1
-    goes_on = T.hand_number[r] + 1 < R.hands_per_session and left >= 2
+    goes_on = rules.session_continues(T.hand_number[r], R.hands_per_session, left)
     return goes_on and T.chips[r, lone] >= need
 
 
@@ -644,7 +641,7 @@ def end_hand(T, R, r, lone, seer, seen, rewards):
         T.out[r, s] = T.out[r, s] or T.chips[r, s] < need  # B16: short of the ante: out
         if not T.out[r, s]:
             playing += 1
-    follows = T.hand_number[r] + 1 < R.hands_per_session and playing >= 2  # B17
+    follows = rules.session_continues(T.hand_number[r], R.hands_per_session, playing)
     keep = (  # B19: a blind player left alone may keep the hand
         seer < 0
         and R.blind_keep_hand

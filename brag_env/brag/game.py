@@ -101,10 +101,12 @@ from brag_env.brag.rules import (
     cover_price,
     discard_choices,
     legal_bits,
+    pot_carries,
     raised_stake,
     seat_threshold,
     see_price,
     see_winner,
+    session_continues,
     settle_covers,
     shuffle_due,
     stay_price,
@@ -922,12 +924,11 @@ class BragGame:
         return result
 
     def _may_carry(self, lone: int) -> bool:
-        """B15: a blind player left alone under ``blind_alone="carries"``, or a pot nobody
-        paid a stake into (no stay, raise or see: every such action costs chips) under
-        ``unopened_pot="carries"``."""
-        if self._carry_blind and self.status[lone] == BLIND:
-            return True
-        return self._carry_unopened and not any(cost for _, _, cost in self.betting)
+        """B15 (``rules.pot_carries``) for a hand without covers; a pot is opened once someone
+        paid a stake into it (every stay, raise and see costs chips)."""
+        opened = any(cost for _, _, cost in self.betting)
+        blind = self.status[lone] == BLIND
+        return pot_carries(self._carry_blind, self._carry_unopened, blind, opened, False)
 
     def _threshold_after(self, prial_shown: bool) -> int:
         """B8/B16: the chips a seat needs to play the next hand (``rules.seat_threshold``)."""
@@ -941,7 +942,7 @@ class BragGame:
         for s in self._order:
             if chips[s] < threshold:
                 out[s] = True
-        return self.hand_number + 1 < self._hands_per_session and out.count(False) >= 2
+        return session_continues(self.hand_number, self._hands_per_session, out.count(False))
 
     def _show(self, winner: int, seer: int) -> tuple[dict[int, list[int]], list[int], bool]:
         """After a see (B14): the shown hands, the B20 bonus and whether a prial was shown."""

@@ -93,6 +93,25 @@ def shuffle_due(shuffle_mode: int, prial_before: Any, dealt_since: Any, deck_siz
     )
 
 
+def session_continues(hand_number: int, hands_per_session: int, seats_left: int) -> bool:
+    """B17: whether another hand follows hand ``hand_number`` (0-based): the session has hands
+    left and at least two seats can still play (``seats_left``: those not sitting out, B16)."""
+    return hand_number + 1 < hands_per_session and seats_left >= 2
+
+
+def pot_carries(
+    carry_blind: bool, carry_unopened: bool, lone_blind: bool, opened: bool, covered: bool
+) -> bool:
+    """B15: whether a pot won without a see is one that rolls over to the next deal: its lone
+    player is blind under ``blind_alone="carries"`` (``carry_blind``), or nobody paid a stake
+    into it (not ``opened``) under ``unopened_pot="carries"``; never once a seat covered it
+    (B16: the hands are compared). Whether the session goes on (B17) and the lone player can
+    play the next deal (``seat_threshold``) the engines check besides."""
+    if covered:
+        return False
+    return (carry_blind and lone_blind) or (carry_unopened and not opened)
+
+
 def stay_price(stake: int, blind: bool) -> int:
     """B11: a stay costs the stake open and half of it blind (the stake is even)."""
     return stake >> 1 if blind else stake
@@ -205,6 +224,8 @@ def settle_covers(
 COMPILED_RULES = (
     ante_due,
     seat_threshold,
+    session_continues,
+    pot_carries,
     stay_price,
     raised_stake,
     see_price,
