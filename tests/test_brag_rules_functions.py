@@ -34,6 +34,7 @@ RULE_NAMES = (
     "ante_due",
     "seat_threshold",
     "shuffle_due",
+    "next_dealer",
     "session_continues",
     "pot_carries",
     "stay_price",
@@ -129,6 +130,15 @@ def test_B18_shuffle_due_on_arrays_matches_the_scalar_rule():
 
 
 # ------------------------------------------------------------------ B15 / B17 sessions
+def test_B7_B16_the_button_moves_to_the_next_seat_still_playing():
+    assert rules.next_dealer(0, [False] * 4, 4) == 1
+    assert rules.next_dealer(3, [False] * 4, 4) == 0  # wraps
+    assert rules.next_dealer(0, [False, True, True, False], 4) == 3  # past two that sit out
+    assert rules.next_dealer(2, np.array([False, True, False, True]), 4) == 0
+    assert rules.next_dealer(1, [True, False, True], 3) == 1  # the dealer alone is left
+    assert rules.next_dealer(1, [True, True], 2) == -1
+
+
 def test_B17_session_continues_while_hands_and_two_seats_are_left():
     assert rules.session_continues(0, 2, 2)
     assert not rules.session_continues(1, 2, 4)  # hand 2 of 2 was the last

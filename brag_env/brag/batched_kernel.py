@@ -672,11 +672,7 @@ def end_hand(T, R, r, lone, seer, seen, rewards):
     if not follows:
         T.current[r] = -1
         return -1
-    for j in range(n):  # B7/B16: the button skips seats that are out of the session
-        s = wrap(T.dealer[r] + 1 + j, n)
-        if not T.out[r, s]:
-            return s
-    return -1
+    return rules.next_dealer(T.dealer[r], T.out[r], n)  # B7/B16
 
 
 @njit(cache=True)

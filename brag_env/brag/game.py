@@ -101,6 +101,7 @@ from brag_env.brag.rules import (
     cover_price,
     discard_choices,
     legal_bits,
+    next_dealer,
     pot_carries,
     raised_stake,
     seat_threshold,
@@ -455,16 +456,7 @@ class BragGame:
         self.previous_result = None if first else self.hand_results[-1]
         ante = ante_due(self._ante_mode, cfg.ante, first, self._prev_prial)  # B8
         # B7/B16: the button moves one seat, skipping seats that sit out.
-        if first:
-            dealer = self._first_dealer
-        else:
-            dealer = self.dealer + 1
-            while True:
-                if dealer == n:
-                    dealer = 0
-                if not out[dealer]:
-                    break
-                dealer += 1
+        dealer = self._first_dealer if first else next_dealer(self.dealer, out, n)
         # B18: shuffle before the first hand (done in new_session), after a shown prial, or always;
         # with the cycle option also once the whole pack has gone out since the previous shuffle.
         shuffled = first and not self._stacked

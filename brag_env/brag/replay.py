@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from brag_env.brag.game import BragGame, HandResult
-from brag_env.brag.rules import BragConfig, ante_due, shuffle_due
+from brag_env.brag.rules import BragConfig, ante_due, next_dealer, shuffle_due
 from brag_env.brag.wild import config_ranking
 from brag_env.cards import format_card, format_cards, parse_cards
 
@@ -352,10 +352,9 @@ def _played_hand(hist: dict[str, Any], seat: int) -> str | None:
 
 
 def _next_dealer(dealer: int, sitting_out: Sequence[int], n: int) -> int:
+    """B7/B16 (``rules.next_dealer``) with the sitting-out seats as a history lists them."""
     out = set(sitting_out)
-    d = dealer
-    for _ in range(n):
-        d = (d + 1) % n
-        if d not in out:
-            return d
-    raise ValueError("no seat left to deal")
+    seat = next_dealer(dealer, [s in out for s in range(n)], n)
+    if seat < 0:
+        raise ValueError("no seat left to deal")
+    return seat

@@ -93,6 +93,19 @@ def shuffle_due(shuffle_mode: int, prial_before: Any, dealt_since: Any, deck_siz
     )
 
 
+def next_dealer(dealer: int, out: Any, num_players: int) -> int:
+    """B7/B16: the next hand's dealer, the button moved from ``dealer`` to the next seat up,
+    wrapping, past the seats that sit out for the session (``out[s]`` true); -1 when none is
+    left."""
+    for j in range(1, num_players + 1):
+        seat = dealer + j
+        if seat >= num_players:
+            seat -= num_players
+        if not out[seat]:
+            return seat
+    return -1
+
+
 def session_continues(hand_number: int, hands_per_session: int, seats_left: int) -> bool:
     """B17: whether another hand follows hand ``hand_number`` (0-based): the session has hands
     left and at least two seats can still play (``seats_left``: those not sitting out, B16)."""
@@ -224,6 +237,7 @@ def settle_covers(
 COMPILED_RULES = (
     ante_due,
     seat_threshold,
+    next_dealer,
     session_continues,
     pot_carries,
     stay_price,
