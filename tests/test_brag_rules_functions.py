@@ -43,6 +43,7 @@ RULE_NAMES = (
     "cover_price",
     "legal_bits",
     "see_winner",
+    "collect_bonus",
     "settle_covers",
 )
 COVER = 7  # a cover action id (FIRST_RAISE + one raise + the two B19 choices)
@@ -245,6 +246,20 @@ def test_B14_the_seen_player_wins_ties():
     assert rules.see_winner(0, 1, 400, 500) == 1
     assert rules.see_winner(0, 1, 450, 450) == 1
     assert rules.see_winner(2, 0, (7, (-3,)), (7, (-5,))) == 2  # tuple keys (B22 discards)
+
+
+def test_B20_bonus_from_every_other_seat_dealt_in_never_more_than_it_holds():
+    chips = [10, 3, 50, 40]
+    paid = [0, 0, 0, 0]
+    rules.collect_bonus(5, 0, [True, True, True, False], chips, paid)  # seat 3 sits out
+    assert chips == [18, 0, 45, 40] and paid == [8, -3, -5, 0]
+
+
+def test_B20_bonus_on_a_numpy_row():
+    chips = np.array([0, 7])
+    paid = np.zeros(2, np.int64)
+    rules.collect_bonus(4, 1, np.array([True, True]), chips, paid)
+    assert chips.tolist() == [0, 7] and paid.tolist() == [0, 0]  # a broke seat pays nothing
 
 
 def test_B16_settle_covers_from_the_last_closed_pot_outwards():

@@ -552,19 +552,15 @@ def carries(T, R, r, lone):
 
 @njit(cache=True)
 def pay_bonus(T, R, r, winner):
-    """B20: a see won with a prial or running flush collects the bonus from every other seat
-    dealt in, never more than it holds."""
+    """B20 (``rules.collect_bonus``): a see won with a prial or running flush."""
     due = R.prial_bonus
     if not due:
         return
     cat = T.category[r, winner]
     if cat != PRIAL and cat != RUNNING_FLUSH:
         return
-    for s in range(R.num_players):
-        if s != winner and T.status[r, s] != SITTING_OUT:
-            pay = min(due, T.chips[r, s])
-            T.chips[r, s] -= pay
-            T.chips[r, winner] += pay
+    dealt_in = T.status[r] != SITTING_OUT
+    rules.collect_bonus(due, winner, dealt_in, T.chips[r], np.zeros(R.num_players, np.int64))
 
 
 @njit(cache=True)

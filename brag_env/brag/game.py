@@ -98,6 +98,7 @@ from brag_env.brag.rules import (
     STAY,
     BragConfig,
     ante_due,
+    collect_bonus,
     cover_price,
     discard_choices,
     legal_bits,
@@ -946,15 +947,10 @@ class BragGame:
         cats = {s: self.ranking.category(cards) for s, cards in shown.items()}  # B25: readings
         bonus: list[int] = []
         due = self.config.prial_bonus
-        if due and cats[winner] in _BONUS_CATEGORIES:  # B20, never more than a player holds
+        if due and cats[winner] in _BONUS_CATEGORIES:  # B20
             bonus = [0] * self.num_players
-            for s in self._order:
-                if s != winner:
-                    pay = min(due, chips[s])
-                    chips[s] -= pay
-                    bonus[s] = -pay
-                    chips[winner] += pay
-                    bonus[winner] += pay
+            dealt_in = [status != SITTING_OUT for status in self.status]
+            collect_bonus(due, winner, dealt_in, chips, bonus)
         return shown, bonus, "prial" in cats.values()
 
     # ------------------------------------------------------------------ read-only views

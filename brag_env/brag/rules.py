@@ -205,6 +205,20 @@ def see_winner(seer: int, seen: int, seer_key: Any, seen_key: Any) -> int:
     return seer if seer_key > seen_key else seen
 
 
+def collect_bonus(bonus: int, winner: int, dealt_in: Any, chips: Any, paid: Any) -> None:
+    """B20: the see's ``winner`` (holding a prial or running flush) collects ``bonus`` from every
+    other seat dealt into the hand (``dealt_in[s]`` true), never more than that seat holds.
+    Moves the chips in ``chips`` and adds each seat's change to ``paid`` (the winner's
+    positive, the payers' negative)."""
+    for seat in range(len(chips)):
+        if seat != winner and dealt_in[seat]:
+            pay = min(bonus, chips[seat])
+            chips[seat] -= pay
+            chips[winner] += pay
+            paid[seat] -= pay
+            paid[winner] += pay
+
+
 def settle_covers(
     pot: int,
     closed: Any,
@@ -246,6 +260,7 @@ COMPILED_RULES = (
     cover_price,
     legal_bits,
     see_winner,
+    collect_bonus,
     settle_covers,
 )
 
