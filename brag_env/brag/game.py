@@ -81,6 +81,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -183,12 +184,47 @@ class _MaskTable(dict):
 _MASK_TABLES: dict[int, _MaskTable] = {}
 
 
+class _LegalMemo:
+    """``rules.legal_bits`` with one config's options bound, its results remembered (``call``):
+    the same stacks, stakes and statuses recur all session long, and a lookup is several times
+    cheaper than the call. One per config, shared by its games; bounded in size. Pickles as
+    the config (the memo is rebuilt, or found, on loading)."""
+
+    __slots__ = ("call", "config")
+
+    def __init__(self, config: BragConfig) -> None:
+        self.config = config
+        mults, cap, limit = config.raise_sizes, config.max_stake, config.pot_limit
+        see_open, cover = config.blind_may_see_open, config.cover_action
+
+        @lru_cache(maxsize=1 << 15)
+        def call(chips: int, stake: int, blind: bool, active: int, opp: int, pot: int) -> int:
+            return legal_bits(
+                chips, stake, blind, active, opp, pot, mults, cap, limit, see_open, cover
+            )
+
+        self.call = call
+
+    def __reduce__(self) -> tuple[Any, tuple[BragConfig]]:
+        return _legal_for, (self.config,)
+
+
+_LEGAL: dict[BragConfig, _LegalMemo] = {}
+
+
+def _legal_for(config: BragConfig) -> _LegalMemo:
+    legal = _LEGAL.get(config)
+    if legal is None:
+        legal = _LEGAL[config] = _LegalMemo(config)
+    return legal
+
+
 class BragGame:
     """A Brag session: deal, bet, see, settle, and deal again until the session ends."""
 
     __slots__ = (
         "_active",
-        "_ante_mode",
+        "_ante_due",
         "_antes",
         "_bits",
         "_blind_keep_hand",
@@ -213,6 +249,7 @@ class BragGame:
         "_keep_choice",
         "_keep_old",
         "_keeper",
+        "_legal",
         "_mask_table",
         "_max_stake",
         "_mults",
@@ -229,6 +266,7 @@ class BragGame:
         "_shuffle_mode",
         "_shuffled",
         "_stacked",
+        "_thresholds",
         "betting",
         "chips",
         "choosing",
@@ -273,7 +311,14 @@ class BragGame:
         self._hands_per_session = config.hands_per_session
         self._cover_action = config.cover_action  # B16: -1 without cover_pot
         self.ranking = config_ranking(config)  # B2-B6, B21 and B25's wild cards
-        self._ante_mode = config.ante_mode_id  # B8, as rules.ante_due takes it
+        # B8/B16 for this config, from the rule functions once (called once or twice a hand):
+        # the ante due by [first hand][prial before], the chips to be dealt in by [prial shown].
+        mode = config.ante_mode_id
+        self._ante_due = tuple(
+            tuple(ante_due(mode, config.ante, first, prial) for prial in (False, True))
+            for first in (False, True)
+        )
+        self._thresholds = tuple(seat_threshold(mode, config.ante, p) for p in (False, True))
         # B15: the carry options; a covered pot in the hand switches them off (B16).
         self._carry_blind = config.blind_alone == "carries"
         self._carry_unopened = config.unopened_pot == "carries"
@@ -295,6 +340,7 @@ class BragGame:
         if table is None:
             table = _MASK_TABLES[config.num_actions] = _MaskTable(config.num_actions)
         self._mask_table = table
+        self._legal = _legal_for(config)
         # No session yet: nobody to act.
         self.session_over = True
         self.current_player = -1
@@ -450,12 +496,11 @@ class BragGame:
         return order
 
     def _start_hand(self) -> None:
-        cfg = self.config
         n, out = self.num_players, self._out
         self.hand_number += 1
         first = self.hand_number == 0
         self.previous_result = None if first else self.hand_results[-1]
-        ante = ante_due(self._ante_mode, cfg.ante, first, self._prev_prial)  # B8
+        ante = self._ante_due[first][self._prev_prial]  # B8
         # B7/B16: the button moves one seat, skipping seats that sit out.
         dealer = self._first_dealer if first else next_dealer(self.dealer, out, n)
         # B18: shuffle before the first hand (done in new_session), after a shown prial, or always;
@@ -608,18 +653,15 @@ class BragGame:
         p = self.current_player
         status = self.status
         active = self._active
-        self._bits = legal_bits(
+        self._bits = self._legal.call(
             self.chips[p],
             self.stake,
             status[p] == BLIND,
             active,
             status[self._opponent(p)] if active == 2 else -1,  # read only heads-up (B14)
-            self.pot,
-            self._mults,
-            self._max_stake,
-            self._pot_limit,
-            self._blind_sees_open,
-            self._cover_action,
+            # B13: the pot is read only under the pot limit, and never above max_stake (no
+            # raise goes past it): the same answer for fewer distinct arguments to remember
+            min(self.pot, self._max_stake) if self._pot_limit else 0,
         )
 
     def _opponent(self, p: int) -> int:
@@ -820,7 +862,7 @@ class BragGame:
             # B15: the pot rolls over to the next deal, but never carries out of the session, nor
             # to a deal its lone player will not play in (short of the next ante it sits out,
             # B16): then it wins the pot, as on the last hand.
-            threshold = self._threshold_after(False)
+            threshold = self._thresholds[False]
             if self._another_hand(threshold, False) and chips[lone] >= threshold:
                 carried, winner = pot, -1
             else:
@@ -842,7 +884,7 @@ class BragGame:
         deltas = list(map(operator.sub, chips, self._chips_before))
 
         # B16/B17: who can still play, and whether another hand follows.
-        follows = self._another_hand(self._threshold_after(prial_shown), True)
+        follows = self._another_hand(self._thresholds[prial_shown], True)
         # B19: a blind player left alone (winning, or under B15 carrying) may keep the unseen
         # hand (sessions only; never after a B16 comparison, which shows it).
         keep_offer = (
@@ -922,10 +964,6 @@ class BragGame:
         opened = any(cost for _, _, cost in self.betting)
         blind = self.status[lone] == BLIND
         return pot_carries(self._carry_blind, self._carry_unopened, blind, opened, False)
-
-    def _threshold_after(self, prial_shown: bool) -> int:
-        """B8/B16: the chips a seat needs to play the next hand (``rules.seat_threshold``)."""
-        return seat_threshold(self._ante_mode, self.config.ante, prial_shown)
 
     def _another_hand(self, threshold: int, commit: bool) -> bool:
         """B16/B17: whether a next hand follows, seats under ``threshold`` sitting out from now
