@@ -60,22 +60,19 @@ from brag_env.brag.hands import (
     strength_percentile,
 )
 from brag_env.brag.observation import SEAT_FIELDS, observation_layout
-from brag_env.brag.rules import BragConfig
+from brag_env.brag.rules import (
+    BLIND,
+    FOLDED,
+    OPEN,
+    SITTING_OUT,
+    BragConfig,
+    ante_due,
+    shuffle_due,
+)
 
-SITTING_OUT, FOLDED, BLIND, OPEN = (
-    kernel.SITTING_OUT,
-    kernel.FOLDED,
-    kernel.BLIND,
-    kernel.OPEN,
-)  # status ids as brag_env.brag.game
 _HAND = kernel.HAND
 _PRIVATE = kernel.PRIVATE
 _OBSERVE_ROWS = 256  # rows per block of observe (copied, then the kernel on them, in cache)
-_ANTE_MODES = {
-    "every_hand": kernel.ANTE_EVERY_HAND,
-    "after_prial": kernel.ANTE_AFTER_PRIAL,
-    "none": kernel.ANTE_NONE,
-}
 
 
 _SHARED_ARRAYS = frozenset(name for name, _, _ in kernel.TABLE_ARRAYS)
@@ -308,12 +305,10 @@ class BatchedBrag:
         cfg = self.config
         hand = self.hand_number[rows] = self.hand_number[rows] + 1
         first = hand == 0
-        if cfg.shuffle == "every_hand":
-            shuffle = ~first
-        else:
-            shuffle = self.prev_prial[rows] & ~first
-            if cfg.shuffle == "after_prial_or_cycle":
-                shuffle |= ~first & (self.dealt_since[rows] >= self._deck_size)
+        due = shuffle_due(
+            cfg.shuffle_id, self.prev_prial[rows], self.dealt_since[rows], self._deck_size
+        )
+        shuffle = ~first & due  # B18: the first hand's deck was drawn shuffled
         j = np.flatnonzero(shuffle)
         if j.size:
             self._shuffle(rows[j])
@@ -410,7 +405,7 @@ def _rules_of(config: BragConfig) -> tuple:
     start = np.zeros(size, np.float32)
     status = BLIND if config.allow_blind else OPEN
     start[off["seat_status"] + 4 * np.arange(n) + status] = 1.0
-    ante = config.ante if config.ante_mode != "none" else 0
+    ante = ante_due(config.ante_mode_id, config.ante, True, False)  # B8: a fresh deal is a first
     start[off["seat_chips"] : off["seat_chips"] + n] = (config.starting_chips - ante) * inv
     start[off["seat_chips_in"] : off["seat_chips_in"] + n] = ante * inv
     start[off["stake"]] = config.min_stake * (1.0 / config.max_stake)
@@ -432,7 +427,7 @@ def _rules_of(config: BragConfig) -> tuple:
         sessions=config.hands_per_session > 1,
         hands_per_session=config.hands_per_session,
         ante=config.ante,
-        ante_mode=_ANTE_MODES[config.ante_mode],
+        ante_mode=config.ante_mode_id,
         starting_chips=config.starting_chips,
         carry_blind=config.blind_alone == "carries",
         carry_unopened=config.unopened_pot == "carries",

@@ -3,9 +3,11 @@
 Every function takes the engine's arrays as a ``Tables`` named tuple (the arrays themselves,
 shared with the ``BatchedBrag`` object, changed in place) and its rules as a ``Rules`` named
 tuple, and loops over the given table rows one at a time: one table's move is a few scalar
-updates and the observation values it changes, never a pass over every table. The rule
-functions are written once here, per table, and called by the batched engine's ``masks``,
-``step``, ``reset`` and ``observe``.
+updates and the observation values it changes, never a pass over every table. The batched
+engine's ``masks``, ``step``, ``reset`` and ``observe`` call them. The rules themselves (antes,
+thresholds, prices, the legal mask, the see and the covered pots) are not written here: the
+kernels call the functions of ``brag_env.brag.rules``, the ones the scalar engine calls,
+compiled from that one source.
 
 The random draws stay in ``BatchedBrag`` (numpy's generator, the same streams as before):
 these kernels take the drawn uniforms, dealers and decks as arrays. Compiled code is cached
@@ -14,24 +16,33 @@ on disk (``cache=True``), so only a process that finds no cache pays the compile
 
 from __future__ import annotations
 
+import os
 from collections import namedtuple
 
 import numpy as np
 from numba import from_dtype, njit, types
 from numba.core import cgutils
 from numba.experimental import structref
-from numba.extending import intrinsic
+from numba.extending import intrinsic, register_jitable
 
+from brag_env.brag import rules
 from brag_env.brag.hands import PRIAL, RUNNING_FLUSH
 from brag_env.brag.observation import HISTORY_LEN
-from brag_env.brag.rules import FIRST_RAISE, FOLD, LOOK, SEE, STAY
+from brag_env.brag.rules import (
+    BLIND,
+    FIRST_RAISE,
+    FOLD,
+    FOLDED,
+    LOOK,
+    OPEN,
+    SEE,
+    SITTING_OUT,
+    STAY,
+)
 from brag_env.cards import NUM_CARDS
 
-SITTING_OUT, FOLDED, BLIND, OPEN = 0, 1, 2, 3  # status ids as brag_env.brag.game
 HAND = 3
 PRIVATE = NUM_CARDS + 6 + 1  # own cards, category (six), strength
-ANTE_EVERY_HAND, ANTE_AFTER_PRIAL, ANTE_NONE = 0, 1, 2  # B8 modes
-SHUFFLE_AFTER_PRIAL, SHUFFLE_EVERY_HAND, SHUFFLE_OR_CYCLE = 0, 1, 2  # B18 modes
 _STRIDE_A, _STRIDE_B = NUM_CARDS * NUM_CARDS, NUM_CARDS  # hands.py's flat hand index
 
 # The observation fields the kernels write, as indices into ``Rules.off`` (their offsets).
@@ -332,32 +343,11 @@ def wrap(x, size):
     return x - size if x >= size else x
 
 
-@njit(cache=True)
-def stay_price(stake, blind):
-    """B11: a stay costs the stake open and half of it blind."""
-    return stake >> 1 if blind else stake
-
-
-@njit(cache=True)
-def ante_threshold(R, prial):
-    """B8/B16: the chips a seat needs to play the next hand: the ante when one is due (under
-    ``after_prial`` only after a shown prial), else 1."""
-    ante = max(R.ante, 1)
-    if R.ante_mode == ANTE_EVERY_HAND:
-        return ante
-    if R.ante_mode == ANTE_AFTER_PRIAL:
-        return ante if prial else 1
-    return 1
-
-
-@njit(cache=True)
-def ante_due(R, first, after_prial):
-    """B8: the ante of the next hand (the session's first always pays under after_prial)."""
-    if R.ante_mode == ANTE_EVERY_HAND:
-        return R.ante
-    if R.ante_mode == ANTE_AFTER_PRIAL and (first or after_prial):
-        return R.ante
-    return 0
+# The game's rules, from their one source in ``brag_env.brag.rules``: the scalar engine and
+# replay call those functions as plain Python; registered here, the kernels below (and the
+# rule functions calling each other) compile the same source, called as ``rules.<name>``.
+for _rule in rules.COMPILED_RULES:
+    register_jitable(_rule)
 
 
 @njit(cache=True)
@@ -425,58 +415,45 @@ def to_bottom(T, R, r, card):
 
 # --------------------------------------------------------------------------- masks
 @njit(cache=True)
-def mask_row(T, R, r, out):
-    """The legal actions of table ``r``'s seat to act into ``out`` (all zero when over)."""
-    out[:] = 0
+def legal_row(T, R, r):
+    """The legal actions of table ``r``'s seat to act as a bit set (0 when the table is over)."""
     p = T.current[r]
     if p < 0:
-        return
+        return 0
     if R.sessions and T.choosing[r]:  # B19: the keeper's choice comes before the betting
-        out[R.keep_id] = 1
-        out[R.take_id] = 1
-        return
-    s = T.stake[r]
-    c = T.chips[r, p]
-    blind = T.status[r, p] == BLIND
-    ok = c >= stay_price(s, blind)  # B16: short of a stay: fold (and cover) only
-    out[FOLD] = 1
-    out[STAY] = ok
-    if R.cover >= 0:
-        out[LOOK] = blind  # a blind seat may look first even when short
-        out[R.cover] = not ok
-    else:
-        out[LOOK] = blind and ok
-    if ok and T.active[r] == 2:  # B14: a see, heads-up only; nobody sees a blind from open
-        opp_status = T.status[r, opponent(T, r, p)]
-        if blind:
-            out[SEE] = c >= s and (R.blind_may_see_open or opp_status == BLIND)
-        else:
-            out[SEE] = c >= 2 * s and opp_status == OPEN
-    if ok:
-        for i in range(R.mults.size):  # B13: the raise ladder
-            new = R.mults[i] * s
-            legal = new <= R.max_stake and stay_price(new, blind) <= c
-            if R.pot_limit:
-                legal = legal and new <= T.pot[r]
-            out[FIRST_RAISE + i] = legal
+        return (1 << R.keep_id) | (1 << R.take_id)
+    active = T.active[r]
+    return rules.legal_bits(
+        T.chips[r, p],
+        T.stake[r],
+        T.status[r, p] == BLIND,
+        active,
+        T.status[r, opponent(T, r, p)] if active == 2 else -1,  # read only heads-up (B14)
+        T.pot[r],
+        R.mults,
+        R.max_stake,
+        R.pot_limit,
+        R.blind_may_see_open,
+        R.cover,
+    )
 
 
 @njit(cache=True)
 def masks(T, R, rows, out):
+    """Each row's legal actions as a 0/1 mask (all zero on finished tables)."""
     for k in range(rows.size):
-        mask_row(T, R, rows[k], out[k])
+        bits = legal_row(T, R, rows[k])
+        row = out[k]
+        for a in range(R.num_actions):
+            row[a] = bits >> a & 1
 
 
 @njit(cache=True)
 def first_illegal(T, R, rows, actions):
     """The index of the first row whose action is not legal, or -1."""
-    legal = np.zeros(R.num_actions, np.int8)
     for k in range(rows.size):
         a = actions[k]
-        if a < 0 or a >= R.num_actions:
-            return k
-        mask_row(T, R, rows[k], legal)
-        if legal[a] == 0:
+        if a < 0 or a >= R.num_actions or not legal_row(T, R, rows[k]) >> a & 1:
             return k
     return -1
 
@@ -557,40 +534,33 @@ def choose(T, R, r, q, keep):
 
 @njit(cache=True)
 def carries(T, R, r, lone):
-    """B15: the pot rolls over to the next deal: a blind player left alone under
-    ``blind_alone="carries"`` or a pot nobody paid a stake into under ``unopened_pot="carries"``,
-    never with a cover (B16), never out of the session and never to a deal the lone player
-    will not play in (short of the next ante). Decided before the pot is paid."""
-    if T.num_covers[r] > 0:
+    """B15: the pot rolls over to the next deal (``rules.pot_carries``), never out of the
+    session and never to a deal the lone player will not play in (short of the next ante).
+    Decided before the pot is paid."""
+    blind = T.status[r, lone] == BLIND
+    covered = T.num_covers[r] > 0
+    if not rules.pot_carries(R.carry_blind, R.carry_unopened, blind, T.opened[r], covered):
         return False
-    blind = R.carry_blind and T.status[r, lone] == BLIND
-    unopened = R.carry_unopened and not T.opened[r]
-    if not (blind or unopened):
-        return False
-    need = ante_threshold(R, False)  # no see, no cover: no prial shown
+    need = rules.seat_threshold(R.ante_mode, R.ante, False)  # no see, no cover: no prial shown
     left = 0
     for s in range(R.num_players):
         if not T.out[r, s] and T.chips[r, s] >= need:
             left += 1
-    goes_on = T.hand_number[r] + 1 < R.hands_per_session and left >= 2
+    goes_on = rules.session_continues(T.hand_number[r], R.hands_per_session, left)
     return goes_on and T.chips[r, lone] >= need
 
 
 @njit(cache=True)
 def pay_bonus(T, R, r, winner):
-    """B20: a see won with a prial or running flush collects the bonus from every other seat
-    dealt in, never more than it holds."""
+    """B20 (``rules.collect_bonus``): a see won with a prial or running flush."""
     due = R.prial_bonus
     if not due:
         return
     cat = T.category[r, winner]
     if cat != PRIAL and cat != RUNNING_FLUSH:
         return
-    for s in range(R.num_players):
-        if s != winner and T.status[r, s] != SITTING_OUT:
-            pay = min(due, T.chips[r, s])
-            T.chips[r, s] -= pay
-            T.chips[r, winner] += pay
+    dealt_in = T.status[r] != SITTING_OUT
+    rules.collect_bonus(due, winner, dealt_in, T.chips[r], np.zeros(R.num_players, np.int64))
 
 
 @njit(cache=True)
@@ -617,18 +587,14 @@ def finish(T, R, r, lone, seer, seen, rewards):
             won = 0
         T.carry_in[r] = pot if carry else 0
     T.hand_carried[r] = pot if carry else 0
-    # B16: the side pot to the betting's winner, then each covered pot from the last closed
-    # outwards to the better of its coverer and the winner so far (ties: not the coverer).
-    # Without covers the whole pot is the "side pot".
-    T.chips[r, lone] += won
-    champion = lone
-    for j in range(ncov - 1, -1, -1):
-        coverer = T.cover_order[r, j]
-        closed = T.covered_pot[r, coverer]
-        before = T.covered_pot[r, T.cover_order[r, j - 1]] if j else 0
-        if T.strength[r, coverer] > T.strength[r, champion]:
-            champion = coverer
-        T.chips[r, champion] += closed - before
+    if ncov > 0:  # B16: the side pot to the betting's winner, each covered pot to its own
+        winners = np.empty(ncov, np.int64)
+        champion = rules.settle_covers(
+            pot, T.covered_pot[r], T.cover_order[r], ncov, lone, T.strength[r], T.chips[r], winners
+        )
+    else:  # the whole pot to the last one in or the see's winner (nothing when it carries)
+        T.chips[r, lone] += won
+        champion = lone
     # as game.py's HandResult.winner: a carried pot (B15, even of no chips) has no winner
     T.hand_winner[r] = -1 if carry else champion
     if seer >= 0:  # B14: both hands are shown
@@ -665,13 +631,13 @@ def end_hand(T, R, r, lone, seer, seen, rewards):
         shown = T.has_covered[r, s] or (ncov > 0 and s == lone) or s in (seer, seen)
         prial = prial or (shown and T.category[r, s] == PRIAL)
     T.prev_prial[r] = prial
-    need = ante_threshold(R, prial)
+    need = rules.seat_threshold(R.ante_mode, R.ante, prial)
     playing = 0
     for s in range(n):
         T.out[r, s] = T.out[r, s] or T.chips[r, s] < need  # B16: short of the ante: out
         if not T.out[r, s]:
             playing += 1
-    follows = T.hand_number[r] + 1 < R.hands_per_session and playing >= 2  # B17
+    follows = rules.session_continues(T.hand_number[r], R.hands_per_session, playing)
     keep = (  # B19: a blind player left alone may keep the hand
         seer < 0
         and R.blind_keep_hand
@@ -702,11 +668,7 @@ def end_hand(T, R, r, lone, seer, seen, rewards):
     if not follows:
         T.current[r] = -1
         return -1
-    for j in range(n):  # B7/B16: the button skips seats that are out of the session
-        s = wrap(T.dealer[r] + 1 + j, n)
-        if not T.out[r, s]:
-            return s
-    return -1
+    return rules.next_dealer(T.dealer[r], T.out[r], n)  # B7/B16
 
 
 @njit(cache=True)
@@ -728,15 +690,15 @@ def step_row(T, R, r, a, rewards):
     paid = 0
     if bet or see or cover:  # B11/B13/B14/B16: chips into the pot
         if raised:
-            T.stake[r] = R.mults[a - FIRST_RAISE] * T.stake[r]
+            T.stake[r] = rules.raised_stake(T.stake[r], R.mults[a - FIRST_RAISE])
         s = T.stake[r]
         blind = T.status[r, p] == BLIND
         if cover:
-            paid = T.chips[r, p]  # B16: every chip left
+            paid = rules.cover_price(T.chips[r, p])
         elif see:
-            paid = s if blind else 2 * s  # B14: a see pays double the stay
+            paid = rules.see_price(s, blind)
         else:
-            paid = stay_price(s, blind)
+            paid = rules.stay_price(s, blind)
         T.chips[r, p] -= paid
         T.contributed[r, p] += paid
         T.pot[r] += paid
@@ -786,9 +748,9 @@ def step_row(T, R, r, a, rewards):
                 st[off[F_TO_ACT] + p] = 0.0
                 st[off[F_TO_ACT] + s] = 1.0
                 break
-    if see:  # B14: the seen player wins ties
+    if see:  # B14
         opp = opponent(T, r, p)
-        winner = p if T.strength[r, p] > T.strength[r, opp] else opp
+        winner = rules.see_winner(p, opp, T.strength[r, p], T.strength[r, opp])
         return True, finish(T, R, r, winner, p, opp, rewards)
     return False, -1
 
@@ -836,7 +798,7 @@ def deal_hands(T, R, rows, dealers, cards):
     """One-hand sessions: B8 antes, the deal ``cards`` (3n per row, one at a time from the
     dealer's left, B9), B12's first player left of the dealer, and the state row."""
     n = R.num_players
-    ante = R.ante if R.ante_mode != ANTE_NONE else 0
+    ante = rules.ante_due(R.ante_mode, R.ante, True, False)  # a one-hand session's hand is a first
     status = BLIND if R.allow_blind else OPEN  # B10
     for k in range(rows.size):
         r, d = rows[k], dealers[k]
@@ -893,7 +855,7 @@ def start_hands(T, R, rows, dealers, fresh):
         r, d = rows[k], dealers[k]
         hand = T.hand_number[r]
         first = hand == 0
-        ante = ante_due(R, first, T.prev_prial[r] and not first)
+        ante = rules.ante_due(R.ante_mode, R.ante, first, T.prev_prial[r] and not first)
         if fresh[k]:
             T.dealt_since[r] = 0
             shown[:] = 0.0
@@ -999,6 +961,24 @@ ENTRY_POINTS = (
     step,
     observe,
 )
+
+
+def _stamp_rules_into_cache() -> None:
+    """Numba checks a cached kernel against the stamp (time, size) of the kernel's own file
+    only, not of the files its callees come from: a change to ``rules.py`` would leave the
+    kernels compiled from the old rules. The stamp of rules.py joins every kernel's stamp, so
+    either file's change recompiles. Reads Numba's private cache objects; when they are not
+    as expected, nothing changes (the cache then works as Numba's own)."""
+    info = os.stat(rules.__file__)
+    extra = ("rules.py", info.st_mtime, info.st_size)
+    for value in list(globals().values()):
+        cache_file = getattr(getattr(value, "_cache", None), "_cache_file", None)
+        stamp = getattr(cache_file, "_source_stamp", None)
+        if stamp is not None:
+            cache_file._source_stamp = (stamp, extra)
+
+
+_stamp_rules_into_cache()
 
 
 def cached() -> bool:

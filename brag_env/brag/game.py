@@ -81,27 +81,42 @@ from __future__ import annotations
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from brag_env.brag.history import HandRecord, record_to_dict
 from brag_env.brag.rules import (
+    BLIND,
     FIRST_RAISE,
     FOLD,
+    FOLDED,
     LOOK,
+    OPEN,
     SEE,
+    SITTING_OUT,
     STAY,
     BragConfig,
-    SeatStatus,
+    ante_due,
+    collect_bonus,
+    cover_price,
     discard_choices,
+    legal_bits,
+    next_dealer,
+    pot_carries,
+    raised_stake,
+    seat_threshold,
+    see_price,
+    see_winner,
+    session_continues,
+    settle_covers,
+    shuffle_due,
+    stay_price,
 )
 from brag_env.brag.wild import config_ranking
 from brag_env.cards import NUM_CARDS, Deck, format_cards, make_rng, parse_cards
 from brag_env.clone import StateCopier
-
-# SeatStatus as plain ints: the state lists hold these, and histories print them as numbers.
-SITTING_OUT, FOLDED, BLIND, OPEN = (int(status) for status in SeatStatus)
 
 _BONUS_CATEGORIES = ("prial", "running_flush")  # B20
 
@@ -170,11 +185,47 @@ class _MaskTable(dict):
 _MASK_TABLES: dict[int, _MaskTable] = {}
 
 
+class _LegalMemo:
+    """``rules.legal_bits`` with one config's options bound, its results remembered (``call``):
+    the same stacks, stakes and statuses recur all session long, and a lookup is several times
+    cheaper than the call. One per config, shared by its games; bounded in size. Pickles as
+    the config (the memo is rebuilt, or found, on loading)."""
+
+    __slots__ = ("call", "config")
+
+    def __init__(self, config: BragConfig) -> None:
+        self.config = config
+        mults, cap, limit = config.raise_sizes, config.max_stake, config.pot_limit
+        see_open, cover = config.blind_may_see_open, config.cover_action
+
+        @lru_cache(maxsize=1 << 15)
+        def call(chips: int, stake: int, blind: bool, active: int, opp: int, pot: int) -> int:
+            return legal_bits(
+                chips, stake, blind, active, opp, pot, mults, cap, limit, see_open, cover
+            )
+
+        self.call = call
+
+    def __reduce__(self) -> tuple[Any, tuple[BragConfig]]:
+        return _legal_for, (self.config,)
+
+
+_LEGAL: dict[BragConfig, _LegalMemo] = {}
+
+
+def _legal_for(config: BragConfig) -> _LegalMemo:
+    legal = _LEGAL.get(config)
+    if legal is None:
+        legal = _LEGAL[config] = _LegalMemo(config)
+    return legal
+
+
 class BragGame:
     """A Brag session: deal, bet, see, settle, and deal again until the session ends."""
 
     __slots__ = (
         "_active",
+        "_ante_due",
         "_antes",
         "_bits",
         "_blind_keep_hand",
@@ -186,7 +237,6 @@ class BragGame:
         "_choice_bits",
         "_chooser",
         "_cover_action",
-        "_cycle",
         "_deal_cards",
         "_dealt",
         "_dealt_since",
@@ -200,6 +250,7 @@ class BragGame:
         "_keep_choice",
         "_keep_old",
         "_keeper",
+        "_legal",
         "_mask_table",
         "_max_stake",
         "_mults",
@@ -209,15 +260,14 @@ class BragGame:
         "_per",
         "_pot_limit",
         "_prev_prial",
-        "_raises",
         "_records",
         "_replaying",
         "_rng",
         "_see",
-        "_short_blind",
-        "_short_open",
+        "_shuffle_mode",
         "_shuffled",
         "_stacked",
+        "_thresholds",
         "betting",
         "chips",
         "choosing",
@@ -253,7 +303,6 @@ class BragGame:
         self.config = config
         n = self.num_players = config.num_players
         self._mults = config.raise_sizes
-        self._raises = tuple((1 << (FIRST_RAISE + i), m) for i, m in enumerate(self._mults))
         self._keep_action = config.keep_old_hand_action
         self._choice_bits = (1 << config.keep_old_hand_action) | (1 << config.take_new_hand_action)
         self._max_stake = config.max_stake
@@ -261,19 +310,20 @@ class BragGame:
         self._blind_sees_open = config.blind_may_see_open
         self._blind_keep_hand = config.blind_keep_hand
         self._hands_per_session = config.hands_per_session
-        # B16: what a seat that cannot afford to stay may do: only FOLD (the original ruling),
-        # or COVER as well, blind seats also LOOK first.
-        self._cover_action = config.cover_action
+        self._cover_action = config.cover_action  # B16: -1 without cover_pot
         self.ranking = config_ranking(config)  # B2-B6, B21 and B25's wild cards
-        if config.cover_pot:
-            cover_bit = 1 << config.cover_action
-            self._short_blind, self._short_open = 1 | 1 << LOOK | cover_bit, 1 | cover_bit
-        else:
-            self._short_blind = self._short_open = 1
+        # B8/B16 for this config, from the rule functions once (called once or twice a hand):
+        # the ante due by [first hand][prial before], the chips to be dealt in by [prial shown].
+        mode = config.ante_mode_id
+        self._ante_due = tuple(
+            tuple(ante_due(mode, config.ante, first, prial) for prial in (False, True))
+            for first in (False, True)
+        )
+        self._thresholds = tuple(seat_threshold(mode, config.ante, p) for p in (False, True))
         # B15: the carry options; a covered pot in the hand switches them off (B16).
         self._carry_blind = config.blind_alone == "carries"
         self._carry_unopened = config.unopened_pot == "carries"
-        self._cycle = config.shuffle == "after_prial_or_cycle"  # B18
+        self._shuffle_mode = config.shuffle_id  # B18, as rules.shuffle_due takes it
         # B1: the pack in order (the k highest ranks under deck_ranks); copied for each
         # shuffle (cheaper than a new range list).
         self._pack = list(config.deck_cards())
@@ -291,6 +341,7 @@ class BragGame:
         if table is None:
             table = _MASK_TABLES[config.num_actions] = _MaskTable(config.num_actions)
         self._mask_table = table
+        self._legal = _legal_for(config)
         # No session yet: nobody to act.
         self.session_over = True
         self.current_player = -1
@@ -427,33 +478,18 @@ class BragGame:
         return order
 
     def _start_hand(self) -> None:
-        cfg = self.config
         n, out = self.num_players, self._out
         self.hand_number += 1
         first = self.hand_number == 0
         self.previous_result = None if first else self.hand_results[-1]
-        # B8 ante modes.
-        mode = cfg.ante_mode
-        due = mode == "every_hand" or (mode == "after_prial" and (first or self._prev_prial))
-        ante = cfg.ante if due else 0
+        ante = self._ante_due[first][self._prev_prial]  # B8
         # B7/B16: the button moves one seat, skipping seats that sit out.
-        if first:
-            dealer = self._first_dealer
-        else:
-            dealer = self.dealer + 1
-            while True:
-                if dealer == n:
-                    dealer = 0
-                if not out[dealer]:
-                    break
-                dealer += 1
+        dealer = self._first_dealer if first else next_dealer(self.dealer, out, n)
         # B18: shuffle before the first hand (done in new_session), after a shown prial, or always;
         # with the cycle option also once the whole pack has gone out since the previous shuffle.
         shuffled = first and not self._stacked
-        if not first and (
-            cfg.shuffle == "every_hand"
-            or self._prev_prial
-            or (self._cycle and self._dealt_since >= len(self._pack))
+        if not first and shuffle_due(
+            self._shuffle_mode, self._prev_prial, self._dealt_since, len(self._pack)
         ):
             self._deck = self._shuffled_deck(self._deck.cards())
             shuffled = True
@@ -597,39 +633,18 @@ class BragGame:
 
     def _update_mask(self) -> None:
         p = self.current_player
-        s = self.stake
-        c = self.chips[p]
         status = self.status
-        blind = status[p] == BLIND
-        if blind:
-            if c < s >> 1:  # B16: cannot stay in even blind: fold, or look / cover
-                self._bits = self._short_blind
-                return
-            bits = 0b111  # FOLD, STAY, LOOK
-            # B14: blind sees blind, or open when allowed, for S.
-            if (
-                self._active == 2
-                and c >= s
-                and (self._blind_sees_open or status[self._opponent(p)] == BLIND)
-            ):
-                bits |= 0b1000
-        else:
-            if c < s:  # B16: cannot stay: fold, or cover
-                self._bits = self._short_open
-                return
-            bits = 0b11
-            # B14: open sees open only, for 2S.
-            if self._active == 2 and c >= 2 * s and status[self._opponent(p)] == OPEN:
-                bits |= 0b1000
-        # B13: the raise ladder, capped by max_stake and (optionally) the pot; never unaffordable.
-        cap = self._max_stake
-        for bit, m in self._raises:
-            new = m * s
-            if new > cap or (self._pot_limit and new > self.pot):
-                continue
-            if (new >> 1 if blind else new) <= c:
-                bits |= bit
-        self._bits = bits
+        active = self._active
+        self._bits = self._legal.call(
+            self.chips[p],
+            self.stake,
+            status[p] == BLIND,
+            active,
+            status[self._opponent(p)] if active == 2 else -1,  # read only heads-up (B14)
+            # B13: the pot is read only under the pot limit, and never above max_stake (no
+            # raise goes past it): the same answer for fewer distinct arguments to remember
+            min(self.pot, self._max_stake) if self._pot_limit else 0,
+        )
 
     def _opponent(self, p: int) -> int:
         status = self.status
@@ -652,12 +667,9 @@ class BragGame:
         p = self.current_player
         status = self.status
         if action == STAY or FIRST_RAISE <= action < self._keep_action:
-            if action == STAY:  # B11: a fresh bet each turn, S open or S/2 blind
-                cost = self.stake
-            else:  # B13: raise to m * S
-                cost = self.stake = self._mults[action - FIRST_RAISE] * self.stake
-            if status[p] == BLIND:
-                cost >>= 1
+            if action != STAY:  # B13: raise to m * S
+                self.stake = raised_stake(self.stake, self._mults[action - FIRST_RAISE])
+            cost = stay_price(self.stake, status[p] == BLIND)  # B11: a fresh bet each turn
             self.chips[p] -= cost
             self.contributed[p] += cost
             self.pot += cost
@@ -703,27 +715,25 @@ class BragGame:
     def _see_now(self, p: int) -> HandResult:
         """B14: pay for the see, show both hands; ties go to the seen player."""
         opp = self._opponent(p)
-        cost = self.stake if self.status[p] == BLIND else 2 * self.stake
+        cost = see_price(self.stake, self.status[p] == BLIND)
         self.chips[p] -= cost
         self.contributed[p] += cost
         self.pot += cost
         self.last_action[p] = SEE
         self.betting.append((p, SEE, cost))
         self._see = (p, opp, cost)
-        return self._finish(p if self._beats(p, opp) else opp, p)
+        return self._finish(see_winner(p, opp, self._hand_key(p), self._hand_key(opp)), p)
 
-    def _beats(self, a: int, b: int) -> bool:
-        """Whether seat ``a``'s hand beats seat ``b``'s (B2-B6, B21); equal hands compared by
-        the discards, highest first (B22). False when still equal."""
-        lowball = self.config.lowball
-        strength = self.ranking.strength  # B25: the best readings, then fewer wild cards
-        mine = strength(self.hands[a])
-        theirs = strength(self.hands[b])
-        if mine != theirs or self._discard_first < 0:
-            return mine > theirs
-        ours = sorted((c >> 2 for c in self.discards[a]), reverse=True)
-        others = sorted((c >> 2 for c in self.discards[b]), reverse=True)
-        return ours < others if lowball else ours > others
+    def _hand_key(self, s: int) -> Any:
+        """Seat ``s``'s hand as a value that compares as the hands do (higher wins): its
+        strength (B2-B6, B21; B25: the best readings, then fewer wild cards), then under B22
+        its discarded ranks, highest first, which break a tie (the lower ones under lowball,
+        hence negated)."""
+        strength = self.ranking.strength(self.hands[s])
+        if self._discard_first < 0:
+            return strength
+        ranks = sorted((c >> 2 for c in self.discards[s]), reverse=True)
+        return strength, tuple(-r for r in ranks) if self.config.lowball else tuple(ranks)
 
     def _discard(self, p: int, action: int) -> None:
         """B22: ``p`` puts the chosen cards aside face down; after the last seat, the betting
@@ -746,8 +756,8 @@ class BragGame:
     def _cover(self, p: int) -> bool:
         """B16: ``p`` puts in all its chips and closes the pot as it stands; True when that
         leaves one player in the betting (the hand then ends)."""
-        cost = self.chips[p]
-        self.chips[p] = 0
+        cost = cover_price(self.chips[p])
+        self.chips[p] -= cost
         self.contributed[p] += cost
         self.pot += cost
         # Out of the betting like a folded seat (turns skip it), but its hand stays on the pot.
@@ -762,22 +772,19 @@ class BragGame:
         return self._active == 1
 
     def _settle_covers(self, winner: int, pot: int) -> tuple[int, list[tuple[int, int, int]]]:
-        """B16: pay the side pot to ``winner``, then each covered pot, from the last closed
-        outwards, to the better of its coverer and the winner of everything after it (the
-        coverer loses ties). Returns the last pot's winner and the shares."""
-        chips = self.chips
+        """B16 (``rules.settle_covers``): pay the side pot to ``winner`` and each covered pot to
+        its winner. Returns the last pot's winner and the shares, the side pot first."""
         covers = self.covers
-        side = pot - covers[-1][1]
-        chips[winner] += side
-        pots = [(side, winner, -1)]
-        champion = winner
-        for k in range(len(covers) - 1, -1, -1):
-            coverer, closed = covers[k]
-            amount = closed - (covers[k - 1][1] if k else 0)
-            if self._beats(coverer, champion):
-                champion = coverer
-            chips[champion] += amount
-            pots.append((amount, champion, coverer))
+        count = len(covers)
+        closed = dict(covers)
+        coverers = [c for c, _ in covers]
+        keys = {s: self._hand_key(s) for s in (winner, *coverers)}
+        winners = [-1] * count
+        champion = settle_covers(pot, closed, coverers, count, winner, keys, self.chips, winners)
+        pots = [(pot - covers[-1][1], winner, -1)]
+        for k in range(count - 1, -1, -1):
+            amount = covers[k][1] - (covers[k - 1][1] if k else 0)
+            pots.append((amount, winners[k], coverers[k]))
         return champion, pots
 
     def _choose(self, p: int, action: int) -> None:
@@ -837,7 +844,7 @@ class BragGame:
             # B15: the pot rolls over to the next deal, but never carries out of the session, nor
             # to a deal its lone player will not play in (short of the next ante it sits out,
             # B16): then it wins the pot, as on the last hand.
-            threshold = self._threshold_after(False)
+            threshold = self._thresholds[False]
             if self._another_hand(threshold, False) and chips[lone] >= threshold:
                 carried, winner = pot, -1
             else:
@@ -859,7 +866,7 @@ class BragGame:
         deltas = list(map(operator.sub, chips, self._chips_before))
 
         # B16/B17: who can still play, and whether another hand follows.
-        follows = self._another_hand(self._threshold_after(prial_shown), True)
+        follows = self._another_hand(self._thresholds[prial_shown], True)
         # B19: a blind player left alone (winning, or under B15 carrying) may keep the unseen
         # hand (sessions only; never after a B16 comparison, which shows it).
         keep_offer = (
@@ -934,20 +941,11 @@ class BragGame:
         return result
 
     def _may_carry(self, lone: int) -> bool:
-        """B15: a blind player left alone under ``blind_alone="carries"``, or a pot nobody
-        paid a stake into (no stay, raise or see: every such action costs chips) under
-        ``unopened_pot="carries"``."""
-        if self._carry_blind and self.status[lone] == BLIND:
-            return True
-        return self._carry_unopened and not any(cost for _, _, cost in self.betting)
-
-    def _threshold_after(self, prial_shown: bool) -> int:
-        """B8/B16: the chips a seat needs to play the next hand: the ante when one is due
-        (under ``after_prial`` only after a shown prial), else 1 (no chips: sit out)."""
-        mode = self.config.ante_mode
-        if mode == "every_hand" or (mode == "after_prial" and prial_shown):
-            return max(self.config.ante, 1)
-        return 1
+        """B15 (``rules.pot_carries``) for a hand without covers; a pot is opened once someone
+        paid a stake into it (every stay, raise and see costs chips)."""
+        opened = any(cost for _, _, cost in self.betting)
+        blind = self.status[lone] == BLIND
+        return pot_carries(self._carry_blind, self._carry_unopened, blind, opened, False)
 
     def _another_hand(self, threshold: int, commit: bool) -> bool:
         """B16/B17: whether a next hand follows, seats under ``threshold`` sitting out from now
@@ -957,7 +955,7 @@ class BragGame:
         for s in self._order:
             if chips[s] < threshold:
                 out[s] = True
-        return self.hand_number + 1 < self._hands_per_session and out.count(False) >= 2
+        return session_continues(self.hand_number, self._hands_per_session, out.count(False))
 
     def _show(self, winner: int, seer: int) -> tuple[dict[int, list[int]], list[int], bool]:
         """After a see (B14): the shown hands, the B20 bonus and whether a prial was shown."""
@@ -969,15 +967,10 @@ class BragGame:
         cats = {s: self.ranking.category(cards) for s, cards in shown.items()}  # B25: readings
         bonus: list[int] = []
         due = self.config.prial_bonus
-        if due and cats[winner] in _BONUS_CATEGORIES:  # B20, never more than a player holds
+        if due and cats[winner] in _BONUS_CATEGORIES:  # B20
             bonus = [0] * self.num_players
-            for s in self._order:
-                if s != winner:
-                    pay = min(due, chips[s])
-                    chips[s] -= pay
-                    bonus[s] = -pay
-                    chips[winner] += pay
-                    bonus[winner] += pay
+            dealt_in = [status != SITTING_OUT for status in self.status]
+            collect_bonus(due, winner, dealt_in, chips, bonus)
         return shown, bonus, "prial" in cats.values()
 
     # ------------------------------------------------------------------ read-only views

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from brag_env.brag.game import BragGame, HandResult
-from brag_env.brag.rules import BragConfig
+from brag_env.brag.rules import BragConfig, ante_due, next_dealer, shuffle_due
 from brag_env.brag.wild import config_ranking
 from brag_env.cards import format_card, format_cards, parse_cards
 
@@ -179,10 +179,8 @@ def replay_session(
         else:
             if hist.get("stacked", False):
                 raise ValueError(f"hand {i}: only a session's opening deal can be stacked")
-            expected_shuffle = (
-                cfg.shuffle == "every_hand"
-                or prial_before
-                or (cfg.shuffle == "after_prial_or_cycle" and dealt_since >= cfg.deck_size)
+            expected_shuffle = bool(
+                shuffle_due(cfg.shuffle_id, prial_before, dealt_since, cfg.deck_size)
             )
         if hist.get("shuffled") != expected_shuffle:
             raise ValueError(
@@ -255,13 +253,12 @@ def _check_antes(hist: dict[str, Any], cfg: BragConfig, prial_before: bool | Non
     (a hand on its own: under ``"after_prial"`` a later hand may then have an ante or not).
     """
     k = hist.get("hand_number", "?")
-    mode = cfg.ante_mode
+    mode = cfg.ante_mode_id
     first = hist["hand_number"] == 0
-    if mode == "after_prial" and not first and prial_before is None:
-        choices = [0, cfg.ante]
+    if prial_before is None:  # either case may have come before: both antes, if they differ
+        choices = sorted({ante_due(mode, cfg.ante, first, seen) for seen in (False, True)})
     else:
-        due = mode == "every_hand" or (mode == "after_prial" and (first or bool(prial_before)))
-        choices = [cfg.ante if due else 0]
+        choices = [ante_due(mode, cfg.ante, first, prial_before)]
     dealt_in = set(hist["deal_order"])
     antes = list(hist["antes"])
     options = [[a if s in dealt_in else 0 for s in range(len(antes))] for a in choices]
@@ -355,10 +352,9 @@ def _played_hand(hist: dict[str, Any], seat: int) -> str | None:
 
 
 def _next_dealer(dealer: int, sitting_out: Sequence[int], n: int) -> int:
+    """B7/B16 (``rules.next_dealer``) with the sitting-out seats as a history lists them."""
     out = set(sitting_out)
-    d = dealer
-    for _ in range(n):
-        d = (d + 1) % n
-        if d not in out:
-            return d
-    raise ValueError("no seat left to deal")
+    seat = next_dealer(dealer, [s in out for s in range(n)], n)
+    if seat < 0:
+        raise ValueError("no seat left to deal")
+    return seat

@@ -23,6 +23,10 @@ WildMode = Literal["none", "braggers", "nines", "aces"]
 
 ANTE_MODES = ("every_hand", "after_prial", "none")
 SHUFFLE_MODES = ("after_prial", "every_hand", "after_prial_or_cycle")
+# The modes as the ints the rule functions below take (the index in the tuples above), so the
+# same functions run in Python and compiled in the batched kernel.
+ANTE_EVERY_HAND, ANTE_AFTER_PRIAL, ANTE_NONE = range(len(ANTE_MODES))  # B8
+SHUFFLE_AFTER_PRIAL, SHUFFLE_EVERY_HAND, SHUFFLE_OR_CYCLE = range(len(SHUFFLE_MODES))  # B18
 CARRY_MODES = ("wins", "carries")
 WILD_MODES = ("none", "braggers", "nines", "aces")  # B25
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
@@ -47,6 +51,218 @@ class SeatStatus(IntEnum):
 
 
 STATUS_NAMES: tuple[str, ...] = tuple(status.name.lower() for status in SeatStatus)
+# SeatStatus as plain ints: the engines' state holds these (and compiled code reads them).
+SITTING_OUT, FOLDED, BLIND, OPEN = (int(status) for status in SeatStatus)
+
+
+# --------------------------------------------------------------------- the rules as functions
+# Each rule below is written once and called by every engine: the scalar ``BragGame`` and the
+# history checks of ``replay`` call them as plain Python, the batched kernel
+# (``batched_kernel``) compiles these same functions with Numba. So they take and return ints,
+# bools and int sequences only (a tuple, list, dict or numpy row), with no Python-only feature
+# that Numba's nopython mode refuses. Modes are the int ids above (``BragConfig.ante_mode_id``).
+
+
+def ante_due(ante_mode: int, ante: int, first: bool, prial_before: bool) -> int:
+    """B8: the ante each seat dealt in pays on the next hand. ``first``: the session's first
+    hand (under ``after_prial`` it always pays); ``prial_before``: the hand before showed a
+    prial (at a see or a B16 comparison)."""
+    if ante_mode == ANTE_EVERY_HAND:
+        return ante
+    if ante_mode == ANTE_AFTER_PRIAL and (first or prial_before):
+        return ante
+    return 0
+
+
+def seat_threshold(ante_mode: int, ante: int, prial_shown: bool) -> int:
+    """B8/B16: the chips a seat needs to be dealt the next hand of the session: the ante when
+    one is due after a hand that did (not) show a prial, and at least one chip."""
+    return max(ante_due(ante_mode, ante, False, prial_shown), 1)
+
+
+def shuffle_due(shuffle_mode: int, prial_before: Any, dealt_since: Any, deck_size: int) -> Any:
+    """B18: whether the deck is shuffled before a hand after the session's first (the first is
+    always shuffled, unless stacked): always under ``every_hand``, after a hand that showed a
+    prial, and under ``after_prial_or_cycle`` also once ``dealt_since`` (cards dealt since the
+    last shuffle) reaches the deck's size. Bitwise operators only, so that ``prial_before`` and
+    ``dealt_since`` may be numpy arrays (one entry per table) as well as a bool and an int."""
+    return (
+        (shuffle_mode == SHUFFLE_EVERY_HAND)
+        | prial_before
+        | ((shuffle_mode == SHUFFLE_OR_CYCLE) & (dealt_since >= deck_size))
+    )
+
+
+def next_dealer(dealer: int, out: Any, num_players: int) -> int:
+    """B7/B16: the next hand's dealer, the button moved from ``dealer`` to the next seat up,
+    wrapping, past the seats that sit out for the session (``out[s]`` true); -1 when none is
+    left."""
+    for j in range(1, num_players + 1):
+        seat = dealer + j
+        if seat >= num_players:
+            seat -= num_players
+        if not out[seat]:
+            return seat
+    return -1
+
+
+def session_continues(hand_number: int, hands_per_session: int, seats_left: int) -> bool:
+    """B17: whether another hand follows hand ``hand_number`` (0-based): the session has hands
+    left and at least two seats can still play (``seats_left``: those not sitting out, B16)."""
+    return hand_number + 1 < hands_per_session and seats_left >= 2
+
+
+def pot_carries(
+    carry_blind: bool, carry_unopened: bool, lone_blind: bool, opened: bool, covered: bool
+) -> bool:
+    """B15: whether a pot won without a see is one that rolls over to the next deal: its lone
+    player is blind under ``blind_alone="carries"`` (``carry_blind``), or nobody paid a stake
+    into it (not ``opened``) under ``unopened_pot="carries"``; never once a seat covered it
+    (B16: the hands are compared). Whether the session goes on (B17) and the lone player can
+    play the next deal (``seat_threshold``) the engines check besides."""
+    if covered:
+        return False
+    return (carry_blind and lone_blind) or (carry_unopened and not opened)
+
+
+def stay_price(stake: int, blind: bool) -> int:
+    """B11: a stay costs the stake open and half of it blind (the stake is even)."""
+    return stake >> 1 if blind else stake
+
+
+def raised_stake(stake: int, multiplier: int) -> int:
+    """B13: the stake after a raise by ``multiplier``; the raiser then pays its stay price."""
+    return multiplier * stake
+
+
+def see_price(stake: int, blind: bool) -> int:
+    """B14: a see costs twice the stay: 2S open, S blind."""
+    return stake if blind else 2 * stake
+
+
+def cover_price(chips: int) -> int:
+    """B16: a cover puts in every chip the seat has left."""
+    return chips
+
+
+def legal_bits(
+    chips: int,
+    stake: int,
+    blind: bool,
+    active: int,
+    opponent_status: int,
+    pot: int,
+    multipliers: Any,
+    max_stake: int,
+    pot_limit: bool,
+    blind_may_see_open: bool,
+    cover_action: int,
+) -> int:
+    """The legal betting actions of the seat to act, as a bit set (bit ``a``: action ``a``).
+
+    ``chips``: the seat's stack; ``stake``: S; ``blind``: the seat has not looked (B10);
+    ``active``: the seats still in the betting; ``opponent_status``: the other seat's status
+    when two are in (read only then); ``pot``: the pot before a raise (B13's pot limit);
+    ``multipliers``: the raise ladder (``raise_sizes``); ``cover_action``: COVER's id, -1
+    without ``cover_pot``. The B19 keep/take choice and the B22 discards are phases of their
+    own, not covered here.
+
+    - B16: a seat short of its stay price may only fold, or cover (with ``cover_pot``); a blind
+      one may also look first.
+    - B10/B11: otherwise FOLD and STAY, and LOOK while blind.
+    - B14: a see only heads-up: open sees open for 2S; blind sees blind, or open when
+      ``blind_may_see_open``, for S; nobody sees a blind seat from open.
+    - B13: a raise to m*S only up to ``max_stake``, with ``pot_limit`` only up to the pot, and
+      only if the seat can pay its stay price at the new stake.
+    """
+    if chips < stay_price(stake, blind):
+        bits = 1 << FOLD
+        if cover_action >= 0:
+            bits |= 1 << cover_action
+            if blind:
+                bits |= 1 << LOOK
+        return bits
+    bits = (1 << FOLD) | (1 << STAY)
+    if blind:
+        bits |= 1 << LOOK
+    if active == 2 and chips >= see_price(stake, blind):
+        if blind:
+            may_see = blind_may_see_open or opponent_status == BLIND
+        else:
+            may_see = opponent_status == OPEN
+        if may_see:
+            bits |= 1 << SEE
+    for i in range(len(multipliers)):
+        new = raised_stake(stake, multipliers[i])
+        if new <= max_stake and (not pot_limit or new <= pot) and stay_price(new, blind) <= chips:
+            bits |= 1 << (FIRST_RAISE + i)
+    return bits
+
+
+def see_winner(seer: int, seen: int, seer_key: Any, seen_key: Any) -> int:
+    """B14: the seat that wins a see; ``*_key`` rank the two hands (higher wins), and the seen
+    player wins ties."""
+    return seer if seer_key > seen_key else seen
+
+
+def collect_bonus(bonus: int, winner: int, dealt_in: Any, chips: Any, paid: Any) -> None:
+    """B20: the see's ``winner`` (holding a prial or running flush) collects ``bonus`` from every
+    other seat dealt into the hand (``dealt_in[s]`` true), never more than that seat holds.
+    Moves the chips in ``chips`` and adds each seat's change to ``paid`` (the winner's
+    positive, the payers' negative)."""
+    for seat in range(len(chips)):
+        if seat != winner and dealt_in[seat]:
+            pay = min(bonus, chips[seat])
+            chips[seat] -= pay
+            chips[winner] += pay
+            paid[seat] -= pay
+            paid[winner] += pay
+
+
+def settle_covers(
+    pot: int,
+    closed: Any,
+    coverers: Any,
+    count: int,
+    lone: int,
+    keys: Any,
+    chips: Any,
+    winners: Any,
+) -> int:
+    """B16: share a pot that ``count`` seats covered. ``coverers`` are the coverers in the order
+    they covered, ``closed[s]`` the pot as coverer ``s`` closed it, ``lone`` the betting's
+    winner, ``keys[s]`` seat ``s``'s hand rank (higher wins). The side pot beyond the last
+    closed pot goes to ``lone``; then each covered pot, from the last closed outwards, to the
+    better of its coverer and the winner of everything after it (the coverer loses ties).
+    Adds the shares to ``chips``, writes each covered pot's winner to ``winners[k]`` (``k``:
+    the cover's place in ``coverers``) and returns the winner of the first covered pot."""
+    chips[lone] += pot - closed[coverers[count - 1]]
+    champion = lone
+    for k in range(count - 1, -1, -1):
+        coverer = coverers[k]
+        if keys[coverer] > keys[champion]:
+            champion = coverer
+        chips[champion] += closed[coverer] - (closed[coverers[k - 1]] if k else 0)
+        winners[k] = champion
+    return champion
+
+
+# The rules the batched kernel compiles (``shuffle_due`` is decided in Python, per batch).
+COMPILED_RULES = (
+    ante_due,
+    seat_threshold,
+    next_dealer,
+    session_continues,
+    pot_carries,
+    stay_price,
+    raised_stake,
+    see_price,
+    cover_price,
+    legal_bits,
+    see_winner,
+    collect_bonus,
+    settle_covers,
+)
 
 
 def discard_choices(cards_dealt: int) -> tuple[tuple[int, ...], ...]:
@@ -201,6 +417,16 @@ class BragConfig:
     def cover_action(self) -> int:
         """B16: the COVER action id, or -1 when ``cover_pot`` is off (no such action)."""
         return FIRST_RAISE + len(self.raise_sizes) + 2 if self.cover_pot else -1
+
+    @property
+    def ante_mode_id(self) -> int:
+        """B8: ``ante_mode`` as the int the rule functions take (``ANTE_EVERY_HAND`` ...)."""
+        return ANTE_MODES.index(self.ante_mode)
+
+    @property
+    def shuffle_id(self) -> int:
+        """B18: ``shuffle`` as the int the rule functions take (``SHUFFLE_AFTER_PRIAL`` ...)."""
+        return SHUFFLE_MODES.index(self.shuffle)
 
     @property
     def carries(self) -> bool:

@@ -46,6 +46,7 @@ from brag_env.put.rules import (
     SEE,
     TRICKS_PER_HAND,
     PutConfig,
+    loss_per_seat,
 )
 
 _PUT_RANK = np.array(PUT_RANK, dtype=np.int64)
@@ -348,12 +349,13 @@ class BatchedPut:
         self.hands_played[r] += 1
         top = np.where(scored, self.scores[r, np.maximum(unit, 0)], 0)
         finished = scored & (top >= self.target)  # P6: the first to the target wins
+        loss = loss_per_seat(_SEATS, 1.0)  # P5: heads-up, the loser loses what the scorer wins
         if self._points_reward:
-            sign = np.where(np.arange(_SEATS)[None, :] == unit[:, None], 1.0, -1.0)
+            sign = np.where(np.arange(_SEATS)[None, :] == unit[:, None], 1.0, -loss)
             rewards[i] = np.where(scored[:, None], sign * points[:, None], 0.0)
         else:
             f = i[finished]
-            rewards[f] = np.where(np.arange(_SEATS)[None, :] == unit[finished][:, None], 1.0, -1.0)
+            rewards[f] = np.where(np.arange(_SEATS)[None, :] == unit[finished][:, None], 1.0, -loss)
         over[i[finished]] = True
         done = r[finished]
         self.winner[done] = unit[finished]

@@ -164,15 +164,23 @@ class PutConfig:
         return seat % 2 if self.num_players == 4 else seat
 
 
+def loss_per_seat(num_players: int, points: Any) -> Any:
+    """P7/P8: what each seat outside the scoring unit loses of a hand worth ``points``, so that
+    a hand sums to zero: half with three players (two seats share the scorer's gain), all of
+    it heads-up and in partnership play (one side against the other). ``points`` may be an
+    int, a float or a numpy array (the batched engine's)."""
+    return points / 2 if num_players == 3 else points
+
+
 def hand_rewards(config: PutConfig, unit: int, points: int) -> list[float]:
     """Each seat's share of a scored hand, zero-sum: the scoring unit's seats get ``points``,
-    the others lose them (split in two with three players, P7; both partners, P8)."""
-    loss = -points / 2 if config.num_players == 3 else -float(points)
+    the others lose ``loss_per_seat`` (split in two with three players, P7; both partners, P8)."""
+    loss = -float(loss_per_seat(config.num_players, points))
     return [float(points) if config.unit_of(s) == unit else loss for s in range(config.num_players)]
 
 
 def match_rewards(config: PutConfig, winners: list[int]) -> list[float]:
     """The match result per seat: +1 for each winning seat, -1 for each loser (-1/2 with
-    three players, so the sum stays zero)."""
-    loss = -0.5 if config.num_players == 3 else -1.0
+    three players, so the sum stays zero: ``loss_per_seat`` of one point)."""
+    loss = -loss_per_seat(config.num_players, 1.0)
     return [1.0 if seat in winners else loss for seat in range(config.num_players)]

@@ -1,0 +1,45 @@
+"""The point split of a scored Put hand (P5, P7, P8): ``loss_per_seat`` and the rewards built
+on it, which the put envs, the Put statistics and the batched engine all use."""
+
+import numpy as np
+import pytest
+
+from brag_env.put import batched
+from brag_env.put.rules import PutConfig, hand_rewards, loss_per_seat, match_rewards
+
+
+def test_P5_heads_up_the_loser_loses_what_the_scorer_wins():
+    assert loss_per_seat(2, 3) == 3
+    assert hand_rewards(PutConfig(num_players=2), 1, 3) == [-3.0, 3.0]
+
+
+def test_P7_three_players_each_loser_pays_half():
+    assert loss_per_seat(3, 3) == 1.5
+    assert hand_rewards(PutConfig(num_players=3), 2, 3) == [-1.5, -1.5, 3.0]
+    assert match_rewards(PutConfig(num_players=3), [0]) == [1.0, -0.5, -0.5]
+
+
+def test_P8_partners_share_the_side_result():
+    assert loss_per_seat(4, 2) == 2
+    assert hand_rewards(PutConfig(num_players=4), 1, 2) == [-2.0, 2.0, -2.0, 2.0]
+    assert match_rewards(PutConfig(num_players=4), [0, 2]) == [1.0, -1.0, 1.0, -1.0]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("points", [1, 2, 5])
+def test_P7_P8_a_scored_hand_sums_to_zero(players, points):
+    config = PutConfig(num_players=players)
+    for unit in range(config.num_units):
+        rewards = hand_rewards(config, unit, points)
+        assert sum(rewards) == 0
+        assert rewards.count(float(points)) == players // config.num_units  # the unit's seats
+
+
+def test_loss_per_seat_on_arrays():
+    points = np.array([1, 2, 5])
+    assert loss_per_seat(3, points).tolist() == [0.5, 1.0, 2.5]
+    assert loss_per_seat(2, points).tolist() == [1, 2, 5]
+
+
+def test_batched_put_takes_the_split_from_the_rules():
+    assert batched.loss_per_seat is loss_per_seat
