@@ -16,6 +16,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from brag_env.cards import format_card, parse_card
+from brag_env.games import game_spec
 from brag_env.web import forms, limits
 from brag_env.web.app import Settings, create_app
 from brag_env.web.cli import build_parser
@@ -724,6 +725,19 @@ def _form_fields(page, form_id):
         k: v[0] if isinstance(v, list) and not k.endswith("_opponent") else v
         for k, v in fields.items()
     }
+
+
+@pytest.mark.parametrize("game", ["brag", "brag7", "put"])
+def test_the_page_s_form_of_a_game_has_the_fields_the_game_table_reads(client, game):
+    # forms.py reads a game's boxes, menus and number fields as the table names them; the page
+    # writes them by hand, so the two are held together here.
+    spec = game_spec(game)
+    form = re.search(rf'<form[^>]*id="new-{game}".*?</form>', client.get("/").text, re.S).group(0)
+    boxes = re.findall(r'<input type="checkbox" name="([^"]+)"', form)
+    assert tuple(boxes) == spec.form_boxes
+    assert tuple(re.findall(r'<select name="([^"]+)"', form)) == spec.form_menus
+    for _, label, _, _ in spec.form_numbers:
+        assert f"<label>{label} <input" in form, label
 
 
 def test_an_unknown_game_is_refused_naming_the_games_of_the_table(monkeypatch):
