@@ -18,6 +18,7 @@ import ast
 import dataclasses
 from pathlib import Path
 
+import gymnasium
 import pytest
 
 from agents.registry import styles
@@ -196,6 +197,9 @@ def test_every_reference_of_the_table_resolves(name):
         games.load(module)
     assert f"{name}:random" in {f"{name}:{style}" for style in styles(name)}
     assert spec.load("adapter")().name == name
+    # The pieces that say their game are the game's own, not another's under its name.
+    assert spec.load("web_table").game == name
+    assert gymnasium.make(spec.selfplay_id, opponents=["random"]).unwrapped.game == name
     assert spec.config_class().to_dict()["num_players"] == spec.default_num_players
 
 
