@@ -7,6 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from brag_env.evaluation.cli import build_parser
+from brag_env.games import GAMES
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -254,3 +257,13 @@ def test_piped_reports_keep_long_agent_names_whole(capsys):
     for label in agents:
         assert f"│ {label} " in out
     assert max(len(line) for line in out.splitlines()) > 80
+
+
+def test_the_count_and_table_size_help_come_from_the_game_table():
+    # Each game's count flag says what it counts and its default; --table-size names every
+    # game's default size (Seven-card Brag's was missing when the help was written by hand).
+    helps = {action.dest: action.help for action in build_parser()._actions}
+    for spec in GAMES.values():
+        said = f"{spec.title}: number of {spec.samples} (default {spec.default_count})"
+        assert said in helps[spec.count_flag]
+        assert f"{spec.name} {spec.default_num_players}" in helps["table_size"]

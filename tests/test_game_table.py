@@ -1,12 +1,15 @@
 """The game table (brag_env/games.py) is the one place that tells the games apart.
 
-A module that behaves differently per game asks the game's ``GameSpec``; a comparison of a
-value with a game's name (``game == "brag"``, ``game in ("brag", "brag7")``) or a dict keyed by
-games' names (``{"brag": ..., "put": ...}``) anywhere else in ``brag_env/``, ``agents/`` or the
-two scripts is refused, naming the file and line. A game's own modules are not scanned: its
-folder (``brag_env/put/``) and the modules named after it (``agents/put.py``,
-``brag_env/ui/put_view.py``, ``brag_env/put_v1.py``), where "put" is also an action's name.
-The table's ``"module:attribute"`` entries must all resolve.
+A module that behaves differently per game asks the game's ``GameSpec``; a switch on a game's
+name anywhere else in ``brag_env/``, ``agents/`` or the two scripts is refused, naming the file
+and line: a comparison with a game's or an env's name (``game == "brag"``, ``game in ("brag",
+"brag7")``, ``env == "put_v1"``), a prefix test (``game.startswith("put")``), a ``case`` of a
+``match`` on one, a dict keyed by games' names (``{"brag": ...}``, ``dict(put=...)``), or a
+tuple, list or set of two or more games' names (``SESSION_GAMES = ("brag", "brag7")``, kept
+to compare with later). A game's own modules are not scanned: its folder (``brag_env/put/``)
+and the modules named after it (``agents/put.py``, ``brag_env/ui/put_view.py``,
+``brag_env/put_v1.py``), where "put" is also an action's name. The table's
+``"module:attribute"`` entries must all resolve.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import ast
 import dataclasses
 from pathlib import Path
 
+import gymnasium
 import pytest
 
 from agents.registry import styles
@@ -27,6 +31,9 @@ PACKAGES = ("brag_env", "agents")
 SCRIPTS = ("train.py", "evaluate.py")
 TABLE = "brag_env/games.py"
 OWN_FOLDERS = tuple(f"brag_env/{name}/" for name in GAME_NAMES)
+#: A game's name or one of its envs' (``"put_v1"``): a switch on either tells the games apart.
+SWITCH_NAMES = frozenset(GAME_NAMES) | {env for spec in GAMES.values() for env in spec.envs}
+PREFIX_TESTS = ("startswith", "endswith", "removeprefix", "removesuffix")
 
 
 def own_module(path: str) -> bool:
@@ -38,28 +45,52 @@ def own_module(path: str) -> bool:
 
 
 def _names_in(node: ast.expr) -> list[str]:
-    """The game names ``node`` spells: a string constant, or a tuple/list/set of them."""
+    """The game or env names ``node`` spells: a string constant, or a tuple/list/set of them."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return [node.value] if node.value in GAME_NAMES else []
+        return [node.value] if node.value in SWITCH_NAMES else []
     if isinstance(node, ast.Tuple | ast.List | ast.Set):
         return [name for item in node.elts for name in _names_in(item)]
     return []
 
 
+def _switch(node: ast.AST, inside: set[int]) -> ast.AST | None:
+    """The part of ``node`` that switches on a game's name, or None; the collections it
+    consumes go into ``inside`` so they are not reported a second time."""
+    if isinstance(node, ast.Compare):
+        sides = [node.left, *node.comparators]
+        inside.update(id(side) for side in sides)
+        return node if any(_names_in(side) for side in sides) else None
+    if isinstance(node, ast.Dict):
+        named = any(key is not None and _names_in(key) for key in node.keys)
+        return node if named else None
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in PREFIX_TESTS and node.args:
+            inside.add(id(node.args[0]))
+            return node if _names_in(node.args[0]) else None
+        if isinstance(func, ast.Name) and func.id == "dict":
+            return node if any(k.arg in SWITCH_NAMES for k in node.keywords) else None
+        return None
+    if isinstance(node, ast.Match):
+        patterns = [p for case in node.cases for p in ast.walk(case.pattern)]
+        values = [p.value for p in patterns if isinstance(p, ast.MatchValue)]
+        return node if any(_names_in(value) for value in values) else None
+    if isinstance(node, ast.Tuple | ast.List | ast.Set) and id(node) not in inside:
+        flat = [item for item in node.elts if _names_in(item) and isinstance(item, ast.Constant)]
+        return node if len(node.elts) >= 2 and len(flat) == len(node.elts) else None
+    return None
+
+
 def game_branches(path: str, source: str) -> list[str]:
-    """``path:line: source`` of every comparison in ``source`` with a game's name and of every
-    dict display with a game's name as a key."""
+    """``path:line: source`` of every switch on a game's name in ``source`` (see the module
+    docstring for the forms)."""
     found = []
-    for node in ast.walk(ast.parse(source, filename=path)):
-        if isinstance(node, ast.Compare):
-            named = any(_names_in(side) for side in [node.left, *node.comparators])
-        elif isinstance(node, ast.Dict):
-            named = any(key is not None and _names_in(key) for key in node.keys)
-        else:
-            continue
-        if named:
-            text = (ast.get_source_segment(source, node) or "").split("\n", 1)[0]
-            found.append(f"{path}:{node.lineno}: {text}")
+    inside: set[int] = set()
+    for node in ast.walk(ast.parse(source, filename=path)):  # breadth first: parents first
+        switch = _switch(node, inside)
+        if switch is not None:
+            text = (ast.get_source_segment(source, switch) or "").split("\n", 1)[0]
+            found.append(f"{path}:{switch.lineno}: {text}")
     return found
 
 
@@ -90,6 +121,13 @@ def test_no_module_outside_the_table_branches_on_a_game_name():
         'ok = record["_game"] in ("brag", "brag7")\n',
         'ok = game not in ["brag7"]\n',
         'UNITS = {"put": "matches", "brag7": "deals"}\n',
+        'UNITS = dict(put="matches", brag7="deals")\n',
+        'if game.startswith("put"):\n    pass\n',
+        'if env_name == "put_v1":\n    pass\n',
+        'ok = env.endswith(("brag_v0", "brag_v1"))\n',
+        'match game:\n    case "brag" | "brag7":\n        pass\n',
+        'SESSION_GAMES = ("brag", "brag7")\n',
+        'ok = game in {"brag", "put"} and x\n',
     ],
 )
 def test_a_comparison_with_a_game_name_is_found_with_its_line(source):
@@ -99,7 +137,12 @@ def test_a_comparison_with_a_game_name_is_found_with_its_line(source):
 
 
 def test_other_strings_pass():
-    source = 'ok = game == "chess" or "brag:tight" in specs or {"see": 1}[game]\n'
+    source = (
+        'ok = game == "chess" or "brag:tight" in specs or {"see": 1}[game]\n'
+        'names = ("put", "no_put")\n'  # Put's action names beside others
+        'ok = action.startswith("play_") and f(put=1) and dict(see=2)\n'
+        'match action:\n    case "see":\n        pass\n'
+    )
     assert game_branches("brag_env/x.py", source) == []
 
 
@@ -154,6 +197,9 @@ def test_every_reference_of_the_table_resolves(name):
         games.load(module)
     assert f"{name}:random" in {f"{name}:{style}" for style in styles(name)}
     assert spec.load("adapter")().name == name
+    # The pieces that say their game are the game's own, not another's under its name.
+    assert spec.load("web_table").game == name
+    assert gymnasium.make(spec.selfplay_id, opponents=["random"]).unwrapped.game == name
     assert spec.config_class().to_dict()["num_players"] == spec.default_num_players
 
 

@@ -16,7 +16,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from brag_env.cards import format_card, parse_card
-from brag_env.web import limits
+from brag_env.games import game_spec
+from brag_env.web import forms, limits
 from brag_env.web.app import Settings, create_app
 from brag_env.web.cli import build_parser
 from brag_env.web.cli import main as web_main
@@ -724,6 +725,44 @@ def _form_fields(page, form_id):
         k: v[0] if isinstance(v, list) and not k.endswith("_opponent") else v
         for k, v in fields.items()
     }
+
+
+@pytest.mark.parametrize("game", ["brag", "brag7", "put"])
+def test_the_page_s_form_of_a_game_has_the_fields_the_game_table_reads(client, game):
+    # forms.py reads a game's boxes, menus and number fields as the table names them; the page
+    # writes them by hand, so the two are held together here.
+    spec = game_spec(game)
+    form = re.search(rf'<form[^>]*id="new-{game}".*?</form>', client.get("/").text, re.S).group(0)
+    boxes = re.findall(r'<input type="checkbox" name="([^"]+)"', form)
+    assert tuple(boxes) == spec.form_boxes
+    assert tuple(re.findall(r'<select name="([^"]+)"', form)) == spec.form_menus
+    for _, label, _, _ in spec.form_numbers:
+        assert f"<label>{label} <input" in form, label
+
+
+def test_an_unknown_game_is_refused_naming_the_games_of_the_table(monkeypatch):
+    with pytest.raises(
+        forms.SetupError, match=r"^unknown game 'chess': choose brag, brag7 or put$"
+    ):
+        forms.NewGameForm(game="chess").build()
+    monkeypatch.setattr(forms, "GAMES", (*forms.GAMES, "hearts"))
+    with pytest.raises(forms.SetupError, match=r"choose brag, brag7, put or hearts$"):
+        forms.NewGameForm(game="chess").build()
+
+
+def _opponent_boxes(client, game: str) -> int:
+    """How many opponent boxes the index page's form of ``game`` has."""
+    form = re.search(rf'<form[^>]*id="new-{game}".*?</form>', client.get("/").text, re.S)
+    return form.group(0).count(f'name="{game}_opponent"')
+
+
+@pytest.mark.parametrize("game", ["brag", "brag7", "put"])
+def test_the_form_offers_a_box_per_opponent_seat_of_the_game_table(client, monkeypatch, game):
+    """B7/B24/P7-P8: the page's opponent boxes are the most opponents the game table's sizes
+    allow (forms.MAX_OPPONENTS, from brag_env/games.py), not a number written in the page."""
+    assert _opponent_boxes(client, game) == forms.MAX_OPPONENTS[game]
+    monkeypatch.setitem(forms.MAX_OPPONENTS, game, 2)
+    assert _opponent_boxes(client, game) == 2
 
 
 @pytest.mark.slow  # loads torch and the models: seconds

@@ -38,6 +38,17 @@ DEFAULT_COUNT = {name: spec.default_count for name, spec in GAME_SPECS.items()}
 _PROG = "evaluate.py"
 
 
+def _count_help(flag: str) -> str:
+    """The help of ``--hands`` or ``--matches``: what it counts for each game of the table that
+    counts its samples with it, and its default there."""
+    counted = [spec for spec in GAME_SPECS.values() if spec.count_flag == flag]
+    games = "; ".join(
+        f"{spec.title}: number of {spec.samples} (default {spec.default_count})" for spec in counted
+    )
+    sessions = "whole sessions and " if any(spec.sessions for spec in counted) else ""
+    return f"{games}; rounded up to {sessions}whole seating designs (docs/evaluation.md)"
+
+
 def build_parser(prog: str = _PROG) -> argparse.ArgumentParser:
     specs = "\n".join(
         f"  {game + ':<style>':<15} styles: {', '.join(sorted(styles(game)))}" for game in GAMES
@@ -66,13 +77,12 @@ def build_parser(prog: str = _PROG) -> argparse.ArgumentParser:
     p.add_argument(
         "--hands",
         type=int,
-        help="Brag: number of hands (default 10000); brag7: number of deals (default 10000); "
-        "rounded up to whole sessions and whole seating designs (docs/evaluation.md)",
+        help=_count_help("hands"),
     )
     p.add_argument(
         "--matches",
         type=int,
-        help="Put: number of matches (default 1000), rounded up to whole seating designs",
+        help=_count_help("matches"),
     )
     p.add_argument("--seed", type=int, default=0, help="seed of deals and agents (default 0)")
     p.add_argument(
@@ -90,7 +100,9 @@ def build_parser(prog: str = _PROG) -> argparse.ArgumentParser:
     p.add_argument(
         "--table-size",
         type=int,
-        help="round robin: seats per table (default: the game's default, brag 4, put 2)",
+        help="round robin: seats per table (default: the game's default, "
+        + ", ".join(f"{spec.name} {spec.default_num_players}" for spec in GAME_SPECS.values())
+        + ")",
     )
     p.add_argument("--json", metavar="FILE", help="write the full results as JSON")
     p.add_argument("--history", metavar="FILE", help="write every hand history as JSON Lines")

@@ -129,6 +129,11 @@ def model_fit(spec_text: str, game: str, table: Mapping[str, Any]) -> str | None
     return f"{brief(spec_text)} plays only the table it was trained for: set {needs}{link}"
 
 
+def _one_of(names: tuple[str, ...]) -> str:
+    """``("a", "b", "c")`` -> ``"a, b or c"``."""
+    return " or ".join(filter(None, [", ".join(names[:-1]), names[-1]]))
+
+
 def _yes(value: str) -> bool:
     return value.strip().lower() in ("1", "true", "yes", "on")
 
@@ -313,7 +318,7 @@ class NewGameForm:
         """The table; ``SetupError`` (one line) for anything that does not make one, an agent
         whose model file fails to load included."""
         if self.game not in GAMES:
-            raise SetupError(f"unknown game {brief(self.game)}: choose brag, brag7 or put")
+            raise SetupError(f"unknown game {brief(self.game)}: choose {_one_of(GAMES)}")
         opponents = self.opponents[self.game]
         most = MAX_OPPONENTS[self.game]
         if not 1 <= len(opponents) <= most:
