@@ -22,6 +22,7 @@ from numba.core import cgutils
 from numba.experimental import structref
 from numba.extending import intrinsic
 
+from brag_env.batched_input import kernels_cached
 from brag_env.brag.hands import PRIAL, RUNNING_FLUSH
 from brag_env.brag.observation import HISTORY_LEN
 from brag_env.brag.rules import FIRST_RAISE, FOLD, LOOK, SEE, STAY
@@ -1012,11 +1013,6 @@ ENTRY_POINTS = (
 
 
 def cached() -> bool:
-    """Whether every entry point has a compiled version in Numba's disk cache that matches
-    this source file (Numba's index of the function, checked against the file's stamp): if
-    not, the first use compiles for 20-100 s. Reads Numba's private cache objects; when they
-    are not as expected, True (say nothing rather than something wrong)."""
-    try:
-        return all(f._cache._cache_file._load_index() for f in ENTRY_POINTS)
-    except Exception:  # a Numba whose cache internals differ
-        return True
+    """Whether every entry point is in Numba's disk cache (``kernels_cached``): if not, the
+    first use compiles for 20-100 s."""
+    return kernels_cached(ENTRY_POINTS)

@@ -63,8 +63,9 @@ _PUT_CHUNK = 32_768  # matches of one batched Put block
 
 
 def _put_options_supported(options: dict[str, Any]) -> bool:
-    """Matches that ``BatchedPut`` covers (its own check); bad options go to the env's error."""
-    from brag_env.put.batched import check_batched_put
+    """Matches that ``BatchedPut`` covers (its own check, no Numba imported); bad options go
+    to the env's error."""
+    from brag_env.put.batched_options import check_batched_put
 
     try:
         check_batched_put(PutConfig.from_dict(options))
@@ -86,14 +87,14 @@ def _brag_options_supported(options: dict[str, Any]) -> bool:
 
 
 def _engine_loads(game: str) -> bool:
-    """Whether the batched engine of ``game`` loads here, asked last (it imports Numba for
-    Brag). It not loading is a one-line note (once) and the scalar env: the choice of the
-    batched engine is automatic."""
-    if game != "brag":
-        return True
+    """Whether the batched engine of ``game`` loads here, asked last (it imports Numba). It
+    not loading is a one-line note (once) and the scalar env: the choice of the batched
+    engine is automatic."""
     from brag_env.brag.batched_options import batched_brag_unavailable
+    from brag_env.put.batched_options import batched_put_unavailable
 
-    reason = batched_brag_unavailable()
+    unavailable = {"brag": batched_brag_unavailable, "put": batched_put_unavailable}.get(game)
+    reason = unavailable() if unavailable is not None else None
     if reason is not None:
         _note_once(f"note: {reason}; playing on the scalar env")
     return reason is None

@@ -45,8 +45,13 @@ from brag_env.training.config import BATCHED_GAMES
 def make_engine(game: str, env_config: Mapping[str, Any], num_tables: int, seed: int) -> Any:
     """The batched engine of a game; an option it does not cover is a one-line ValueError."""
     if game == "put":
-        from brag_env.put.batched import BatchedPut
+        from brag_env.put.batched_options import batched_put_unavailable
         from brag_env.put.rules import PutConfig
+
+        reason = batched_put_unavailable()
+        if reason is not None:
+            raise ValueError(f"vec_env: batched: {reason}; or use vec_env: dummy")
+        from brag_env.put.batched import BatchedPut
 
         return BatchedPut(num_tables, PutConfig.from_dict(dict(env_config)), seed=seed)
     if game == "brag":

@@ -380,7 +380,7 @@ class TrainConfig(Section):
 
             check_batched_brag(BragConfig.from_dict(self.env))
         if self.vec_env == "batched" and self.game == "put":
-            from brag_env.put.batched import check_batched_put
+            from brag_env.put.batched_options import check_batched_put
             from brag_env.put.rules import PutConfig
 
             check_batched_put(PutConfig.from_dict(self.env))
