@@ -54,7 +54,6 @@ __all__ = ["BatchedPut", "check_batched_put"]
 _PUT_RANK = np.array(PUT_RANK, dtype=np.int64)
 _SEATS = kernel.SEATS
 _DEAL_ORDER = np.arange(kernel.HAND_CARDS)
-_DECK = np.arange(NUM_CARDS)
 COMPILING = "compiling the batched Put engine (first use; cached afterwards) ..."
 
 
@@ -155,18 +154,9 @@ class BatchedPut:
 
     def _draw_deals(self, rows: np.ndarray) -> np.ndarray:
         """The 6 dealt cards of each new hand, in deal order (P2: a fresh shuffle per hand):
-        the first 6 steps of a Fisher-Yates shuffle, all tables at once."""
-        k = rows.size
-        deck = np.tile(_DECK, (k, 1))
-        flat = deck.reshape(-1)
-        start = np.arange(k) * NUM_CARDS
-        picks = self.rng.integers(_DEAL_ORDER, NUM_CARDS, size=(k, _DEAL_ORDER.size))
-        for i in _DEAL_ORDER.tolist():  # swap a uniform card of positions i.. into position i
-            here, there = start + i, start + picks[:, i]
-            card = flat[there]
-            flat[there] = flat[here]
-            flat[here] = card
-        return deck[:, : _DEAL_ORDER.size]
+        the first 6 steps of a Fisher-Yates shuffle per table."""
+        picks = self.rng.integers(_DEAL_ORDER, NUM_CARDS, size=(rows.size, _DEAL_ORDER.size))
+        return kernel.fisher_yates_top(picks, NUM_CARDS)
 
     def _deal(self, rows: np.ndarray, fresh: bool) -> None:
         """A new hand on ``rows`` (their dealers set), from ``_draw_deals``."""

@@ -124,13 +124,12 @@ def set_seat(obs, r, at, seat, value):
 
 # --------------------------------------------------------------------------- masks
 @njit(cache=True, inline="always")
-def legal(T, r, a):
-    """Whether action ``a`` is legal for table ``r``'s seat to act (P3/P4)."""
-    phase = T.phase[r]
+def legal(phase, counts, current, put_caller, a):
+    """Whether action ``a`` is legal for the seat to act of a table in ``phase`` (P3/P4)."""
     if phase == PHASE_PLAY:
         if 0 <= a < NUM_RANKS:
-            return T.counts[r, T.current[r], a] > 0
-        return a == PUT and T.put_caller[r] < 0
+            return counts[current, a] > 0
+        return a == PUT and put_caller < 0
     if phase == PHASE_ANSWER:
         return a in (SEE, FOLD)
     return False
@@ -139,15 +138,16 @@ def legal(T, r, a):
 @njit(cache=True)
 def masks(T, rows, out):
     """int8 masks of the seat to act into ``out`` (zero on finished tables)."""
+    phases, counts, current, put_caller = T.phase, T.counts, T.current, T.put_caller
     for k in range(rows.size):
         r = rows[k]
         out[k, :] = 0
-        phase = T.phase[r]
+        phase = phases[r]
         if phase == PHASE_PLAY:
-            p = T.current[r]
+            p = current[r]
             for i in range(NUM_RANKS):
-                out[k, i] = T.counts[r, p, i] > 0
-            out[k, PUT] = T.put_caller[r] < 0
+                out[k, i] = counts[r, p, i] > 0
+            out[k, PUT] = put_caller[r] < 0
         elif phase == PHASE_ANSWER:
             out[k, SEE] = 1
             out[k, FOLD] = 1
@@ -156,62 +156,70 @@ def masks(T, rows, out):
 @njit(cache=True)
 def first_illegal(T, rows, actions):
     """The index of the first row whose action is not legal, or -1."""
+    phase, counts, current, put_caller = T.phase, T.counts, T.current, T.put_caller
     for k in range(rows.size):
-        if not legal(T, rows[k], actions[k]):
+        r = rows[k]
+        if not legal(phase[r], counts[r], current[r], put_caller[r], actions[k]):
             return k
     return -1
 
 
 # ---------------------------------------------------------------------------- step
+# The kernels unpack ``Tables`` once per call into local arrays and pass those to the
+# (inlined) helpers: an array read out of a tuple in the loop costs an atomic reference count
+# at every read, which made the first version of these loops no faster than numpy (measured).
+
+
 @njit(cache=True, inline="always")
-def score_played_out(T, R, r):
+def score_played_out(R, tricks_won, put_seen, put_caller, scores):
     """P5: more tricks scores 1, or the seen Put's points (P4/P6); the P5 option gives a
-    drawn seen Put's point to the caller's opponent. Returns (scoring seat or -1, points)."""
-    won0, won1 = T.tricks_won[r, 0], T.tricks_won[r, 1]
+    drawn seen Put's point to the caller's opponent. Takes one table's entries; returns
+    (scoring seat or -1, points)."""
+    won0, won1 = tricks_won[0], tricks_won[1]
     unique = max(won0, won1) > 0 and won0 != won1
     unit = (0 if won0 > won1 else 1) if unique else -1
-    seen = T.put_seen[r]
     game = R.seen_points < 0  # "game": what the scorer lacks of the target
-    seen_points = R.target - T.scores[r, max(unit, 0)] if game else R.seen_points
-    points = (seen_points if seen else 1) if unique else 0
-    if R.draw_to_opponent and not unique and seen:
-        unit = 1 - T.put_caller[r]
+    seen_points = R.target - scores[max(unit, 0)] if game else R.seen_points
+    points = (seen_points if put_seen else 1) if unique else 0
+    if R.draw_to_opponent and not unique and put_seen:
+        unit = 1 - put_caller
         points = 1
     return unit, points
 
 
 @njit(cache=True, inline="always")
-def play(T, off, r, p, rank):
+def play(
+    counts, current, leader, trick_no, on_table, played, trick_win, tricks_won, obs, off, r, p, rank
+):
     """P3: seat ``p`` plays a card of ``rank``; returns True when the hand is played out."""
-    obs = T.obs
-    T.counts[r, p, rank] -= 1
-    t = T.trick_no[r]
-    T.played[r, t, p] = rank
-    T.on_table[r] += 1
-    obs[r, p, off[F_HAND] + rank] = T.counts[r, p, rank]  # the holder's view only
+    counts[r, p, rank] -= 1
+    t = trick_no[r]
+    played[r, t, p] = rank
+    on_table[r] += 1
+    obs[r, p, off[F_HAND] + rank] = counts[r, p, rank]  # the holder's view only
     at = off[F_PLAYED] + t * (SEATS * NUM_RANKS) + rank
     obs[r, 0, at + p * NUM_RANKS] = 1
     obs[r, 1, at + (p ^ 1) * NUM_RANKS] = 1
-    if T.on_table[r] < SEATS:
-        T.current[r] = 1 - p
+    if on_table[r] < SEATS:
+        current[r] = 1 - p
         return False
-    a, b = T.played[r, t, 0], T.played[r, t, 1]  # P3: the lower put rank wins, equal ties
+    a, b = played[r, t, 0], played[r, t, 1]  # P3: the lower put rank wins, equal ties
     win = 0 if a < b else (1 if b < a else TIED)
-    T.trick_win[r, t] = win
+    trick_win[r, t] = win
     if win != TIED:
-        T.tricks_won[r, win] += 1
-        T.leader[r] = win
-        set_seat(T.obs, r, off[F_TRICK_WINNER] + t * SEATS, win, 1)
-        won = T.tricks_won[r, win]
+        tricks_won[r, win] += 1
+        leader[r] = win
+        set_seat(obs, r, off[F_TRICK_WINNER] + t * SEATS, win, 1)
+        won = tricks_won[r, win]
         obs[r, 0, off[F_TRICKS_WON] + win] = won
         obs[r, 1, off[F_TRICKS_WON] + (win ^ 1)] = won
     else:
         set_both(obs, r, off[F_TRICK_TIED] + t, 1)
-    T.on_table[r] = 0
-    T.trick_no[r] = t + 1
+    on_table[r] = 0
+    trick_no[r] = t + 1
     if t + 1 < TRICKS_PER_HAND:  # the winner (after a tie, the same leader) leads
-        T.current[r] = T.leader[r]
-        set_seat(obs, r, off[F_TRICK_LEADER] + (t + 1) * SEATS, T.leader[r], 1)
+        current[r] = leader[r]
+        set_seat(obs, r, off[F_TRICK_LEADER] + (t + 1) * SEATS, leader[r], 1)
         set_both(obs, r, off[F_CURRENT_TRICK] + t, 0)
         set_both(obs, r, off[F_CURRENT_TRICK] + t + 1, 1)
         return False
@@ -219,56 +227,60 @@ def play(T, off, r, p, rank):
 
 
 @njit(cache=True, inline="always")
-def end_hand(T, R, off, r, unit, points, rewards):
-    """P5/P6: score the hand, pay the rewards, end the match at the target; the kept views'
-    finished hand moves into their last-hand block. Returns whether the match is over."""
-    obs = T.obs
+def end_hand(T, R, off, r, unit, points, rewards, k):
+    """P5/P6: score the hand, pay the rewards (row ``k``), end the match at the target; the
+    kept views' finished hand moves into their last-hand block. Returns whether the match
+    is over (once a hand: its arrays are read from ``T`` here)."""
+    phase, current, dealer, trick_no = T.phase, T.current, T.dealer, T.trick_no
+    put_caller, put_folded, scores, winner = T.put_caller, T.put_folded, T.scores, T.winner
+    last_caller, last_folded = T.last_caller, T.last_folded
+    last_unit, last_points, hands_played, obs = T.last_unit, T.last_points, T.hands_played, T.obs
     scored = unit >= 0
     if scored:
-        T.scores[r, unit] += points
-    T.last_caller[r] = T.put_caller[r]
-    T.last_folded[r, 0] = T.put_folded[r, 0]
-    T.last_folded[r, 1] = T.put_folded[r, 1]
-    T.last_unit[r] = unit
-    T.last_points[r] = points if scored else 0
-    T.hands_played[r] += 1
-    finished = scored and T.scores[r, unit] >= R.target
+        scores[r, unit] += points
+    last_caller[r] = put_caller[r]
+    last_folded[r, 0] = put_folded[r, 0]
+    last_folded[r, 1] = put_folded[r, 1]
+    last_unit[r] = unit
+    last_points[r] = points if scored else 0
+    hands_played[r] += 1
+    finished = scored and scores[r, unit] >= R.target
     if R.points_reward:
         if scored:
             for s in range(SEATS):
-                rewards[s] = points if s == unit else -points
+                rewards[k, s] = points if s == unit else -points
     elif finished:
         for s in range(SEATS):
-            rewards[s] = 1.0 if s == unit else -1.0
+            rewards[k, s] = 1.0 if s == unit else -1.0
     # the last-hand block has the current hand's layout: played, the trick results, the Put
     for q in range(SEATS):
-        view = obs[r, q]
         for i in range(TRICKS_PER_HAND * SEATS * NUM_RANKS):
-            view[off[F_LAST_PLAYED] + i] = view[off[F_PLAYED] + i]
+            obs[r, q, off[F_LAST_PLAYED] + i] = obs[r, q, off[F_PLAYED] + i]
         for i in range(TRICKS_PER_HAND * SEATS + TRICKS_PER_HAND):  # winners, ties
-            view[off[F_LAST_TRICK_WINNER] + i] = view[off[F_TRICK_WINNER] + i]
+            obs[r, q, off[F_LAST_TRICK_WINNER] + i] = obs[r, q, off[F_TRICK_WINNER] + i]
         for i in range(SEATS + 1 + SEATS):  # caller, seen, folded
-            view[off[F_LAST_PUT_CALLER] + i] = view[off[F_PUT_CALLER] + i]
-        view[off[F_LAST_HAND]] = 1
-        view[off[F_DEALER]] = 0
-        view[off[F_DEALER] + 1] = 0
+            obs[r, q, off[F_LAST_PUT_CALLER] + i] = obs[r, q, off[F_PUT_CALLER] + i]
+        obs[r, q, off[F_LAST_HAND]] = 1
+        obs[r, q, off[F_DEALER]] = 0
+        obs[r, q, off[F_DEALER] + 1] = 0
     if finished:  # P6: over; no trick in play, no phase, the last dealer shown
-        T.winner[r] = unit
-        T.phase[r] = PHASE_OVER
-        T.current[r] = -1
+        winner[r] = unit
+        phase[r] = PHASE_OVER
+        current[r] = -1
         for q in range(SEATS):
             for i in range(TRICKS_PER_HAND):
                 obs[r, q, off[F_CURRENT_TRICK] + i] = 0
                 obs[r, q, off[F_PHASE] + i] = 0
-        set_seat(obs, r, off[F_DEALER], T.dealer[r], 1)
-        t = T.trick_no[r]
+        set_seat(obs, r, off[F_DEALER], dealer[r], 1)
+        t = trick_no[r]
         if t < TRICKS_PER_HAND:  # a trick cut short by a folded Put: its leader is hidden
             for s in range(SEATS):
                 set_both(obs, r, off[F_TRICK_LEADER] + t * SEATS + s, 0)
     else:  # P2: the deal passes; the current-hand part waits for ``deal``
-        T.dealer[r] = 1 - T.dealer[r]
+        dealer[r] = 1 - dealer[r]
         for q in range(SEATS):
-            obs[r, q, : off[F_SCORES]] = 0
+            for i in range(off[F_SCORES]):
+                obs[r, q, i] = 0
     return finished
 
 
@@ -277,68 +289,117 @@ def step(T, R, off, rows, actions, rewards, over, ended):
     """Each row's (legal) action for its seat to act; ``ended`` gets ENDED_BY_FOLD or
     ENDED_BY_PLAY where the hand ended (the match went on: deal it with ``deal``, or not:
     ``over``)."""
-    obs = T.obs
+    counts, phase, current, leader, trick_no = T.counts, T.phase, T.current, T.leader, T.trick_no
+    on_table, played, trick_win, tricks_won = T.on_table, T.played, T.trick_win, T.tricks_won
+    put_caller, put_seen, put_folded = T.put_caller, T.put_seen, T.put_folded
+    scores, obs = T.scores, T.obs
     for k in range(rows.size):
         r, a = rows[k], actions[k]
-        p = T.current[r]
+        p = current[r]
         if a == PUT:  # P4: the opponent answers at once
-            T.put_caller[r] = p
-            T.phase[r] = PHASE_ANSWER
-            T.current[r] = 1 - p
+            put_caller[r] = p
+            phase[r] = PHASE_ANSWER
+            current[r] = 1 - p
             set_seat(obs, r, off[F_PUT_CALLER], p, 1)
             set_both(obs, r, off[F_PHASE] + PHASE_PLAY, 0)
             set_both(obs, r, off[F_PHASE] + PHASE_ANSWER, 1)
         elif a == SEE:  # the caller now plays the card the Put came before
-            T.put_seen[r] = True
-            T.phase[r] = PHASE_PLAY
-            T.current[r] = T.put_caller[r]
+            put_seen[r] = True
+            phase[r] = PHASE_PLAY
+            current[r] = put_caller[r]
             set_both(obs, r, off[F_PUT_SEEN], 1)
             set_both(obs, r, off[F_PHASE] + PHASE_ANSWER, 0)
             set_both(obs, r, off[F_PHASE] + PHASE_PLAY, 1)
         elif a == FOLD:  # P4: a folded Put scores 1 for the caller and ends the hand
-            T.put_folded[r, p] = True
+            put_folded[r, p] = True
             set_seat(obs, r, off[F_PUT_FOLDED], p, 1)
-            over[k] = end_hand(T, R, off, r, T.put_caller[r], 1, rewards[k])
+            over[k] = end_hand(T, R, off, r, put_caller[r], 1, rewards, k)
             ended[k] = ENDED_BY_FOLD
-        elif play(T, off, r, p, a):
-            unit, points = score_played_out(T, R, r)
-            over[k] = end_hand(T, R, off, r, unit, points, rewards[k])
+        elif play(
+            counts,
+            current,
+            leader,
+            trick_no,
+            on_table,
+            played,
+            trick_win,
+            tricks_won,
+            obs,
+            off,
+            r,
+            p,
+            a,
+        ):
+            unit, points = score_played_out(R, tricks_won[r], put_seen[r], put_caller[r], scores[r])
+            over[k] = end_hand(T, R, off, r, unit, points, rewards, k)
             ended[k] = ENDED_BY_PLAY
 
 
 # --------------------------------------------------------------------------- deals
 @njit(cache=True)
+def fisher_yates_top(picks, deck_size):
+    """Each row's first ``picks.shape[1]`` cards of a Fisher-Yates shuffle of ``deck_size``
+    cards in order, where step ``i`` swaps position ``i`` with ``picks[row, i]`` (uniform in
+    ``i..deck_size-1``): the top of a uniformly shuffled deck, top first."""
+    k, dealt = picks.shape
+    cards = np.empty((k, dealt), np.int64)
+    deck = np.empty(deck_size, np.int64)
+    for t in range(k):
+        for c in range(deck_size):
+            deck[c] = c
+        for i in range(dealt):
+            j = picks[t, i]
+            deck[i], deck[j] = deck[j], deck[i]
+            cards[t, i] = deck[i]
+    return cards
+
+
+@njit(cache=True)
 def deal(T, off, put_rank, rows, cards, fresh):
     """P2: a new hand on each row, three cards each one at a time from the dealer's left, who
     leads (P3); its kept entries (the current-hand part is zero: ``fresh`` rows, new matches,
     are cleared whole first)."""
+    counts, phase, current, leader, dealer = T.counts, T.phase, T.current, T.leader, T.dealer
+    trick_no, on_table, played, trick_win = T.trick_no, T.on_table, T.played, T.trick_win
+    tricks_won, put_caller, put_seen, put_folded = (
+        T.tricks_won,
+        T.put_caller,
+        T.put_seen,
+        T.put_folded,
+    )
     obs = T.obs
+    size = obs.shape[2]
     for k in range(rows.size):
         r = rows[k]
-        first = 1 - T.dealer[r]
-        T.counts[r, :, :] = 0
-        for i in range(HAND_CARDS):
-            T.counts[r, (first + i) % SEATS, put_rank[cards[k, i]]] += 1
-        T.phase[r] = PHASE_PLAY
-        T.current[r] = first
-        T.leader[r] = first
-        T.trick_no[r] = 0
-        T.on_table[r] = 0
-        T.played[r, :, :] = -1
-        T.trick_win[r, :] = -1
-        T.tricks_won[r, :] = 0
-        T.put_caller[r] = -1
-        T.put_seen[r] = False
-        T.put_folded[r, :] = False
-        if fresh:
-            obs[r, :, :] = 0
+        first = 1 - dealer[r]
         for q in range(SEATS):
             for i in range(NUM_RANKS):
-                obs[r, q, off[F_HAND] + i] = T.counts[r, q, i]
+                counts[r, q, i] = 0
+        for i in range(HAND_CARDS):
+            counts[r, (first + i) % SEATS, put_rank[cards[k, i]]] += 1
+        phase[r] = PHASE_PLAY
+        current[r] = first
+        leader[r] = first
+        trick_no[r] = 0
+        on_table[r] = 0
+        for t in range(TRICKS_PER_HAND):
+            trick_win[r, t] = -1
+            for q in range(SEATS):
+                played[r, t, q] = -1
+        put_caller[r] = -1
+        put_seen[r] = False
+        for q in range(SEATS):
+            tricks_won[r, q] = 0
+            put_folded[r, q] = False
+            if fresh:
+                for i in range(size):
+                    obs[r, q, i] = 0
+            for i in range(NUM_RANKS):
+                obs[r, q, off[F_HAND] + i] = counts[r, q, i]
         set_seat(obs, r, off[F_TRICK_LEADER], first, 1)
         set_both(obs, r, off[F_CURRENT_TRICK], 1)
         set_both(obs, r, off[F_PHASE] + PHASE_PLAY, 1)
-        set_seat(obs, r, off[F_DEALER], T.dealer[r], 1)
+        set_seat(obs, r, off[F_DEALER], dealer[r], 1)
 
 
 # --------------------------------------------------------------------- observation
@@ -347,24 +408,25 @@ def observe(T, R, off, rows, seats, out):
     """Each row's kept view for its seat as float32, with the fields kept as state: the seat
     to act, the scores (own first) and the last hand's points."""
     size = out.shape[1]
-    obs, inv = T.obs, R.inv
+    current, scores, last_unit, last_points = T.current, T.scores, T.last_unit, T.last_points
+    obs = T.obs
+    inv = R.inv
     for k in range(rows.size):
         r, q = rows[k], seats[k]
-        row, view = out[k], obs[r, q]
         for c in range(size):
-            row[c] = view[c]
-        current = T.current[r]
-        if current >= 0:
-            row[off[F_ACTING] + (current ^ q)] = 1.0
-        row[off[F_SCORES]] = np.float32(T.scores[r, q] * inv)
-        row[off[F_SCORES] + 1] = np.float32(T.scores[r, 1 - q] * inv)
-        unit = T.last_unit[r]
+            out[k, c] = obs[r, q, c]
+        acting = current[r]
+        if acting >= 0:
+            out[k, off[F_ACTING] + (acting ^ q)] = 1.0
+        out[k, off[F_SCORES]] = np.float32(scores[r, q] * inv)
+        out[k, off[F_SCORES] + 1] = np.float32(scores[r, 1 - q] * inv)
+        unit = last_unit[r]
         if unit >= 0:
-            row[off[F_LAST_POINTS] + (unit ^ q)] = np.float32(T.last_points[r] * inv)
+            out[k, off[F_LAST_POINTS] + (unit ^ q)] = np.float32(last_points[r] * inv)
 
 
 # The kernels BatchedPut calls from Python (the helpers are inlined into them).
-ENTRY_POINTS = (masks, first_illegal, step, deal, observe)
+ENTRY_POINTS = (masks, first_illegal, step, fisher_yates_top, deal, observe)
 
 
 def cached() -> bool:
