@@ -45,7 +45,6 @@ short deck, ``deck_ranks``).
 from __future__ import annotations
 
 import functools
-import itertools
 
 import numpy as np
 
@@ -76,6 +75,7 @@ SITTING_OUT, FOLDED, BLIND, OPEN = (
 )  # status ids as brag_env.brag.game
 _HAND = kernel.HAND
 _PRIVATE = kernel.PRIVATE
+_OBSERVE_ROWS = 256  # rows per block of observe (copied, then the kernel on them, in cache)
 _ANTE_MODES = {
     "every_hand": kernel.ANTE_EVERY_HAND,
     "after_prial": kernel.ANTE_AFTER_PRIAL,
@@ -370,7 +370,15 @@ class BatchedBrag:
         # the kernel writes C-ordered float32 rows; any other ``out`` gets a copy of them
         fits = out.dtype == np.float32 and out.flags.c_contiguous
         work = out if fits else np.empty((k, self.obs_size), np.float32)
-        kernel.observe(self._tables, self._rules, rows, seats, work)
+        in_order = k == self.n and (rows == self._table_ids).all()
+        for first in range(0, k, _OBSERVE_ROWS):  # the block's rows are read from cache
+            last = min(first + _OBSERVE_ROWS, k)
+            block = work[first:last]
+            if in_order:
+                np.copyto(block, self.state[first:last])
+            else:
+                np.take(self.state, rows[first:last], axis=0, out=block, mode="clip")  # checked
+            kernel.observe(self._tables, self._rules, rows[first:last], seats[first:last], block)
         if not fits:
             out[...] = work
         return out
@@ -395,10 +403,6 @@ def _rules_of(config: BragConfig) -> tuple:
                 rotation[me, f.offset + r * w : f.offset + (r + 1) * w] = (
                     f.offset + s * w + np.arange(w)
                 )
-    # the observe kernel's assumptions: the private block first, the history fields in a row
-    history = [layout.fields[name] for name in ("history_seat", "history_action", "history_paid")]
-    assert off["own_cards"] == 0 and off["own_strength"] == _PRIVATE - 1
-    assert all(a.offset + a.size == b.offset for a, b in itertools.pairwise(history))
     moved = np.flatnonzero((rotation != rotation[0]).any(axis=0))  # (the history apart: the
     # kernel reads it from its ring, its seats rotated)
     # the state of a fresh deal (before the dealer and the first player are marked)
@@ -437,8 +441,8 @@ def _rules_of(config: BragConfig) -> tuple:
         inv_chips=inv,
         inv_stake=1.0 / config.max_stake,
         inv_hands=1.0 / config.hands_per_session,
-        strengths=np.ascontiguousarray(strengths, np.int16),
-        standard=np.ascontiguousarray(STRENGTH_TABLE, np.int16),
+        strengths=strengths.astype(np.int64),
+        standard=STRENGTH_TABLE.astype(np.int64),
         category_of=CATEGORY_OF_STRENGTH.astype(np.int64),
         percentile_of=strength_percentile(
             np.arange(MAX_STRENGTH + 1), config.lowball, config.deck_ranks

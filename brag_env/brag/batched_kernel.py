@@ -159,10 +159,8 @@ RULE_FIELDS: tuple[tuple[str, object], ...] = (  # a BragConfig as the kernels r
     ("inv_chips", float),
     ("inv_stake", float),
     ("inv_hands", float),
-    # hands.py's int16 tables as they are: 0.28 MB each stays in cache, where int64 copies
-    # (1.1 MB each) missed it at every deal (measured)
-    ("strengths", (np.int16, 1)),  # flat hand index -> strength (B21 order when lowball)
-    ("standard", (np.int16, 1)),  # flat hand index -> standard strength
+    ("strengths", (np.int64, 1)),  # flat hand index -> strength (B21 order when lowball)
+    ("standard", (np.int64, 1)),  # flat hand index -> standard strength
     ("category_of", (np.int64, 1)),  # standard strength -> category
     ("percentile_of", (np.float64, 1)),  # strength -> percentile
     ("off", (np.int64, 1)),  # FIELDS' offsets in the observation
@@ -466,7 +464,6 @@ def mask_row(T, R, r, out):
 
 @njit(cache=True)
 def masks(T, R, rows, out):
-    out = _borrowed(out)  # row views without a reference count each
     for k in range(rows.size):
         mask_row(T, R, rows[k], out[k])
 
@@ -800,7 +797,6 @@ def step_row(T, R, r, a, rewards):
 @njit(cache=True)
 def step(T, R, rows, actions, rewards, over, next_dealer, by_see):
     """``step_row`` of every row (the actions checked legal by ``first_illegal``)."""
-    rewards = _borrowed(rewards)  # row views without a reference count each
     for k in range(rows.size):
         ended, dealer = step_row(T, R, rows[k], actions[k], rewards[k])
         if ended:
@@ -967,22 +963,15 @@ def start_hands(T, R, rows, dealers, fresh):
 # --------------------------------------------------------------------- observation
 @njit(cache=True)
 def observe(T, R, rows, seats, out):
-    """Each row's observation for its seat, written once into ``out`` (C-ordered float32): the
-    observer's private block, the state row's other fields with the seat rows rotated to the
-    observer (only the columns that move), the history most recent first (its seats rotated
-    too). The layout's private block comes first and its three history fields follow each
-    other (``_rules_of`` checks both)."""
+    """Each row's observation for its seat, ``out`` holding a copy of its state row: the seat
+    rows rotated to the observer (only the columns that move), the history most recent first
+    (its seats rotated too) and the observer's private block."""
     state, private, rotation, moved, off = T.state, T.private, R.rotation, R.moved, R.off
-    n, a_n, size = R.num_players, R.num_actions, state.shape[1]
+    n, a_n = R.num_players, R.num_actions
     seats_at, actions_at, paid_at = off[F_HIST_SEAT], off[F_HIST_ACTION], off[F_HIST_PAID]
-    tail = paid_at + HISTORY_LEN  # the first column after the history
-    out = _borrowed(out)  # views of it, row by row, without a reference count each
     for k in range(rows.size):
         r, me = rows[k], seats[k]
         row, st = out[k], state[r]
-        _copy(row, 0, private[r, me], 0, PRIVATE)
-        _copy(row, PRIVATE, st, PRIVATE, seats_at - PRIVATE)
-        _copy(row, tail, st, tail, size - tail)
         newest = ring_slot(T.events[r] - 1)
         copy_history(row, st, actions_at, a_n, newest)
         copy_history(row, st, paid_at, 1, newest)
@@ -995,6 +984,7 @@ def observe(T, R, rows, seats, out):
                     row[seats_at + j * n + i] = st[seats_at + slot * n + wrap(me + i, n)]
         else:
             copy_history(row, st, seats_at, n, newest)
+        _copy(row, 0, private[r, me], 0, PRIVATE)
 
 
 # --------------------------------------------------------------------------- the disk cache
