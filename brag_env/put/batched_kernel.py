@@ -3,13 +3,13 @@
 Every function takes the engine's arrays as one ``Tables`` named tuple (the arrays themselves,
 shared with the ``BatchedPut`` object and changed in place) and loops over the given table
 rows one at a time: a move is a few scalar updates and the kept observation entries it
-changes, never a pass over every table. The helpers are inlined into the four entry points
-(``masks``, ``first_illegal``, ``step``, ``deal`` and ``observe``), so the named tuple is
-unpacked once per call, not once per table.
+changes, never a pass over every table. The helpers are inlined into the entry points
+(``masks``, ``first_illegal``, ``step``, ``fisher_yates_top``, ``deal`` and ``observe``), which
+unpack the named tuple once per call, not once per table (only a hand's end reads it again).
 
 The random draws stay in ``BatchedPut`` (numpy's generator, the same streams as the numpy
-engine had): ``deal`` takes the drawn cards. Compiled code is cached on disk (``cache=True``),
-so only a process that finds no cache pays the compile.
+engine had): ``fisher_yates_top`` takes the drawn picks, ``deal`` the cards. Compiled code is
+cached on disk (``cache=True``), so only a process that finds no cache pays the compile.
 
 Kept observations (``obs``, uint8, both seats' views of every table): heads-up, seat ``s``
 seen from seat ``q`` is the relative seat ``s ^ q``; the float fields (``acting``, ``scores``,
