@@ -3,6 +3,7 @@
     python bench/batched_speed.py              # N = 256, 1024, 4096 tables, 3 repetitions
     python bench/batched_speed.py --quick
     python bench/batched_speed.py --only brag  # the Brag rows and the two references
+    python bench/batched_speed.py --tables 4096  # one table count (the VecEnv rows: 4096)
 
 Needs the ``bench`` extra (open_spiel, rlcard). Every row plays uniform random legal actions
 and builds the acting player's observation at every decision:
@@ -20,7 +21,9 @@ and builds the acting player's observation at every decision:
     pettingzoo leduc  ``leduc_holdem_v4.env()`` through the AEC loop (bench/throughput.py's)
 
 Rates use process CPU time; each repetition runs every row once (interleaved) and the table
-shows medians over repetitions; ratios are paired within a repetition.
+shows medians over repetitions; ratios are paired within a repetition, and the last column
+gives their range over the repetitions (the machine is shared: a ratio's spread says more than
+any one rate).
 """
 
 from __future__ import annotations
@@ -141,10 +144,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--only", choices=["put", "brag"], help="one game's rows (and references)")
+    parser.add_argument(
+        "--tables", type=int, choices=(256, 1024, 4096), help="one table count (default: all)"
+    )
     args = parser.parse_args(argv)
     decisions = 100_000 if args.quick else 400_000
     repeats = 1 if args.quick else args.repeats
-    sizes = (256, 1024, 4096)
+    sizes = (args.tables,) if args.tables else (256, 1024, 4096)
     put_rows = {
         **{f"batched put N={n}": (lambda n=n: batched_put(n, decisions)) for n in sizes},
         "self-play VecEnv N=4096": lambda: selfplay_vecenv(4096, decisions),
@@ -168,16 +174,20 @@ def main(argv: list[str] | None = None) -> int:
         for name, fn in rows.items():
             rates[name].append(fn())
     print(f"load average {os.getloadavg()[0]:.1f}, {repeats} repetition(s), CPU time")
-    print(f"{'row':<26} {'decisions/s':>12} {'/ open_spiel':>13} {'/ pettingzoo':>13}")
+    print(
+        f"{'row':<26} {'decisions/s':>12} {'/ open_spiel':>13} {'/ pettingzoo':>13} "
+        f"{'/ open_spiel range':>19}"
+    )
     for name, values in rates.items():
-        ratio_os = statistics.median(
-            v / o for v, o in zip(values, rates["open_spiel leduc_poker"], strict=True)
-        )
+        paired = [v / o for v, o in zip(values, rates["open_spiel leduc_poker"], strict=True)]
+        ratio_os = statistics.median(paired)
         ratio_pz = statistics.median(
             v / o for v, o in zip(values, rates["pettingzoo leduc env()"], strict=True)
         )
+        spread = f"{min(paired):.2f}-{max(paired):.2f}x"
         print(
-            f"{name:<26} {statistics.median(values):>12,.0f} {ratio_os:>12.2f}x {ratio_pz:>12.2f}x"
+            f"{name:<26} {statistics.median(values):>12,.0f} {ratio_os:>12.2f}x {ratio_pz:>12.2f}x "
+            f"{spread:>19}"
         )
     return 0
 

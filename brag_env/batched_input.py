@@ -1,7 +1,13 @@
 """The checks the batched engines make of their callers' arrays: one-line ``ValueError``s
-instead of numpy's silent casts (1.7 -> 1) and wrap-around indexing (-1 -> the last table)."""
+instead of numpy's silent casts (1.7 -> 1) and wrap-around indexing (-1 -> the last table);
+and whether a compiled engine loads at all (``engine_unavailable``)."""
 
 from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -42,3 +48,61 @@ def checked_actions(actions, rows: np.ndarray) -> np.ndarray:
             f"actions must be one integer action per row, got {given.dtype} {given.shape}"
         )
     return given.astype(np.int64, copy=False)
+
+
+def engine_unavailable(module: str, game: str) -> str | None:
+    """Why a compiled batched engine's ``module`` cannot be imported here (one line), or
+    None: Numba compiles or loads its kernels on import, which fails when Numba is missing
+    or broken or there is no writable cache for it."""
+    try:
+        importlib.import_module(module)
+    except Exception as error:
+        lines = str(error).strip().splitlines() or [type(error).__name__]
+        return (
+            f"the batched {game} engine cannot load ({lines[0]}); set NUMBA_CACHE_DIR to a "
+            "writable directory (docs/performance.md)"
+        )
+    return None
+
+
+def kernels_cached(entry_points: Sequence) -> bool:
+    """Whether every compiled entry point has a version in Numba's disk cache that matches
+    its source file (Numba's index of the function, checked against the file's stamp): if
+    not, the first use compiles. Reads Numba's private cache objects; when they are not as
+    expected, True (say nothing rather than something wrong)."""
+    try:
+        return all(f._cache._cache_file._load_index() for f in entry_points)
+    except Exception:  # a Numba whose cache internals differ
+        return True
+
+
+def stamp_source_into_caches(namespace: dict, source: object) -> None:
+    """Numba checks a cached kernel against the stamp (time, size) of the kernel's own file
+    only, not of the files its callees come from: a change to a game's ``rules.py`` would leave
+    the kernels compiled from the old rules. The stamp of ``source``'s file joins the stamp of
+    every compiled function in ``namespace`` (a kernel module's globals), so either file's
+    change recompiles. Reads Numba's private cache objects; when they are not as expected,
+    nothing changes (the cache then works as Numba's own)."""
+    info = os.stat(source.__file__)
+    extra = (os.path.basename(source.__file__), info.st_mtime, info.st_size)
+    for value in list(namespace.values()):
+        cache_file = getattr(getattr(value, "_cache", None), "_cache_file", None)
+        stamp = getattr(cache_file, "_source_stamp", None)
+        if stamp is not None:
+            cache_file._source_stamp = (stamp, extra)
+
+
+def announce_first_compile(line: str, cached: Callable[[], bool]) -> None:
+    """``line`` before a first compile (silent otherwise, for many seconds) when the kernels
+    are not cached yet, on a terminal's stderr only: logs, pipes and tests stay as they were."""
+    if sys.stderr.isatty() and not cached():
+        print(line, file=sys.stderr, flush=True)
+
+
+def illegal_action(rows: np.ndarray, actions: np.ndarray, bad: int, legal: np.ndarray):
+    """The one-line ``ValueError`` for the illegal action at position ``bad`` of a step
+    (``legal``: that table's mask), raised before anything changes."""
+    return ValueError(
+        f"illegal action {int(actions[bad])} on table {int(rows[bad])}; legal: "
+        f"{np.flatnonzero(legal).tolist()}"
+    )

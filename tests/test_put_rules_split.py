@@ -1,10 +1,13 @@
 """The point split of a scored Put hand (P5, P7, P8): ``loss_per_seat`` and the rewards built
 on it, which the put envs, the Put statistics and the batched engine all use."""
 
+import ast
+import inspect
+
 import numpy as np
 import pytest
 
-from brag_env.put import batched
+from brag_env.put import batched_kernel
 from brag_env.put.rules import PutConfig, hand_rewards, loss_per_seat, match_rewards
 
 
@@ -41,5 +44,19 @@ def test_loss_per_seat_on_arrays():
     assert loss_per_seat(2, points).tolist() == [1, 2, 5]
 
 
-def test_batched_put_takes_the_split_from_the_rules():
-    assert batched.loss_per_seat is loss_per_seat
+def test_batched_put_kernel_compiles_the_split_from_the_rules():
+    """The Numba kernel keeps no copy of P7/P8: it calls ``rules.loss_per_seat`` for both
+    rewards (points and match), and defines no function of that name."""
+    tree = ast.parse(inspect.getsource(batched_kernel))
+    calls = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "loss_per_seat"
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "rules"
+    ]
+    assert len(calls) == 2
+    defined = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+    assert "loss_per_seat" not in defined

@@ -45,11 +45,16 @@ short deck, ``deck_ranks``).
 from __future__ import annotations
 
 import functools
-import sys
 
 import numpy as np
 
-from brag_env.batched_input import checked_actions, checked_rows, checked_seats
+from brag_env.batched_input import (
+    announce_first_compile,
+    checked_actions,
+    checked_rows,
+    checked_seats,
+    illegal_action,
+)
 from brag_env.brag import batched_kernel as kernel
 from brag_env.brag.batched_options import check_batched_brag
 from brag_env.brag.hands import (
@@ -83,8 +88,7 @@ COMPILING = "compiling the batched Brag engine (first use; cached afterwards) ..
 def _announce_compile() -> None:
     """One line before the kernels' first compile (20-100 s, silent otherwise) when they are
     not cached yet, on a terminal's stderr only: logs, pipes and tests stay as they were."""
-    if sys.stderr.isatty() and not kernel.cached():
-        print(COMPILING, file=sys.stderr, flush=True)
+    announce_first_compile(COMPILING, kernel.cached)
 
 
 class BatchedBrag:
@@ -334,11 +338,7 @@ class BatchedBrag:
         actions = checked_actions(actions, rows)
         bad = kernel.first_illegal(self._tables, self._rules, rows, actions)
         if bad >= 0:
-            legal = self.masks(rows[bad : bad + 1])[0]
-            raise ValueError(
-                f"illegal action {int(actions[bad])} on table {int(rows[bad])}; legal: "
-                f"{np.flatnonzero(legal).tolist()}"
-            )
+            raise illegal_action(rows, actions, bad, self.masks(rows[bad : bad + 1])[0])
         k = rows.size
         rewards = np.zeros((k, self.num_players))
         over = np.zeros(k, bool)

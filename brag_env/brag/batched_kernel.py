@@ -16,7 +16,6 @@ on disk (``cache=True``), so only a process that finds no cache pays the compile
 
 from __future__ import annotations
 
-import os
 from collections import namedtuple
 
 import numpy as np
@@ -25,6 +24,7 @@ from numba.core import cgutils
 from numba.experimental import structref
 from numba.extending import intrinsic, register_jitable
 
+from brag_env.batched_input import kernels_cached, stamp_source_into_caches
 from brag_env.brag import rules
 from brag_env.brag.hands import PRIAL, RUNNING_FLUSH
 from brag_env.brag.observation import HISTORY_LEN
@@ -963,30 +963,10 @@ ENTRY_POINTS = (
 )
 
 
-def _stamp_rules_into_cache() -> None:
-    """Numba checks a cached kernel against the stamp (time, size) of the kernel's own file
-    only, not of the files its callees come from: a change to ``rules.py`` would leave the
-    kernels compiled from the old rules. The stamp of rules.py joins every kernel's stamp, so
-    either file's change recompiles. Reads Numba's private cache objects; when they are not
-    as expected, nothing changes (the cache then works as Numba's own)."""
-    info = os.stat(rules.__file__)
-    extra = ("rules.py", info.st_mtime, info.st_size)
-    for value in list(globals().values()):
-        cache_file = getattr(getattr(value, "_cache", None), "_cache_file", None)
-        stamp = getattr(cache_file, "_source_stamp", None)
-        if stamp is not None:
-            cache_file._source_stamp = (stamp, extra)
-
-
-_stamp_rules_into_cache()
+stamp_source_into_caches(globals(), rules)  # a change to rules.py recompiles the kernels
 
 
 def cached() -> bool:
-    """Whether every entry point has a compiled version in Numba's disk cache that matches
-    this source file (Numba's index of the function, checked against the file's stamp): if
-    not, the first use compiles for 20-100 s. Reads Numba's private cache objects; when they
-    are not as expected, True (say nothing rather than something wrong)."""
-    try:
-        return all(f._cache._cache_file._load_index() for f in ENTRY_POINTS)
-    except Exception:  # a Numba whose cache internals differ
-        return True
+    """Whether every entry point is in Numba's disk cache (``kernels_cached``): if not, the
+    first use compiles for 20-100 s."""
+    return kernels_cached(ENTRY_POINTS)

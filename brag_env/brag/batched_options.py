@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 
+from brag_env.batched_input import engine_unavailable
 from brag_env.brag.rules import BragConfig
 
 THREE_CARDS = 3  # B22: the batched engine deals Three-card Brag only
@@ -37,12 +38,4 @@ def check_batched_brag(config: BragConfig) -> None:
 @functools.cache
 def batched_brag_unavailable() -> str | None:
     """Why the compiled batched engine cannot load in this process (one line), or None."""
-    try:
-        import brag_env.brag.batched  # noqa: F401  (Numba compiles or loads its kernels)
-    except Exception as error:  # Numba missing or broken, or no writable cache for it
-        lines = str(error).strip().splitlines() or [type(error).__name__]
-        return (
-            f"the batched Brag engine cannot load ({lines[0]}); set NUMBA_CACHE_DIR to a "
-            "writable directory (docs/performance.md)"
-        )
-    return None
+    return engine_unavailable("brag_env.brag.batched", "Brag")

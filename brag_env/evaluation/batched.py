@@ -67,8 +67,9 @@ _PUT_CHUNK = 32_768  # matches of one batched Put block
 
 
 def _put_options_supported(options: dict[str, Any]) -> bool:
-    """Matches that ``BatchedPut`` covers (its own check); bad options go to the env's error."""
-    from brag_env.put.batched import check_batched_put
+    """Matches that ``BatchedPut`` covers (its own check, no Numba imported); bad options go
+    to the env's error."""
+    from brag_env.put.batched_options import check_batched_put
 
     try:
         check_batched_put(PutConfig.from_dict(options))
@@ -574,8 +575,16 @@ def _batched_brag_unavailable() -> str | None:
     return batched_brag_unavailable()
 
 
+def _batched_put_unavailable() -> str | None:
+    from brag_env.put.batched_options import batched_put_unavailable
+
+    return batched_put_unavailable()
+
+
 #: The batched evaluators, named by each game's ``batched_runner`` (brag_env/games.py).
-PUT_RUNNER = BatchedRunner(_put_tournament, _put_options_supported, (2,))
+PUT_RUNNER = BatchedRunner(
+    _put_tournament, _put_options_supported, (2,), unavailable=_batched_put_unavailable
+)
 BRAG_RUNNER = BatchedRunner(
     _brag_tournament,
     _brag_options_supported,

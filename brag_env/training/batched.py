@@ -56,9 +56,15 @@ def make_engine(game: str, env_config: Mapping[str, Any], num_tables: int, seed:
 
 
 def make_put_engine(env_config: Mapping[str, Any], num_tables: int, seed: int) -> Any:
-    """``BatchedPut`` over ``num_tables`` matches of the table options ``env_config``."""
-    from brag_env.put.batched import BatchedPut
+    """``BatchedPut`` over ``num_tables`` matches of the table options ``env_config``; a
+    one-line ValueError when its compiled kernels cannot load here (asked first)."""
+    from brag_env.put.batched_options import batched_put_unavailable
     from brag_env.put.rules import PutConfig
+
+    reason = batched_put_unavailable()
+    if reason is not None:
+        raise ValueError(f"vec_env: batched: {reason}; or use vec_env: dummy")
+    from brag_env.put.batched import BatchedPut
 
     return BatchedPut(num_tables, PutConfig.from_dict(dict(env_config)), seed=seed)
 
