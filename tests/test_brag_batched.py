@@ -9,7 +9,6 @@ reference.
 """
 
 import functools
-import io
 import os
 import pickle
 import subprocess
@@ -20,7 +19,6 @@ import numpy as np
 import pytest
 
 from brag_env import brag_v1
-from brag_env.brag import batched as batched_module
 from brag_env.brag.batched import BatchedBrag
 from brag_env.brag.observation import decode_observation
 from brag_env.brag.reference_observation import ReferenceObserver
@@ -501,30 +499,6 @@ def test_observe_into_any_float_buffer_gives_the_same_rows():
     for out in (np.zeros((3, batched.obs_size)), np.zeros((3, batched.obs_size), np.float32, "F")):
         assert np.array_equal(batched.observe(rows, np.array([1, 2, 0]), out), want)
         assert np.array_equal(out, want)
-
-
-class _Terminal(io.StringIO):
-    def isatty(self) -> bool:
-        return True
-
-
-@pytest.mark.parametrize(
-    "terminal, cached, said",
-    [(True, False, [batched_module.COMPILING]), (True, True, []), (False, False, [])],
-)
-def test_a_first_compile_is_announced_once_on_a_terminal(monkeypatch, terminal, cached, said):
-    """The kernels' first compile takes 20-100 s: one line before it on a terminal, nothing
-    when they are cached or stderr is a log, a pipe or a test's capture."""
-    stderr = _Terminal() if terminal else io.StringIO()
-    monkeypatch.setattr(sys, "stderr", stderr)
-    monkeypatch.setattr(batched_module.kernel, "cached", lambda: cached)
-    batched_module._announce_compile.cache_clear()
-    try:
-        BatchedBrag(2)
-        BatchedBrag(2)  # once a process
-    finally:
-        batched_module._announce_compile.cache_clear()
-    assert stderr.getvalue().splitlines() == said
 
 
 def test_an_empty_numba_cache_is_seen_as_not_cached(tmp_path):

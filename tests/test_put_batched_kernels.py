@@ -1,5 +1,6 @@
-"""The compiled batched Put engine's loading: the first compile announced on a terminal, and
-kernels that cannot load as one line (train.py) or a note and the scalar env (evaluate.py)."""
+"""The compiled batched engines' loading: the first compile announced on a terminal (Brag and
+Put), and Put's kernels that cannot load as one line (train.py) or a note and the scalar env
+(evaluate.py); Brag's are in test_brag_batched.py and test_train_batched_brag.py."""
 
 import io
 import sys
@@ -7,9 +8,9 @@ import sys
 import pytest
 from unloadable_kernels import kernels_that_cannot_load
 
+from brag_env.brag import batched as brag_batched
 from brag_env.evaluation.batched import supports_batched
-from brag_env.put import batched as batched_module
-from brag_env.put.batched import BatchedPut
+from brag_env.put import batched as put_batched
 from brag_env.training.batched import make_engine
 
 
@@ -19,19 +20,25 @@ class _Terminal(io.StringIO):
 
 
 @pytest.mark.parametrize(
-    "terminal, cached, said",
-    [(True, False, [batched_module.COMPILING]), (True, True, []), (False, False, [])],
+    "module, engine",
+    [(brag_batched, brag_batched.BatchedBrag), (put_batched, put_batched.BatchedPut)],
 )
-def test_a_first_compile_is_announced_once_on_a_terminal(monkeypatch, terminal, cached, said):
+@pytest.mark.parametrize("terminal, cached", [(True, False), (True, True), (False, False)])
+def test_a_first_compile_is_announced_once_on_a_terminal(
+    monkeypatch, module, engine, terminal, cached
+):
+    """A first compile takes many seconds: one line before it on a terminal, nothing when the
+    kernels are cached or stderr is a log, a pipe or a test's capture."""
     stderr = _Terminal() if terminal else io.StringIO()
     monkeypatch.setattr(sys, "stderr", stderr)
-    monkeypatch.setattr(batched_module.kernel, "cached", lambda: cached)
-    batched_module._announce_compile.cache_clear()
+    monkeypatch.setattr(module.kernel, "cached", lambda: cached)
+    module._announce_compile.cache_clear()
     try:
-        BatchedPut(2)
-        BatchedPut(2)  # once a process
+        engine(2)
+        engine(2)  # once a process
     finally:
-        batched_module._announce_compile.cache_clear()
+        module._announce_compile.cache_clear()
+    said = [module.COMPILING] if terminal and not cached else []
     assert stderr.getvalue().splitlines() == said
 
 

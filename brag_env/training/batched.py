@@ -31,7 +31,7 @@ pool call ``train.py`` makes) through ``env_method`` too.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import gymnasium
@@ -55,32 +55,39 @@ def make_engine(game: str, env_config: Mapping[str, Any], num_tables: int, seed:
     return spec.load("batched_engine")(env_config, num_tables, seed)
 
 
+def _compiled_engine(unavailable: Callable[[], str | None], build: Callable[[], Any]) -> Any:
+    """``build()``, once ``unavailable()`` says the engine's compiled kernels load here (asked
+    first, so that no Numba import fails on the way); else a one-line ValueError."""
+    reason = unavailable()
+    if reason is not None:
+        raise ValueError(f"vec_env: batched: {reason}; or use vec_env: dummy")
+    return build()
+
+
 def make_put_engine(env_config: Mapping[str, Any], num_tables: int, seed: int) -> Any:
-    """``BatchedPut`` over ``num_tables`` matches of the table options ``env_config``; a
-    one-line ValueError when its compiled kernels cannot load here (asked first)."""
+    """``BatchedPut`` over ``num_tables`` matches of the table options ``env_config``."""
     from brag_env.put.batched_options import batched_put_unavailable
     from brag_env.put.rules import PutConfig
 
-    reason = batched_put_unavailable()
-    if reason is not None:
-        raise ValueError(f"vec_env: batched: {reason}; or use vec_env: dummy")
-    from brag_env.put.batched import BatchedPut
+    def build() -> Any:
+        from brag_env.put.batched import BatchedPut
 
-    return BatchedPut(num_tables, PutConfig.from_dict(dict(env_config)), seed=seed)
+        return BatchedPut(num_tables, PutConfig.from_dict(dict(env_config)), seed=seed)
+
+    return _compiled_engine(batched_put_unavailable, build)
 
 
 def make_brag_engine(env_config: Mapping[str, Any], num_tables: int, seed: int) -> Any:
-    """``BatchedBrag`` over ``num_tables`` sessions of the table options ``env_config``; a
-    one-line ValueError when its compiled kernels cannot load here (asked first)."""
+    """``BatchedBrag`` over ``num_tables`` sessions of the table options ``env_config``."""
     from brag_env.brag.batched_options import batched_brag_unavailable
     from brag_env.brag.rules import BragConfig
 
-    reason = batched_brag_unavailable()
-    if reason is not None:
-        raise ValueError(f"vec_env: batched: {reason}; or use vec_env: dummy")
-    from brag_env.brag.batched import BatchedBrag
+    def build() -> Any:
+        from brag_env.brag.batched import BatchedBrag
 
-    return BatchedBrag(num_tables, BragConfig.from_dict(dict(env_config)), seed=seed)
+        return BatchedBrag(num_tables, BragConfig.from_dict(dict(env_config)), seed=seed)
+
+    return _compiled_engine(batched_brag_unavailable, build)
 
 
 class BatchedSelfPlayVecEnv(VecEnv):
