@@ -100,6 +100,9 @@ class GameSpec:
     exploiters: str | None = None
     #: Whether the exact solver (brag_env/put/solver) covers its heads-up tables.
     exact_solver: bool = False
+    #: Whether a self-play learner's episode may end with each hand while the match goes on
+    #: (``episode: hand``): a game whose hands are scored one by one (Put's points, P5).
+    hand_episodes: bool = False
     #: Whether four players sit as two partnerships, partners opposite (P8).
     partners: bool = False
     #: What the behaviour statistics count per strength decile ("hands" a seat played, or
@@ -263,6 +266,7 @@ PUT = GameSpec(
     batched_check="brag_env.put.batched_options:check_batched_put",
     batched_runner="brag_env.evaluation.batched:PUT_RUNNER",
     exact_solver=True,
+    hand_episodes=True,
     partners=True,
     paired_deciles=True,
     play_help="Put matches to target_points",

@@ -15,7 +15,8 @@ obs, reward, terminated, truncated, info = env.step(env.unwrapped.action_masks()
 |             | with `dict_obs=True` a Dict `{"observation", "action_mask"}` as in PettingZoo |
 | action      | `Discrete(n)`, the PettingZoo env's actions; `action_masks()`: legal ones    |
 | reward      | the learner's OWN rewards since its last decision, times `reward_scale`      |
-| episode     | one PettingZoo episode (Brag: a session, default one hand; Put: a match)     |
+| episode     | one PettingZoo episode (Brag: a session, default one hand; Put: a match);    |
+|             | Put with `episode="hand"`: one hand (the match goes on at the next reset)    |
 | illegal     | `illegal_action="raise"` (default): `ValueError`; `"penalty"`: the episode   |
 |             | ends at once, paid `illegal_penalty` (times `reward_scale`), `info["illegal"]`|
 
@@ -42,6 +43,14 @@ SB3's ``check_env``, a plain PPO) need the other convention of PettingZoo's ``en
 -1) plus its rewards still due, and the other seats play no further. ``dict_obs=True`` puts the
 mask into the observation, so such tools can see it; both options together pass both checkers.
 
+Hand episodes (``episode="hand"``, Put only): the learner's episode ends with each hand, though
+the match goes on: the step that pays a hand's points returns ``terminated=True`` and the next
+``reset()`` (unseeded, as vector envs call it) hands back the learner's first decision of the
+next hand, same opponent, same match. With per-hand rewards (``reward="points"``) a hand's
+points then reach only that hand's decisions: with match episodes, a decision's discounted
+return also carries the points of every later hand, which it cannot change (more noise in each
+advantage, no more signal). A seeded reset still starts a new match.
+
 Seats rotate: episode k puts the learner in seat ``(seat_offset + k) % num_players`` (pass
 ``learner_seat`` to pin it), so parallel envs with different offsets cover every seat.
 """
@@ -62,6 +71,7 @@ GAMES = tuple(GAME_SPECS)
 # configuration error (e.g. the learner's seat never gets to act), not something to wait out.
 MAX_SKIPPED_EPISODES = 1000
 ILLEGAL_ACTIONS = ("raise", "penalty")
+EPISODES = ("match", "hand")  # what one learner episode is (Put); module docstring
 SNAPSHOT_SAMPLING = ("uniform", "latest")
 
 
@@ -170,6 +180,7 @@ class VsPoolEnv(gymnasium.Env):
         dict_obs: bool = False,
         illegal_action: str = "raise",
         illegal_penalty: float | None = None,
+        episode: str = "match",
     ) -> None:
         if game not in GAMES and aec_env_fn is None:
             raise ValueError(f"game must be one of {', '.join(GAMES)}, got {game!r}")
@@ -180,6 +191,11 @@ class VsPoolEnv(gymnasium.Env):
             raise ValueError(f"illegal_penalty must be a finite number, got {illegal_penalty}")
         if not np.isfinite(reward_scale) or reward_scale <= 0:
             raise ValueError(f"reward_scale must be a positive number, got {reward_scale}")
+        if episode not in EPISODES:
+            raise ValueError(f"episode must be one of {', '.join(EPISODES)}, got {episode!r}")
+        if episode == "hand" and not (game in GAME_SPECS and GAME_SPECS[game].hand_episodes):
+            raise ValueError(f"episode='hand' is built for Put (its hand count), not {game!r}")
+        self.episode = episode
         self.game = game
         self.env_config = dict(env_config or {})
         self.aec = aec_env_fn() if aec_env_fn is not None else make_aec_env(game, self.env_config)
@@ -228,6 +244,8 @@ class VsPoolEnv(gymnasium.Env):
         self._mask = np.zeros(self.action_space.n, dtype=bool)
         self._obs = np.zeros(vector_space.shape, dtype=vector_space.dtype)
         self._pending = 0.0
+        self._hand = 0  # the hand of the learner's last decision (episode="hand")
+        self._next_hand_ready = False  # a hand episode ended; the match goes on at reset()
 
     # --- pool management (called through VecEnv.env_method in training) --------------------------
     def add_snapshot(self, path: str) -> None:
@@ -249,6 +267,10 @@ class VsPoolEnv(gymnasium.Env):
             self._episodes = 0
             self._opponent_cache.clear()
             self._aec_seeded = False
+        if self._next_hand_ready and seed is None:  # episode="hand": the same match goes on
+            self._next_hand_ready = False
+            return self._observation(), self._info(skipped_episodes=0)
+        self._next_hand_ready = False
         skipped = 0
         while True:
             self._start_episode(options)
@@ -281,12 +303,18 @@ class VsPoolEnv(gymnasium.Env):
         # of the episode (a session's first hands): they are paid with this step.
         self.aec.step(action)
         self._pending += self.aec.rewards.get(self._learner, 0.0)
+        hand = self._hand
         alive = self._advance()
         reward = self._pending * self.reward_scale
         self._pending = 0.0
         if not alive:
             self._obs = self._observe_learner_final()
             self._mask[:] = False
+        elif self.episode == "hand" and self._hand != hand:
+            # The learner's next decision is in a new hand: end this episode there (its
+            # observation is the terminal one SB3 keeps; with terminated=True it is not used).
+            self._next_hand_ready = True
+            return self._observation(), reward, True, False, self._info()
         return self._observation(), reward, not alive, False, self._info()
 
     def action_masks(self) -> np.ndarray:
@@ -356,6 +384,8 @@ class VsPoolEnv(gymnasium.Env):
                 aec.step(None)  # PettingZoo's "dead step" for a seat that is out: no reward
                 continue
             if agent == learner:
+                if self.episode == "hand":
+                    self._hand = aec.unwrapped.game.hand_number
                 observed = aec.observe(learner)
                 np.copyto(self._obs, observed["observation"])
                 np.copyto(self._mask, observed["action_mask"].astype(bool))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import gymnasium
 import numpy as np
 import pytest
@@ -114,3 +116,51 @@ def test_seeded_reset_gives_the_same_first_observation_and_seat(game, opponents)
         episodes = list(play_episodes(env, 3, seed=2))
         runs.append((obs.tolist(), info["learner_seat"], [e[:2] for e in episodes]))
     assert runs[0] == runs[1]
+
+
+def hand_episodes(env: VsPoolEnv, seed: int, steps: int):
+    """Random legal learner for ``steps`` steps, resetting unseeded after each episode as a
+    vector env does; yields (hand of the decision, reward, terminated, match scores) per step."""
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    for _ in range(steps):
+        game = env.aec.unwrapped.game
+        hand = game.hand_number
+        action = int(rng.choice(np.flatnonzero(env.action_masks())))
+        _, reward, done, _, _ = env.step(action)
+        yield hand, reward, done, list(game.scores)
+        if done:
+            env.reset()
+
+
+def test_put_hand_episodes_end_at_each_hand_and_the_match_goes_on():
+    """episode="hand" (P4-P6, reward="points"): every step that pays a hand's points ends the
+    learner's episode, and the next reset continues the same match (the hand count and the
+    scores run on) instead of dealing a new one; the pay itself is the same as with matches."""
+    config = {"reward": "points", "target_points": 3}
+    pool = {"game": "put", "env_config": config, "opponents": ["random"], "seed": 4}
+    hand_env = VsPoolEnv(**pool, episode="hand")
+    steps = list(hand_episodes(hand_env, 11, 300))
+    ends = [i for i, (_, _, done, _) in enumerate(steps) if done]
+    assert len(ends) > 20
+    for i in ends[:-1]:  # after the end of a hand the next decision is in a later hand
+        hand, _, _, scores = steps[i]
+        next_hand, *_ = steps[i + 1]
+        assert next_hand == hand + 1 or (next_hand == 1 and max(scores) >= 3)
+    within = [a for a, b in itertools.pairwise(steps) if not a[2] and a[0] == b[0]]
+    assert within, "some hands have several learner decisions"
+    assert any(next_hand > 1 for next_hand, *_ in (steps[i + 1] for i in ends[:-1]))
+    match_env = VsPoolEnv(**pool)
+    match_steps = list(hand_episodes(match_env, 11, 300))
+    # The same deals and pay: only where episodes end differs.
+    assert [s[:2] for s in match_steps] == [s[:2] for s in steps]
+    assert sum(s[2] for s in match_steps) < len(ends)
+    for _, _, done, scores in match_steps:
+        assert not done or max(scores) >= 3  # a match episode ends with the match only
+
+
+def test_hand_episodes_are_refused_where_they_mean_nothing():
+    with pytest.raises(ValueError, match="built for Put"):
+        VsPoolEnv(game="brag", opponents=["random"], episode="hand")
+    with pytest.raises(ValueError, match="episode must be one of"):
+        VsPoolEnv(game="put", opponents=["random"], episode="hands")

@@ -214,6 +214,12 @@ def test_schedules_interpolate_and_round_trip(tmp_path):
         ({"ppo": {"net_arch": [0]}}, r"ppo.net_arch\[0\] must be between 1 and 8192, got 0"),
         ({"ppo": {"gamma": "nan"}}, "ppo.gamma must be between 0 and 1"),
         ({"reward_scale": "inf"}, "reward_scale must be a number > 0"),
+        ({"episode": "hand"}, "episode: hand needs game: put with env.reward: points"),
+        (
+            {"episode": "hand", "env": {"reward": "points"}, "vec_env": "batched"},
+            "episode: hand needs the scalar envs",
+        ),
+        ({"episode": "deal"}, "episode must be one of"),
     ],
 )
 def test_more_bad_configs_name_the_key(raw, match):

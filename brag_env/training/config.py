@@ -291,6 +291,13 @@ class TrainConfig(Section):
     )
     env: dict[Str, Any] = Field({}, description="options of brag_v1 / put_v1 (docs/rules.md)")
     reward_scale: Num = Field(1.0, gt=0, description="learner reward = env reward * reward_scale")
+    episode: Literal["match", "hand"] = Field(
+        "match",
+        description=(
+            "one learner episode: the env's (Put: a match), or hand (Put with reward: points): "
+            "a decision's return then holds only its own hand's points"
+        ),
+    )
     n_envs: Int = Field(
         8, ge=1, le=MAX_ENVS, description="parallel self-play envs (subproc: at most 256)"
     )
@@ -385,6 +392,14 @@ class TrainConfig(Section):
             )
         if self.ppo.magnet_kl > 0 and self.backend != "sb3":
             raise ValueError("ppo.magnet_kl > 0 needs backend: sb3 (rllib has no magnet term)")
+        if self.episode == "hand":
+            if self.game not in games_with("hand_episodes") or self.env.get("reward") != "points":
+                raise ValueError(
+                    "episode: hand needs game: put with env.reward: points (the points of each "
+                    "hand, paid when it ends; with match rewards a hand earns nothing)"
+                )
+            if self.vec_env == "batched" or self.backend != "sb3":
+                raise ValueError("episode: hand needs the scalar envs (vec_env dummy or subproc)")
         exact = self.game in games_with("exact_solver") and self.env.get("num_players", 2) == 2
         if self.eval.exploitability and not exact:
             raise ValueError("eval.exploitability is exact for heads-up Put only (put, 2 seats)")

@@ -40,6 +40,7 @@ def env_factory(
             max_snapshots=cfg.pool.max_snapshots,
             snapshot_sampling=cfg.pool.snapshot_sampling,
             reward_scale=cfg.reward_scale,
+            episode=cfg.episode,
             seat_offset=index,
             seed=seed + index,
         )
