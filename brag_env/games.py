@@ -18,7 +18,35 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
+
+
+class FormNumber(NamedTuple):
+    """A number field of the web form's rule options, held to ``low..high``."""
+
+    option: str
+    label: str  # the field's words on the page (and in its error messages)
+    low: int
+    high: int
+    name: str = ""  # the page's field name; the option's when empty
+    size: int = 3  # the box's width in characters
+    default: int | None = None  # the page's first value; the config's default when None
+
+    @property
+    def field(self) -> str:
+        """The name the page posts it under."""
+        return self.name or self.option
+
+
+class FormChoice(NamedTuple):
+    """A checkbox or a menu of the web form. A checkbox named as a rule option sets it; a menu's
+    entries are the ``"module:NAME"`` tuple ``entries`` names, and the config's default entry
+    leaves the option unset."""
+
+    name: str
+    label: str  # the words beside it on the page
+    default: Any = None  # its first value; the config's default when None
+    entries: str = ""  # a menu's ``"module:NAME"`` of its entries
 
 
 @dataclass(frozen=True, eq=False)  # one object per game: compared and hashed by identity
@@ -124,13 +152,14 @@ class GameSpec:
     #: none are named.
     play_opponents: tuple[str, ...] = ()
     web_opponents: tuple[str, ...] = ()
-    #: The web form's checkboxes of this game (``NewGameForm`` fields; one named as a rule
-    #: option sets it) and its menus (Brag's wild cards, B25).
-    form_boxes: tuple[str, ...] = ()
-    form_menus: tuple[str, ...] = ()
-    #: The web form's number fields of rule options: (option, field name on the page, low,
-    #: high). A session's hands stop at 100, as the form's matches do: a page, not a tournament.
-    form_numbers: tuple[tuple[str, str, int, int], ...] = ()
+    #: The heading of the game's web form; ``title`` when empty.
+    form_title: str = ""
+    #: The web form's number fields of rule options, in the page's order. A session's hands stop
+    #: at 100, as the form's matches do: a page, not a tournament.
+    form_numbers: tuple[FormNumber, ...] = ()
+    #: The web form's checkboxes of this game, then its menus (Brag's wild cards, B25).
+    form_boxes: tuple[FormChoice, ...] = ()
+    form_menus: tuple[FormChoice, ...] = ()
 
     @property
     def env_module(self) -> str:
@@ -221,12 +250,19 @@ BRAG = GameSpec(
     session_rule="B17",
     play_opponents=("brag:tight", "brag:bluffer", "random"),
     web_opponents=("brag:tight", "brag:bluffer", "random"),
-    form_boxes=("allow_blind", "cover_pot"),
-    form_menus=("wild_cards",),
+    form_title="Three-Card Brag",
     form_numbers=(
-        ("hands_per_session", "Hands", 1, 100),
-        ("ante", "Ante", 0, 10**6),
-        ("starting_chips", "Starting chips", 1, 10**9),
+        # the page's session is 10 hands, not the config's one
+        FormNumber("hands_per_session", "Hands", 1, 100, name="hands", default=10),
+        FormNumber("ante", "Ante", 0, 10**6),
+        FormNumber("starting_chips", "Starting chips", 1, 10**9, size=5),
+    ),
+    form_boxes=(
+        FormChoice("allow_blind", "blind play (B10)"),
+        FormChoice("cover_pot", "covering the pot (B16)"),
+    ),
+    form_menus=(
+        FormChoice("wild_cards", "Wild cards (B25)", entries="brag_env.brag.rules:WILD_MODES"),
     ),
 )
 
@@ -272,8 +308,14 @@ PUT = GameSpec(
     play_help="Put matches to target_points",
     play_opponents=("put:caller",),
     web_opponents=("put:caller",),
-    form_boxes=("simultaneous",),  # P7: how two opponents answer a Put
-    form_numbers=(("target_points", "Points to win", 1, 100),),
+    form_numbers=(FormNumber("target_points", "Points to win", 1, 100),),
+    form_boxes=(  # P7: how two opponents answer a Put (``put_answers``; not an option itself)
+        FormChoice(
+            "simultaneous",
+            "with two opponents, both answer a Put unseen by each other (P7)",
+            default=True,
+        ),
+    ),
 )
 
 BRAG7 = GameSpec(
@@ -310,8 +352,11 @@ BRAG7 = GameSpec(
     session_rule="B24",
     play_opponents=("brag7:balanced", "brag7:strongest_first", "random"),
     web_opponents=("brag7:balanced", "brag7:strongest_first"),
-    form_boxes=("lowball",),
-    form_numbers=(("hands_per_session", "Hands", 1, 100), ("ante", "Ante", 1, 10**6)),
+    form_numbers=(
+        FormNumber("hands_per_session", "Hands", 1, 100, name="hands"),
+        FormNumber("ante", "Ante", 1, 10**6),
+    ),
+    form_boxes=(FormChoice("lowball", "lowball (B21)"),),
 )
 
 #: Every game by name, in the order menus and messages list them.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import io
 import itertools
 import json
@@ -13,10 +14,11 @@ import socket
 import threading
 
 import pytest
+from starlette.datastructures import MultiDict
 from starlette.testclient import TestClient
 
 from brag_env.cards import format_card, parse_card
-from brag_env.games import game_spec
+from brag_env.games import FormChoice, game_spec
 from brag_env.web import forms, limits
 from brag_env.web.app import Settings, create_app
 from brag_env.web.cli import build_parser
@@ -728,16 +730,30 @@ def _form_fields(page, form_id):
 
 
 @pytest.mark.parametrize("game", ["brag", "brag7", "put"])
-def test_the_page_s_form_of_a_game_has_the_fields_the_game_table_reads(client, game):
-    # forms.py reads a game's boxes, menus and number fields as the table names them; the page
-    # writes them by hand, so the two are held together here.
+def test_the_page_s_form_of_a_game_has_the_fields_the_game_table_names(client, game):
+    # index.html writes a game's boxes, menus and number fields from its entry in the table,
+    # in the entry's order, each with the entry's words and first value.
     spec = game_spec(game)
     form = re.search(rf'<form[^>]*id="new-{game}".*?</form>', client.get("/").text, re.S).group(0)
-    boxes = re.findall(r'<input type="checkbox" name="([^"]+)"', form)
-    assert tuple(boxes) == spec.form_boxes
-    assert tuple(re.findall(r'<select name="([^"]+)"', form)) == spec.form_menus
-    for _, label, _, _ in spec.form_numbers:
-        assert f"<label>{label} <input" in form, label
+    boxes = re.findall(r'<input type="checkbox" name="([^"]+)" *(checked)?> ([^<]+)</label>', form)
+    first = forms.NewGameForm().values[game]
+    assert boxes == [(b.name, "checked" if first[b.name] else "", b.label) for b in spec.form_boxes]
+    menus = re.findall(r'<label>([^<]+) <select name="([^"]+)">', form)
+    assert menus == [(m.label, m.name) for m in spec.form_menus]
+    numbers = re.findall(r'<label>([^<]+) <input name="([^"]+)" value="([^"]*)"', form)
+    named = [(n.label, n.field, first[n.field]) for n in spec.form_numbers]
+    assert [n for n in numbers if n[1] in first] == named
+
+
+def test_a_box_added_to_a_game_s_entry_reaches_the_page_and_the_table(client, monkeypatch):
+    # no edit of the page or forms.py: the entry alone names the field
+    spec = game_spec("brag")
+    extra = (*spec.form_boxes, FormChoice("lowball", "lowball (B21)"))
+    monkeypatch.setitem(forms.GAME_SPECS, "brag", dataclasses.replace(spec, form_boxes=extra))
+    form = re.search(r'<form[^>]*id="new-brag".*?</form>', client.get("/").text, re.S).group(0)
+    assert '<input type="checkbox" name="lowball" > lowball (B21)</label>' in form
+    posted = [("game", "brag"), ("brag_opponent", "random"), ("boxes", "1"), ("lowball", "on")]
+    assert forms.NewGameForm.read(MultiDict(posted)).options()["lowball"] is True
 
 
 def test_an_unknown_game_is_refused_naming_the_games_of_the_table(monkeypatch):

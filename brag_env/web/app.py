@@ -128,6 +128,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
             status,
             form=form,
             choices=forms.choices(),
+            games=forms.page_games(),
+            entries=forms.menu_entries,
             most=forms.MAX_OPPONENTS,  # a box per opponent seat the game's table sizes allow
             models=forms.model_tables(),
             error=error[:MAX_ERROR_CHARS],

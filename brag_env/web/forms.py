@@ -20,11 +20,9 @@ from typing import Any
 
 from agents.model import OBSERVATION_OPTIONS, load_policy, trained_env, training_config
 from agents.registry import MODELS_DIR, parse_spec, shipped_models, styles
-from brag_env.brag.rules import WILD_MODES, BragConfig
-from brag_env.brag7.rules import Brag7Config
 from brag_env.games import GAMES as GAME_SPECS
+from brag_env.games import FormChoice, GameSpec, load
 from brag_env.io import brief, one_line_of
-from brag_env.put.rules import PutConfig
 from brag_env.ui.cli import parse_options
 from brag_env.ui.seating import pick_seed, seat_players
 from brag_env.web.tables import WebTable, new_table
@@ -35,17 +33,6 @@ DEFAULT_OPPONENTS = {name: list(GAME_SPECS[name].web_opponents) for name in GAME
 MAX_SESSIONS = 100  # hands per Brag session / Put matches: a page, not a tournament
 MAX_FIELD = 1000  # characters in one field
 CONFIGS: dict[str, Any] = {name: spec.config_class for name, spec in GAME_SPECS.items()}
-#: The form's own fields of a rule option, per game: (field name on the page, low, high).
-FIELD_OF: dict[str, dict[str, tuple[str, int, int]]] = {
-    name: {key: (label, low, high) for key, label, low, high in GAME_SPECS[name].form_numbers}
-    for name in GAMES
-}
-#: Ticked boxes of the form: rule option -> the box's words on the page.
-BOX_OF = {
-    "allow_blind": "blind play (B10)",
-    "cover_pot": "covering the pot (B16)",
-    "lowball": "lowball (B21)",
-}
 
 
 class SetupError(ValueError):
@@ -100,10 +87,13 @@ def _field_words(game: str, key: str, value: Any) -> str:
     """What to set on the form for ``key`` to be ``value``, in the page's words."""
     if key == "num_players":
         return f"{value - 1} opponent{'s' if value != 2 else ''} ({value} players)"
-    if key in FIELD_OF[game]:
-        return f"{FIELD_OF[game][key][0]} {value}"
-    if key in BOX_OF:
-        return f"{BOX_OF[key]} {'ticked' if value else 'not ticked'}"
+    spec = GAME_SPECS[game]
+    label = next((n.label for n in spec.form_numbers if n.option == key), None)
+    if label is not None:
+        return f"{label} {value}"
+    box = next((c.label for c in spec.form_boxes if c.name == key), None)
+    if box is not None:
+        return f"{box} {'ticked' if value else 'not ticked'}"
     return f"{_option_word(key, value)} in Other rule options"
 
 
@@ -134,8 +124,45 @@ def _one_of(names: tuple[str, ...]) -> str:
     return " or ".join(filter(None, [", ".join(names[:-1]), names[-1]]))
 
 
+def _choices(game: str) -> set[str]:
+    """The names of game ``game``'s checkboxes and menus."""
+    spec = GAME_SPECS[game]
+    return {choice.name for choice in (*spec.form_boxes, *spec.form_menus)}
+
+
 def _yes(value: str) -> bool:
     return value.strip().lower() in ("1", "true", "yes", "on")
+
+
+def _first_values(name: str) -> dict[str, Any]:
+    """The page's first values of game ``name``'s own fields: field name -> text, or a bool
+    for a checkbox; what a field's spec does not give is the rules config's default."""
+    spec, config = GAME_SPECS[name], CONFIGS[name]()
+    values: dict[str, Any] = {}
+    for number in spec.form_numbers:
+        first = getattr(config, number.option) if number.default is None else number.default
+        values[number.field] = str(first)
+    for choice in spec.form_boxes:
+        values[choice.name] = bool(
+            getattr(config, choice.name) if choice.default is None else choice.default
+        )
+    for choice in spec.form_menus:
+        values[choice.name] = str(
+            getattr(config, choice.name) if choice.default is None else choice.default
+        )
+    return values
+
+
+def page_games() -> list[tuple[GameSpec, str]]:
+    """The games of the page in its order, each with its form's heading."""
+    return [
+        (GAME_SPECS[name], GAME_SPECS[name].form_title or GAME_SPECS[name].title) for name in GAMES
+    ]
+
+
+def menu_entries(choice: FormChoice) -> tuple[str, ...]:
+    """A menu's entries (Wild cards: "none" first, B25)."""
+    return tuple(load(choice.entries))
 
 
 @dataclass
@@ -146,22 +173,12 @@ class NewGameForm:
     opponents: dict[str, list[str]] = field(default_factory=lambda: dict(DEFAULT_OPPONENTS))
     seat: str = "0"
     seed: str = ""
-    hands: str = "10"  # Brag: hands in the session (B17)
-    matches: str = "1"  # Put
-    ante: str = str(BragConfig().ante)
-    starting_chips: str = str(BragConfig().starting_chips)
-    allow_blind: bool = BragConfig().allow_blind
-    cover_pot: bool = BragConfig().cover_pot
-    wild_cards: str = BragConfig().wild_cards  # B25: the page's choice of wild cards
-    lowball: bool = Brag7Config().lowball  # Seven-card Brag's box (B21)
-    target_points: str = str(PutConfig().target_points)
-    simultaneous: bool = True  # P7 with three players
+    matches: str = "1"  # a game whose episode is one match (Put): how many the page plays
     more: str = ""  # other rule options, KEY=VALUE words
-
-    @property
-    def wild_choices(self) -> tuple[str, ...]:
-        """B25: the Wild cards menu's entries, "none" first."""
-        return WILD_MODES
+    #: Each game's own fields (its spec's number fields, boxes and menus): game -> field -> value.
+    values: dict[str, dict[str, Any]] = field(
+        default_factory=lambda: {name: _first_values(name) for name in GAME_SPECS}
+    )
 
     @classmethod
     def defaults(cls) -> NewGameForm:
@@ -185,22 +202,17 @@ class NewGameForm:
             return form
         form.opponents = {**form.opponents, game: [spec] * (trained["num_players"] - 1)}
         defaults = CONFIGS[game]().to_dict()
+        numbers = {number.option: number.field for number in GAME_SPECS[game].form_numbers}
+        choices = _choices(game)
+        values = form.values[game]
         more = []
         for key, value in trained.items():
             if key == "num_players":
                 continue
-            if key == "hands_per_session":
-                form.hands = str(value)
-            elif key == "starting_chips":
-                form.starting_chips = str(value)
-            elif key == "target_points":
-                form.target_points = str(value)
-            elif key == "cover_pot":
-                form.cover_pot = bool(value)
-            elif key == "lowball" and "lowball" in GAME_SPECS[game].form_boxes:
-                form.lowball = bool(value)
-            elif key == "wild_cards":
-                form.wild_cards = str(value)
+            if key in numbers:
+                values[numbers[key]] = str(value)
+            elif key in choices:
+                values[key] = bool(value) if isinstance(values[key], bool) else str(value)
             elif value != defaults[key]:  # no field of its own: only when not the default
                 more.append(_option_word(key, value))
         form.more = " ".join(more)
@@ -223,28 +235,23 @@ class NewGameForm:
             given = [str(s)[:MAX_FIELD].strip() for s in listed if isinstance(s, str)]
             if given:
                 opponents[game] = [s for s in given if s]
-        # The posted form had checkboxes: an absent one of its game's is unticked.
         spec = GAME_SPECS.get(form.game)
-        ticks = spec.form_boxes if "boxes" in data and spec is not None else ()
-
-        def box(name: str) -> bool:
-            return name in data if name in ticks else getattr(form, name)
-
+        if spec is not None:  # the posted game's own fields
+            values = form.values[form.game]
+            for number in spec.form_numbers:
+                values[number.field] = text(number.field, values[number.field])
+            for choice in spec.form_boxes:  # the posted form had them: an absent one is unticked
+                values[choice.name] = (
+                    choice.name in data if "boxes" in data else values[choice.name]
+                )
+            for choice in spec.form_menus:
+                values[choice.name] = text(choice.name, values[choice.name])
         return replace(
             form,
             opponents=opponents,
             seat=text("seat", form.seat),
             seed=text("seed", form.seed),
-            hands=text("hands", form.hands),
             matches=text("matches", form.matches),
-            ante=text("ante", form.ante),
-            starting_chips=text("starting_chips", form.starting_chips),
-            allow_blind=box("allow_blind"),
-            cover_pot=box("cover_pot"),
-            wild_cards=text("wild_cards", form.wild_cards),
-            lowball=box("lowball"),
-            target_points=text("target_points", form.target_points),
-            simultaneous=box("simultaneous"),
             more=text("more", form.more),
         )
 
@@ -273,30 +280,35 @@ class NewGameForm:
                 f"Other rule options: {words} is not a rule option of {self.game} "
                 "(the number of players is set by the opponents)"
             )
-        typed = {
-            "hands_per_session": self.hands,
-            "ante": self.ante,
-            "starting_chips": self.starting_chips,
-            "target_points": self.target_points,
-        }
-        for key, (label, low, high) in FIELD_OF[self.game].items():
-            if key in options:  # given twice: Other rule options win, within the same bounds
-                options[key] = self._number(f"{key} in Other rule options", options[key], low, high)
-            else:
-                options[key] = self._number(label, typed[key], low, high)
         spec = GAME_SPECS[self.game]
-        for name in spec.form_boxes:
-            if name in rules:  # a box that is a rule option of the game
-                options.setdefault(name, getattr(self, name))
-        if "wild_cards" in spec.form_menus:
-            if self.wild_cards not in WILD_MODES:
-                modes = ", ".join(WILD_MODES)
-                raise SetupError(f"Wild cards must be one of {modes}, got {brief(self.wild_cards)}")
-            if self.wild_cards != "none":  # B25; the default leaves the options as they were
-                options.setdefault("wild_cards", self.wild_cards)
-        if "simultaneous" in spec.form_boxes and len(self.opponents[self.game]) == 2:
+        values = self.values[self.game]
+        for number in spec.form_numbers:
+            key = number.option
+            if key in options:  # given twice: Other rule options win, within the same bounds
+                where = f"{key} in Other rule options"
+                options[key] = self._number(where, options[key], number.low, number.high)
+            else:
+                options[key] = self._number(
+                    number.label, values[number.field], number.low, number.high
+                )
+        for choice in spec.form_boxes:
+            if choice.name in rules:  # a box that is a rule option of the game
+                options.setdefault(choice.name, values[choice.name])
+        default = CONFIGS[self.game]()
+        for choice in spec.form_menus:
+            entries = menu_entries(choice)
+            if values[choice.name] not in entries:
+                words = choice.label.split(" (")[0]  # the label without its rule id
+                raise SetupError(
+                    f"{words} must be one of {', '.join(entries)}, got {brief(values[choice.name])}"
+                )
+            if values[choice.name] != getattr(default, choice.name):  # the default: as they were
+                options.setdefault(choice.name, values[choice.name])
+        if "simultaneous" in values and len(self.opponents[self.game]) == 2:
             # P7: how the two opponents answer a Put
-            options.setdefault("put_answers", "simultaneous" if self.simultaneous else "in_turn")
+            options.setdefault(
+                "put_answers", "simultaneous" if values["simultaneous"] else "in_turn"
+            )
         return options
 
     def _model_misfit(self, opponents: list[str], options: dict[str, Any]) -> str | None:
