@@ -321,14 +321,29 @@ def test_scalar_engine_and_replay_call_the_rule_functions():
             assert getattr(module, name) is getattr(rules, name), (module.__name__, name)
 
 
-def test_kernel_cache_stamp_includes_rules_py():
-    """A change to rules.py must invalidate the kernels' disk cache (Numba stamps a cache with
-    the kernel's own file only)."""
+def test_kernel_cache_stamp_includes_rules_py_and_the_constants():
+    """A change to rules.py, or to a constant the kernels read from another file, must
+    invalidate the kernels' disk cache: Numba stamps a cache with the kernel's own file only,
+    and compiles each global a kernel reads into the code as a constant."""
     info = os.stat(rules.__file__)
     cache_file = getattr(getattr(kernel.step, "_cache", None), "_cache_file", None)
     if getattr(cache_file, "_source_stamp", None) is None:
         pytest.skip("this Numba keeps its cache stamp elsewhere")
-    assert cache_file._source_stamp[1] == ("rules.py", info.st_mtime, info.st_size)
+    name, mtime, size, constants = cache_file._source_stamp[1]
+    assert (name, mtime, size) == ("rules.py", info.st_mtime, info.st_size)
+    read = dict(constants)
+    # imported from hands.py, observation.py, cards.py and rules.py (B10's seat statuses)
+    for imported in ("PRIAL", "RUNNING_FLUSH", "HISTORY_LEN", "NUM_CARDS", "BLIND", "STAY"):
+        assert read[imported] == getattr(kernel, imported)
+
+
+def test_the_stamped_constants_follow_a_changed_value():
+    """A constant given a new value gives a new stamp (the cache is then not reused); names
+    that hold no number (functions, classes, arrays) are not part of it."""
+    before = kernel.frozen_constants({"HISTORY_LEN": 16, "RAISES": (2, 4), "f": len})
+    assert before == (("HISTORY_LEN", 16), ("RAISES", (2, 4)))
+    assert kernel.frozen_constants({"HISTORY_LEN": 8, "RAISES": (2, 4)}) != before
+    assert kernel.frozen_constants({"FLAG": True, "table": np.zeros(2)}) == (("FLAG", 1),)
 
 
 @pytest.mark.slow
