@@ -26,6 +26,7 @@ from brag_env.brag.rules import (
     SHUFFLE_AFTER_PRIAL,
     SHUFFLE_EVERY_HAND,
     SHUFFLE_OR_CYCLE,
+    SITTING_OUT,
     STAY,
     BragConfig,
 )
@@ -35,6 +36,7 @@ RULE_NAMES = (
     "seat_threshold",
     "shuffle_due",
     "next_dealer",
+    "next_to_act",
     "session_continues",
     "pot_carries",
     "stay_price",
@@ -131,6 +133,15 @@ def test_B18_shuffle_due_on_arrays_matches_the_scalar_rule():
 
 
 # ------------------------------------------------------------------ B15 / B17 sessions
+def test_B12_the_turn_passes_to_the_next_seat_still_in():
+    assert rules.next_to_act(0, [BLIND, OPEN, BLIND], 3) == 1
+    assert rules.next_to_act(2, [OPEN, OPEN, BLIND], 3) == 0  # wraps
+    # past a fold and a seat sitting out (B16)
+    assert rules.next_to_act(0, [OPEN, FOLDED, SITTING_OUT, BLIND], 4) == 3
+    assert rules.next_to_act(3, np.array([FOLDED, BLIND, OPEN, OPEN]), 4) == 1
+    assert rules.next_to_act(1, [FOLDED, OPEN, FOLDED], 3) == 1  # only the actor is in
+
+
 def test_B7_B16_the_button_moves_to_the_next_seat_still_playing():
     assert rules.next_dealer(0, [False] * 4, 4) == 1
     assert rules.next_dealer(3, [False] * 4, 4) == 0  # wraps

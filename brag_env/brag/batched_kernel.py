@@ -741,13 +741,9 @@ def step_row(T, R, r, a, rewards):
                 break
         return True, finish(T, R, r, lone, -1, -1, rewards)
     if bet or leaves:  # B12: the turn passes to the next seat still in
-        for j in range(1, n + 1):
-            s = wrap(p + j, n)
-            if T.status[r, s] >= BLIND:
-                T.current[r] = s
-                st[off[F_TO_ACT] + p] = 0.0
-                st[off[F_TO_ACT] + s] = 1.0
-                break
+        s = T.current[r] = rules.next_to_act(p, T.status[r], n)
+        st[off[F_TO_ACT] + p] = 0.0
+        st[off[F_TO_ACT] + s] = 1.0
     if see:  # B14
         opp = opponent(T, r, p)
         winner = rules.see_winner(p, opp, T.strength[r, p], T.strength[r, opp])

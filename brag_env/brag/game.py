@@ -104,6 +104,7 @@ from brag_env.brag.rules import (
     discard_choices,
     legal_bits,
     next_dealer,
+    next_to_act,
     pot_carries,
     raised_stake,
     seat_threshold,
@@ -699,16 +700,7 @@ class BragGame:
         else:
             self._choose(p, action)
             return None
-        # B12: the turn passes to the next seat still in, going round.
-        n = self.num_players
-        p += 1
-        while True:
-            if p == n:
-                p = 0
-            if status[p] >= BLIND:
-                break
-            p += 1
-        self.current_player = p
+        self.current_player = next_to_act(p, status, self.num_players)  # B12
         self._update_mask()
         return None
 

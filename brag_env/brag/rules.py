@@ -106,6 +106,19 @@ def next_dealer(dealer: int, out: Any, num_players: int) -> int:
     return -1
 
 
+def next_to_act(seat: int, status: Any, num_players: int) -> int:
+    """B12: the seat to act after ``seat``: the next one up, wrapping, still in the betting
+    (``status[s]`` BLIND or OPEN: not folded, covered or sitting out, B16). Called once the
+    betting has at least two seats in, so one is always found."""
+    for j in range(1, num_players + 1):
+        nxt = seat + j
+        if nxt >= num_players:
+            nxt -= num_players
+        if status[nxt] >= BLIND:
+            return nxt
+    return -1
+
+
 def session_continues(hand_number: int, hands_per_session: int, seats_left: int) -> bool:
     """B17: whether another hand follows hand ``hand_number`` (0-based): the session has hands
     left and at least two seats can still play (``seats_left``: those not sitting out, B16)."""
@@ -252,6 +265,7 @@ COMPILED_RULES = (
     ante_due,
     seat_threshold,
     next_dealer,
+    next_to_act,
     session_continues,
     pot_carries,
     stay_price,
