@@ -38,6 +38,7 @@ RULE_NAMES = (
     "next_dealer",
     "next_to_act",
     "session_continues",
+    "keep_offered",
     "pot_carries",
     "stay_price",
     "raised_stake",
@@ -140,6 +141,13 @@ def test_B12_the_turn_passes_to_the_next_seat_still_in():
     assert rules.next_to_act(0, [OPEN, FOLDED, SITTING_OUT, BLIND], 4) == 3
     assert rules.next_to_act(3, np.array([FOLDED, BLIND, OPEN, OPEN]), 4) == 1
     assert rules.next_to_act(1, [FOLDED, OPEN, FOLDED], 3) == 1  # only the actor is in
+
+
+def test_B19_a_blind_player_left_alone_may_keep_the_hand():
+    offered = (True, True, False, False, True, False)  # option, follows, seen, covered, blind, out
+    assert rules.keep_offered(*offered)
+    for i, flipped in enumerate((False, False, True, True, False, True)):
+        assert not rules.keep_offered(*offered[:i], flipped, *offered[i + 1 :]), i
 
 
 def test_B7_B16_the_button_moves_to_the_next_seat_still_playing():

@@ -638,13 +638,13 @@ def end_hand(T, R, r, lone, seer, seen, rewards):
         if not T.out[r, s]:
             playing += 1
     follows = rules.session_continues(T.hand_number[r], R.hands_per_session, playing)
-    keep = (  # B19: a blind player left alone may keep the hand
-        seer < 0
-        and R.blind_keep_hand
-        and follows
-        and ncov == 0
-        and T.status[r, lone] == BLIND
-        and not T.out[r, lone]
+    keep = rules.keep_offered(  # B19: a blind player left alone may keep the hand
+        R.blind_keep_hand,
+        follows,
+        seer >= 0,
+        ncov > 0,
+        T.status[r, lone] == BLIND,
+        T.out[r, lone],
     )
     keeper = lone if keep else -1
     # B18: the hand's cards under the deck, each round seat by seat from the dealer's left,

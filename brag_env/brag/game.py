@@ -102,6 +102,7 @@ from brag_env.brag.rules import (
     collect_bonus,
     cover_price,
     discard_choices,
+    keep_offered,
     legal_bits,
     next_dealer,
     next_to_act,
@@ -861,13 +862,13 @@ class BragGame:
         follows = self._another_hand(self._thresholds[prial_shown], True)
         # B19: a blind player left alone (winning, or under B15 carrying) may keep the unseen
         # hand (sessions only; never after a B16 comparison, which shows it).
-        keep_offer = (
-            follows
-            and seer < 0
-            and not covers
-            and self._blind_keep_hand
-            and self.status[lone] == BLIND
-            and not self._out[lone]
+        keep_offer = keep_offered(
+            self._blind_keep_hand,
+            follows,
+            seer >= 0,
+            bool(covers),
+            self.status[lone] == BLIND,
+            self._out[lone],
         )
         keeper = lone if keep_offer else -1
 

@@ -125,6 +125,21 @@ def session_continues(hand_number: int, hands_per_session: int, seats_left: int)
     return hand_number + 1 < hands_per_session and seats_left >= 2
 
 
+def keep_offered(
+    blind_keep_hand: bool,
+    follows: bool,
+    seen: bool,
+    covered: bool,
+    lone_blind: bool,
+    lone_out: bool,
+) -> bool:
+    """B19: whether the lone player of a hand won without a see may keep its unseen hand for
+    the next deal: the option is on, another hand follows (B17), nobody saw (``seen``) nor
+    covered (B16: a comparison shows the hands), the lone player is still blind, and it does
+    not sit the next deal out (``lone_out``, B16)."""
+    return blind_keep_hand and follows and not seen and not covered and lone_blind and not lone_out
+
+
 def pot_carries(
     carry_blind: bool, carry_unopened: bool, lone_blind: bool, opened: bool, covered: bool
 ) -> bool:
@@ -267,6 +282,7 @@ COMPILED_RULES = (
     next_dealer,
     next_to_act,
     session_continues,
+    keep_offered,
     pot_carries,
     stay_price,
     raised_stake,
