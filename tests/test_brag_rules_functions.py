@@ -37,6 +37,7 @@ RULE_NAMES = (
     "shuffle_due",
     "next_dealer",
     "next_to_act",
+    "sit_out_short",
     "session_continues",
     "keep_offered",
     "pot_carries",
@@ -148,6 +149,15 @@ def test_B19_a_blind_player_left_alone_may_keep_the_hand():
     assert rules.keep_offered(*offered)
     for i, flipped in enumerate((False, False, True, True, False, True)):
         assert not rules.keep_offered(*offered[:i], flipped, *offered[i + 1 :]), i
+
+
+def test_B16_a_seat_short_of_the_threshold_sits_out_for_good():
+    out = [False, False, True, False]
+    assert rules.sit_out_short(out, [4, 1, 9, 2], 2, 4) == 2  # seat 1 is short; 2 stays out
+    assert out == [False, True, True, False]
+    row = np.array([False, False, False])
+    assert rules.sit_out_short(row, np.array([0, 5, 5]), 0, 3) == 3  # no ante: nobody short
+    assert not row.any()
 
 
 def test_B7_B16_the_button_moves_to_the_next_seat_still_playing():

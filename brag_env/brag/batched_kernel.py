@@ -632,11 +632,7 @@ def end_hand(T, R, r, lone, seer, seen, rewards):
         prial = prial or (shown and T.category[r, s] == PRIAL)
     T.prev_prial[r] = prial
     need = rules.seat_threshold(R.ante_mode, R.ante, prial)
-    playing = 0
-    for s in range(n):
-        T.out[r, s] = T.out[r, s] or T.chips[r, s] < need  # B16: short of the ante: out
-        if not T.out[r, s]:
-            playing += 1
+    playing = rules.sit_out_short(T.out[r], T.chips[r], need, n)  # B16: short of the ante: out
     follows = rules.session_continues(T.hand_number[r], R.hands_per_session, playing)
     keep = rules.keep_offered(  # B19: a blind player left alone may keep the hand
         R.blind_keep_hand,

@@ -114,6 +114,7 @@ from brag_env.brag.rules import (
     session_continues,
     settle_covers,
     shuffle_due,
+    sit_out_short,
     stay_price,
 )
 from brag_env.brag.wild import config_ranking
@@ -944,11 +945,8 @@ class BragGame:
         """B16/B17: whether a next hand follows, seats under ``threshold`` sitting out from now
         on (marked only when ``commit``)."""
         out = self._out if commit else self._out[:]
-        chips = self.chips
-        for s in self._order:
-            if chips[s] < threshold:
-                out[s] = True
-        return session_continues(self.hand_number, self._hands_per_session, out.count(False))
+        left = sit_out_short(out, self.chips, threshold, self.num_players)
+        return session_continues(self.hand_number, self._hands_per_session, left)
 
     def _show(self, winner: int, seer: int) -> tuple[dict[int, list[int]], list[int], bool]:
         """After a see (B14): the shown hands, the B20 bonus and whether a prial was shown."""

@@ -119,6 +119,18 @@ def next_to_act(seat: int, status: Any, num_players: int) -> int:
     return -1
 
 
+def sit_out_short(out: Any, chips: Any, threshold: int, num_players: int) -> int:
+    """B16: every seat with fewer than ``threshold`` chips (``seat_threshold``) sits out the
+    rest of the session: ``out[s]`` is set, never cleared. Returns the seats still playing."""
+    playing = 0
+    for seat in range(num_players):
+        if chips[seat] < threshold:
+            out[seat] = True
+        if not out[seat]:
+            playing += 1
+    return playing
+
+
 def session_continues(hand_number: int, hands_per_session: int, seats_left: int) -> bool:
     """B17: whether another hand follows hand ``hand_number`` (0-based): the session has hands
     left and at least two seats can still play (``seats_left``: those not sitting out, B16)."""
@@ -281,6 +293,7 @@ COMPILED_RULES = (
     seat_threshold,
     next_dealer,
     next_to_act,
+    sit_out_short,
     session_continues,
     keep_offered,
     pot_carries,
