@@ -76,15 +76,32 @@ def kernels_cached(entry_points: Sequence) -> bool:
         return True
 
 
+def frozen_constants(*namespaces: dict) -> tuple[tuple[str, object], ...]:
+    """The module-level numbers and tuples of numbers of ``namespaces``, by name: Numba compiles
+    a global a kernel reads into the code as a constant, so a cached kernel is stale when one
+    changes, also one imported from another file (``HISTORY_LEN``, ``PRIAL``, ``NUM_CARDS``)."""
+    found: dict[str, object] = {}
+    for namespace in namespaces:
+        for name, value in namespace.items():
+            if isinstance(value, bool | int | float) or (
+                isinstance(value, tuple) and all(isinstance(v, bool | int | float) for v in value)
+            ):
+                found[name] = value if isinstance(value, tuple) else value.real
+    return tuple(sorted(found.items()))
+
+
 def stamp_source_into_caches(namespace: dict, source: object) -> None:
     """Numba checks a cached kernel against the stamp (time, size) of the kernel's own file
-    only, not of the files its callees come from: a change to a game's ``rules.py`` would leave
-    the kernels compiled from the old rules. The stamp of ``source``'s file joins the stamp of
-    every compiled function in ``namespace`` (a kernel module's globals), so either file's
-    change recompiles. Reads Numba's private cache objects; when they are not as expected,
-    nothing changes (the cache then works as Numba's own)."""
+    only, not of the files its callees and constants come from: a change to a game's
+    ``rules.py``, or to a constant imported from elsewhere, would leave the kernels compiled
+    from the old source. The stamp of ``source``'s file and the value of every constant of
+    ``namespace`` (a kernel module's globals) and ``source`` join the stamp of every compiled
+    function in ``namespace``, so any of these changes recompiles. Reads Numba's private cache
+    objects; when they are not as expected, nothing changes (the cache then works as Numba's
+    own)."""
     info = os.stat(source.__file__)
-    extra = (os.path.basename(source.__file__), info.st_mtime, info.st_size)
+    constants = frozen_constants(namespace, vars(source))
+    extra = (os.path.basename(source.__file__), info.st_mtime, info.st_size, constants)
     for value in list(namespace.values()):
         cache_file = getattr(getattr(value, "_cache", None), "_cache_file", None)
         stamp = getattr(cache_file, "_source_stamp", None)

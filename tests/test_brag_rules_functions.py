@@ -10,6 +10,7 @@ import os
 import numpy as np
 import pytest
 
+from brag_env.batched_input import frozen_constants
 from brag_env.brag import batched_kernel as kernel
 from brag_env.brag import rules
 from brag_env.brag.rules import (
@@ -26,6 +27,7 @@ from brag_env.brag.rules import (
     SHUFFLE_AFTER_PRIAL,
     SHUFFLE_EVERY_HAND,
     SHUFFLE_OR_CYCLE,
+    SITTING_OUT,
     STAY,
     BragConfig,
 )
@@ -35,7 +37,10 @@ RULE_NAMES = (
     "seat_threshold",
     "shuffle_due",
     "next_dealer",
+    "next_to_act",
+    "sit_out_short",
     "session_continues",
+    "keep_offered",
     "pot_carries",
     "stay_price",
     "raised_stake",
@@ -131,6 +136,31 @@ def test_B18_shuffle_due_on_arrays_matches_the_scalar_rule():
 
 
 # ------------------------------------------------------------------ B15 / B17 sessions
+def test_B12_the_turn_passes_to_the_next_seat_still_in():
+    assert rules.next_to_act(0, [BLIND, OPEN, BLIND], 3) == 1
+    assert rules.next_to_act(2, [OPEN, OPEN, BLIND], 3) == 0  # wraps
+    # past a fold and a seat sitting out (B16)
+    assert rules.next_to_act(0, [OPEN, FOLDED, SITTING_OUT, BLIND], 4) == 3
+    assert rules.next_to_act(3, np.array([FOLDED, BLIND, OPEN, OPEN]), 4) == 1
+    assert rules.next_to_act(1, [FOLDED, OPEN, FOLDED], 3) == 1  # only the actor is in
+
+
+def test_B19_a_blind_player_left_alone_may_keep_the_hand():
+    offered = (True, True, False, False, True, False)  # option, follows, seen, covered, blind, out
+    assert rules.keep_offered(*offered)
+    for i, flipped in enumerate((False, False, True, True, False, True)):
+        assert not rules.keep_offered(*offered[:i], flipped, *offered[i + 1 :]), i
+
+
+def test_B16_a_seat_short_of_the_threshold_sits_out_for_good():
+    out = [False, False, True, False]
+    assert rules.sit_out_short(out, [4, 1, 9, 2], 2, 4) == 2  # seat 1 is short; 2 stays out
+    assert out == [False, True, True, False]
+    row = np.array([False, False, False])
+    assert rules.sit_out_short(row, np.array([0, 5, 5]), 0, 3) == 3  # no ante: nobody short
+    assert not row.any()
+
+
 def test_B7_B16_the_button_moves_to_the_next_seat_still_playing():
     assert rules.next_dealer(0, [False] * 4, 4) == 1
     assert rules.next_dealer(3, [False] * 4, 4) == 0  # wraps
@@ -321,14 +351,29 @@ def test_scalar_engine_and_replay_call_the_rule_functions():
             assert getattr(module, name) is getattr(rules, name), (module.__name__, name)
 
 
-def test_kernel_cache_stamp_includes_rules_py():
-    """A change to rules.py must invalidate the kernels' disk cache (Numba stamps a cache with
-    the kernel's own file only)."""
+def test_kernel_cache_stamp_includes_rules_py_and_the_constants():
+    """A change to rules.py, or to a constant the kernels read from another file, must
+    invalidate the kernels' disk cache: Numba stamps a cache with the kernel's own file only,
+    and compiles each global a kernel reads into the code as a constant."""
     info = os.stat(rules.__file__)
     cache_file = getattr(getattr(kernel.step, "_cache", None), "_cache_file", None)
     if getattr(cache_file, "_source_stamp", None) is None:
         pytest.skip("this Numba keeps its cache stamp elsewhere")
-    assert cache_file._source_stamp[1] == ("rules.py", info.st_mtime, info.st_size)
+    name, mtime, size, constants = cache_file._source_stamp[1]
+    assert (name, mtime, size) == ("rules.py", info.st_mtime, info.st_size)
+    read = dict(constants)
+    # imported from hands.py, observation.py, cards.py and rules.py (B10's seat statuses)
+    for imported in ("PRIAL", "RUNNING_FLUSH", "HISTORY_LEN", "NUM_CARDS", "BLIND", "STAY"):
+        assert read[imported] == getattr(kernel, imported)
+
+
+def test_the_stamped_constants_follow_a_changed_value():
+    """A constant given a new value gives a new stamp (the cache is then not reused); names
+    that hold no number (functions, classes, arrays) are not part of it."""
+    before = frozen_constants({"HISTORY_LEN": 16, "RAISES": (2, 4), "f": len})
+    assert before == (("HISTORY_LEN", 16), ("RAISES", (2, 4)))
+    assert frozen_constants({"HISTORY_LEN": 8, "RAISES": (2, 4)}) != before
+    assert frozen_constants({"FLAG": True, "table": np.zeros(2)}) == (("FLAG", 1),)
 
 
 @pytest.mark.slow

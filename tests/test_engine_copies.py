@@ -144,3 +144,15 @@ def test_a_copy_at_the_start_and_at_the_end_of_a_session(name: str):
     end = game.copy()
     assert read(end) == read(game)
     assert play_out(start, random.Random(4), read)[-1] == read(game)
+
+
+def test_a_copy_keeps_the_lists_the_original_shares():
+    """A list the engine reaches by two names is one list in the copy too (BragGame's dealt
+    hands are its hands until a B19 choice or a B22 discard replaces one), so a later change
+    through one name shows through the other, as in the original."""
+    game = BragGame(BragConfig(num_players=3))
+    game.new_session(7)
+    assert game._dealt is game.hands
+    twin = game.copy()
+    assert twin._dealt is twin.hands
+    assert twin.hands is not game.hands and twin.hands[0] is not game.hands[0]

@@ -60,3 +60,19 @@ def test_batched_put_kernel_compiles_the_split_from_the_rules():
     assert len(calls) == 2
     defined = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
     assert "loss_per_seat" not in defined
+
+
+def test_batched_put_kernel_cache_stamp_includes_put_rules_py():
+    """A change to put/rules.py (P7/P8's split the kernel compiles in) invalidates the Put
+    kernels' disk cache, as brag/rules.py does Brag's."""
+    import os
+
+    from brag_env.put import rules
+
+    cache_file = getattr(getattr(batched_kernel.step, "_cache", None), "_cache_file", None)
+    if getattr(cache_file, "_source_stamp", None) is None:
+        pytest.skip("this Numba keeps its cache stamp elsewhere")
+    name, mtime, size, constants = cache_file._source_stamp[1]
+    info = os.stat(rules.__file__)
+    assert (name, mtime, size) == ("rules.py", info.st_mtime, info.st_size)
+    assert dict(constants)["TRICKS_PER_HAND"] == rules.TRICKS_PER_HAND

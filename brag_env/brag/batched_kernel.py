@@ -632,19 +632,15 @@ def end_hand(T, R, r, lone, seer, seen, rewards):
         prial = prial or (shown and T.category[r, s] == PRIAL)
     T.prev_prial[r] = prial
     need = rules.seat_threshold(R.ante_mode, R.ante, prial)
-    playing = 0
-    for s in range(n):
-        T.out[r, s] = T.out[r, s] or T.chips[r, s] < need  # B16: short of the ante: out
-        if not T.out[r, s]:
-            playing += 1
+    playing = rules.sit_out_short(T.out[r], T.chips[r], need, n)  # B16: short of the ante: out
     follows = rules.session_continues(T.hand_number[r], R.hands_per_session, playing)
-    keep = (  # B19: a blind player left alone may keep the hand
-        seer < 0
-        and R.blind_keep_hand
-        and follows
-        and ncov == 0
-        and T.status[r, lone] == BLIND
-        and not T.out[r, lone]
+    keep = rules.keep_offered(  # B19: a blind player left alone may keep the hand
+        R.blind_keep_hand,
+        follows,
+        seer >= 0,
+        ncov > 0,
+        T.status[r, lone] == BLIND,
+        T.out[r, lone],
     )
     keeper = lone if keep else -1
     # B18: the hand's cards under the deck, each round seat by seat from the dealer's left,
@@ -741,13 +737,9 @@ def step_row(T, R, r, a, rewards):
                 break
         return True, finish(T, R, r, lone, -1, -1, rewards)
     if bet or leaves:  # B12: the turn passes to the next seat still in
-        for j in range(1, n + 1):
-            s = wrap(p + j, n)
-            if T.status[r, s] >= BLIND:
-                T.current[r] = s
-                st[off[F_TO_ACT] + p] = 0.0
-                st[off[F_TO_ACT] + s] = 1.0
-                break
+        s = T.current[r] = rules.next_to_act(p, T.status[r], n)
+        st[off[F_TO_ACT] + p] = 0.0
+        st[off[F_TO_ACT] + s] = 1.0
     if see:  # B14
         opp = opponent(T, r, p)
         winner = rules.see_winner(p, opp, T.strength[r, p], T.strength[r, opp])

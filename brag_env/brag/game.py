@@ -102,8 +102,10 @@ from brag_env.brag.rules import (
     collect_bonus,
     cover_price,
     discard_choices,
+    keep_offered,
     legal_bits,
     next_dealer,
+    next_to_act,
     pot_carries,
     raised_stake,
     seat_threshold,
@@ -112,6 +114,7 @@ from brag_env.brag.rules import (
     session_continues,
     settle_covers,
     shuffle_due,
+    sit_out_short,
     stay_price,
 )
 from brag_env.brag.wild import config_ranking
@@ -699,16 +702,7 @@ class BragGame:
         else:
             self._choose(p, action)
             return None
-        # B12: the turn passes to the next seat still in, going round.
-        n = self.num_players
-        p += 1
-        while True:
-            if p == n:
-                p = 0
-            if status[p] >= BLIND:
-                break
-            p += 1
-        self.current_player = p
+        self.current_player = next_to_act(p, status, self.num_players)  # B12
         self._update_mask()
         return None
 
@@ -869,13 +863,13 @@ class BragGame:
         follows = self._another_hand(self._thresholds[prial_shown], True)
         # B19: a blind player left alone (winning, or under B15 carrying) may keep the unseen
         # hand (sessions only; never after a B16 comparison, which shows it).
-        keep_offer = (
-            follows
-            and seer < 0
-            and not covers
-            and self._blind_keep_hand
-            and self.status[lone] == BLIND
-            and not self._out[lone]
+        keep_offer = keep_offered(
+            self._blind_keep_hand,
+            follows,
+            seer >= 0,
+            bool(covers),
+            self.status[lone] == BLIND,
+            self._out[lone],
         )
         keeper = lone if keep_offer else -1
 
@@ -951,11 +945,8 @@ class BragGame:
         """B16/B17: whether a next hand follows, seats under ``threshold`` sitting out from now
         on (marked only when ``commit``)."""
         out = self._out if commit else self._out[:]
-        chips = self.chips
-        for s in self._order:
-            if chips[s] < threshold:
-                out[s] = True
-        return session_continues(self.hand_number, self._hands_per_session, out.count(False))
+        left = sit_out_short(out, self.chips, threshold, self.num_players)
+        return session_continues(self.hand_number, self._hands_per_session, left)
 
     def _show(self, winner: int, seer: int) -> tuple[dict[int, list[int]], list[int], bool]:
         """After a see (B14): the shown hands, the B20 bonus and whether a prial was shown."""

@@ -106,10 +106,50 @@ def next_dealer(dealer: int, out: Any, num_players: int) -> int:
     return -1
 
 
+def next_to_act(seat: int, status: Any, num_players: int) -> int:
+    """B12: the seat to act after ``seat``: the next one up, wrapping, still in the betting
+    (``status[s]`` BLIND or OPEN: not folded, covered or sitting out, B16). Called once the
+    betting has at least two seats in, so one is always found."""
+    for j in range(1, num_players + 1):
+        nxt = seat + j
+        if nxt >= num_players:
+            nxt -= num_players
+        if status[nxt] >= BLIND:
+            return nxt
+    return -1
+
+
+def sit_out_short(out: Any, chips: Any, threshold: int, num_players: int) -> int:
+    """B16: every seat with fewer than ``threshold`` chips (``seat_threshold``) sits out the
+    rest of the session: ``out[s]`` is set, never cleared. Returns the seats still playing."""
+    playing = 0
+    for seat in range(num_players):
+        if chips[seat] < threshold:
+            out[seat] = True
+        if not out[seat]:
+            playing += 1
+    return playing
+
+
 def session_continues(hand_number: int, hands_per_session: int, seats_left: int) -> bool:
     """B17: whether another hand follows hand ``hand_number`` (0-based): the session has hands
     left and at least two seats can still play (``seats_left``: those not sitting out, B16)."""
     return hand_number + 1 < hands_per_session and seats_left >= 2
+
+
+def keep_offered(
+    blind_keep_hand: bool,
+    follows: bool,
+    seen: bool,
+    covered: bool,
+    lone_blind: bool,
+    lone_out: bool,
+) -> bool:
+    """B19: whether the lone player of a hand won without a see may keep its unseen hand for
+    the next deal: the option is on, another hand follows (B17), nobody saw (``seen``) nor
+    covered (B16: a comparison shows the hands), the lone player is still blind, and it does
+    not sit the next deal out (``lone_out``, B16)."""
+    return blind_keep_hand and follows and not seen and not covered and lone_blind and not lone_out
 
 
 def pot_carries(
@@ -252,7 +292,10 @@ COMPILED_RULES = (
     ante_due,
     seat_threshold,
     next_dealer,
+    next_to_act,
+    sit_out_short,
     session_continues,
+    keep_offered,
     pot_carries,
     stay_price,
     raised_stake,
