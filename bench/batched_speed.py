@@ -77,7 +77,7 @@ def _random_play(game, decisions: int) -> float:
     done = 0
     start = time.process_time()
     while done < decisions:
-        game.observe(rows, game.current, out)
+        game.observe(rows, game.current_player, out)
         actions = _uniform_legal(game.masks(rows), rng)
         _, over = game.step(rows, actions)
         done += tables

@@ -93,10 +93,10 @@ def _play_both(
         _compare_views(envs, batched, rows[steps % every :: every])
         steps += 1
         masks = batched.masks(rows)
-        views = batched.observe(rows, batched.current)
+        views = batched.observe(rows, batched.current_player)
         actions = np.empty(tables, np.int64)
         for i, env in enumerate(envs):
-            assert env.game.current_player == batched.current[i]
+            assert env.game.current_player == batched.current_player[i]
             seen = env.observe(env.agent_selection)
             mask = seen["action_mask"]
             assert np.array_equal(masks[i], mask), (i, masks[i], mask)
@@ -279,10 +279,10 @@ def test_unsupported_options_are_named():
 def test_illegal_action_is_refused_and_changes_nothing():
     game = BatchedBrag(3, BragConfig(num_players=2), seed=0)
     game.reset()
-    before = game.chips.copy(), game.current.copy(), game.events.copy()
+    before = game.chips.copy(), game.current_player.copy(), game.events.copy()
     with pytest.raises(ValueError, match="illegal action 5 on table 0"):
         game.step(np.arange(3), np.array([5, 1, 1]))  # keep_old_hand: no B19 choice is due
-    assert np.array_equal(game.chips, before[0]) and np.array_equal(game.current, before[1])
+    assert np.array_equal(game.chips, before[0]) and np.array_equal(game.current_player, before[1])
     assert np.array_equal(game.events, before[2])
 
 
@@ -303,7 +303,7 @@ def test_observe_is_the_same_for_any_choice_and_order_of_rows(tables, players):
     rng = np.random.default_rng(0)
     rows = np.arange(tables)
     for _ in range(5):  # a few random moves: looks, bets, folds, some hands over
-        live = rows[game.current >= 0]
+        live = rows[game.current_player >= 0]
         masks = game.masks(live)
         pick = (rng.random(live.size) * masks.sum(axis=1)).astype(np.int64)
         game.step(live, (masks.cumsum(axis=1) > pick[:, None]).argmax(axis=1))
@@ -367,7 +367,7 @@ def test_B15_B19_blind_alone_carries_the_pot_and_keeps_the_hand():
     config["blind_alone"] = "carries"
     game, deck = _session(config, "2c 3d 5h 7s 9c Jd", dealer=0)
     keep, take = game.config.keep_old_hand_action, game.config.take_new_hand_action
-    assert game.current[0] == 1 and game.pot[0] == 2
+    assert game.current_player[0] == 1 and game.pot[0] == 2
     rewards, over = _play(game, 0)  # seat 1 folds: seat 0 is left alone, blind
     assert rewards == [[-1, -1]] and not over  # B15: nobody wins, the pot stays
     assert game.hand_number[0] == 1 and game.dealer[0] == 1
@@ -376,20 +376,18 @@ def test_B15_B19_blind_alone_carries_the_pot_and_keeps_the_hand():
     assert seen["pot"] == 4 and seen["hand_number"] == 1 and seen["choice_pending"]
     assert seen["previous_hand"]["chip_changes"] == [-1, -1]
     # B19: seat 0 kept its unseen hand (deck 2, 4, 6) and was dealt a new one (7, 9, 11)
-    assert game.current[0] == 0 and np.flatnonzero(game.masks(np.array([0]))[0]).tolist() == [
-        keep,
-        take,
-    ]
+    assert game.current_player[0] == 0
+    assert np.flatnonzero(game.masks(np.array([0]))[0]).tolist() == [keep, take]
     assert game.kept[0].tolist() == [deck[1], deck[3], deck[5]]
     assert game.deck_cards(0) == deck[12:] + deck[0:6:2]  # B18: seat 1's cards under
     rewards, over = _play(game, take)
     assert game.deck_cards(0) == deck[12:] + deck[0:6:2] + deck[1:6:2]  # the old hand under
-    assert game.hands[0, 0].tolist() == deck[6:12:2] and game.current[0] == 0
+    assert game.hands[0, 0].tolist() == deck[6:12:2] and game.current_player[0] == 0
     rewards, over = _play(game, 2, 1, 0)  # seat 0 looks and stays (2); seat 1 folds
     assert rewards[-1] == [3, -1] and not over  # open, alone: it wins 4 + 2 antes + its 2
     rewards, over = _play(game, 0)  # the last hand: seat 1 folds, seat 0 blind, alone
     assert rewards == [[1, -1]] and over  # B15: a pot never carries out of a session
-    assert game.chips[0].tolist() == [23, 17] and game.current[0] == -1
+    assert game.chips[0].tolist() == [23, 17] and game.current_player[0] == -1
 
 
 def test_B16_B17_a_broke_player_sits_out_and_the_button_skips_it():
@@ -404,7 +402,7 @@ def test_B16_B17_a_broke_player_sits_out_and_the_button_skips_it():
     assert game.chips_before[0].tolist() == [7, 0, 2]  # B8: the next antes are paid
     assert game.chips[0].tolist() == [6, 0, 1]
     assert game.status[0].tolist() == [2, 0, 2]  # B16: seat 1 sits out, seat 0 blind again
-    assert game.dealer[0] == 2 and game.current[0] == 0  # the button skipped seat 1
+    assert game.dealer[0] == 2 and game.current_player[0] == 0  # the button skipped seat 1
     assert game.pot[0] == 2 and game.in_hand[0] == 2
     assert game.settled(np.array([0]), np.array([1])).tolist() == [True]  # no more changes
     seen = decode_observation(game.observe(np.array([0]), np.array([0]))[0], game.config)
@@ -419,12 +417,12 @@ def test_B16_settled_waits_for_the_last_hand_of_a_session():
     config = BragConfig(num_players=3, hands_per_session=2, blind_keep_hand=False)
     game = BatchedBrag(1, config, seed=4)
     game.reset()
-    seat = int(game.current[0])
+    seat = int(game.current_player[0])
     _play(game, 0)  # a fold on the first hand: the second may still change its chips
     assert game.settled(np.array([0]), np.array([seat])).tolist() == [False]
     while game.hand_number[0] == 0:
         _play(game, 0)
-    seat = int(game.current[0])
+    seat = int(game.current_player[0])
     _play(game, 0)  # a fold on the last hand: final
     assert game.settled(np.array([0]), np.array([seat])).tolist() == [True]
 
@@ -532,7 +530,7 @@ def test_a_pickled_or_copied_engine_plays_on_as_the_original(how):
     want = engine.step(rows, actions)
     for mine, theirs in zip(got, want, strict=True):
         np.testing.assert_array_equal(mine, theirs)
-    seats = engine.current.clip(0)
+    seats = engine.current_player.clip(0)
     np.testing.assert_array_equal(copy.observe(rows, seats), engine.observe(rows, seats))
     np.testing.assert_array_equal(copy.masks(rows), engine.masks(rows))
 

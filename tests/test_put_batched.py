@@ -47,7 +47,7 @@ def _play_both(config: dict, tables: int, hands: int, seed: int) -> int:
         masks = batched.masks(rows)
         actions = np.empty(tables, np.int64)
         for i, env in enumerate(envs):
-            assert env.game.current_player == batched.current[i]
+            assert env.game.current_player == batched.current_player[i]
             mask = env.observe(env.agent_selection)["action_mask"]
             assert np.array_equal(masks[i], mask), i
             legal = np.flatnonzero(mask)
@@ -104,10 +104,10 @@ def test_unsupported_options_are_named():
 def test_illegal_action_is_refused_and_changes_nothing():
     game = BatchedPut(3, seed=0)
     game.reset()
-    before = game.counts.copy(), game.current.copy()
+    before = game.counts.copy(), game.current_player.copy()
     with pytest.raises(ValueError, match="illegal action 14 on table 0"):
         game.step(np.arange(3), np.array([14, 13, 13]))  # SEE without a Put
-    assert np.array_equal(game.counts, before[0]) and np.array_equal(game.current, before[1])
+    assert np.array_equal(game.counts, before[0]) and np.array_equal(game.current_player, before[1])
 
 
 def test_deals_are_reproducible_and_legal():

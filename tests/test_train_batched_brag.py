@@ -174,14 +174,14 @@ def test_settled_is_a_fold_without_cover_or_bonus_due():
     game = BatchedBrag(2, config, seed=0)
     game.reset()
     rows = np.arange(2)
-    assert not game.settled(rows, game.current).any()
-    seat = game.current.copy()
+    assert not game.settled(rows, game.current_player).any()
+    seat = game.current_player.copy()
     game.step(rows, np.array([FOLD, FOLD]))
     assert game.settled(rows, seat).all()  # two still in: the hand goes on without them
     assert (game.chips[rows, seat] - game.chips_before[rows, seat] == -1).all()  # the ante
     bonus = BatchedBrag(1, BragConfig.from_dict({**HEADS_UP, "num_players": 3, "prial_bonus": 2}))
     bonus.reset()
-    first = bonus.current.copy()
+    first = bonus.current_player.copy()
     bonus.step(np.arange(1), np.array([FOLD]))
     assert not bonus.settled(np.arange(1), first).any()  # B20 may still ask it for the bonus
 
@@ -190,10 +190,11 @@ def test_a_coverer_is_not_settled():
     config = BragConfig.from_dict({**HEADS_UP, "num_players": 3, "starting_chips": 3})
     game = BatchedBrag(1, config, seed=0)
     game.reset()
-    row, a = np.arange(1), int(game.current[0])
+    row, a = np.arange(1), int(game.current_player[0])
     for action in (LOOK, STAY, FIRST_RAISE, STAY):  # a: look, stay; b: raise blind; c: stay
         game.step(row, np.array([action]))
-    assert game.current[0] == a and game.masks(row)[0, config.cover_action] == 1  # B16: short
+    assert game.current_player[0] == a
+    assert game.masks(row)[0, config.cover_action] == 1  # B16: short
     game.step(row, np.array([config.cover_action]))
     assert not game.settled(row, np.array([a])).any()  # its hand is still compared (B16)
 

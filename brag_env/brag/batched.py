@@ -45,6 +45,7 @@ short deck, ``deck_ranks``).
 from __future__ import annotations
 
 import functools
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -80,7 +81,10 @@ _PRIVATE = kernel.PRIVATE
 _OBSERVE_ROWS = 256  # rows per block of observe (copied, then the kernel on them, in cache)
 
 
-_SHARED_ARRAYS = frozenset(name for name, _, _ in kernel.TABLE_ARRAYS)
+# The kernels' struct fields whose BatchedBrag attribute has the engines' shared name
+# (docs/development.md "Vocabulary"); every other field is the attribute of its own name.
+_ATTRIBUTE_OF = {"current": "current_player"}
+_SHARED_ARRAYS = frozenset(_ATTRIBUTE_OF.get(name, name) for name, _, _ in kernel.TABLE_ARRAYS)
 COMPILING = "compiling the batched Brag engine (first use; cached afterwards) ..."
 
 
@@ -120,7 +124,7 @@ class BatchedBrag:
         self.contributed = np.zeros((t, n), np.int64)
         self.last_action = np.full((t, n), -1, np.int64)
         self.dealer = np.zeros(t, np.int64)
-        self.current = np.full(t, -1, np.int64)  # -1: the session is over
+        self.current_player = np.full(t, -1, np.int64)  # -1: the session is over
         self.stake = np.zeros(t, np.int64)
         self.pot = np.zeros(t, np.int64)
         self.active = np.zeros(t, np.int64)  # seats still in the betting (blind or open)
@@ -143,7 +147,7 @@ class BatchedBrag:
         # the kernels' structs, and what they borrow (kept alive with them)
         _announce_compile()
         self._rules, self._rule_values = _rules_of(config)
-        self._tables, self._table_arrays = kernel.tables_of(self)
+        self._tables, self._table_arrays = kernel.tables_of(self._kernel_view())
 
     def __setattr__(self, name: str, value) -> None:
         """The kernels hold views of TABLE_ARRAYS' arrays: an attribute rebound after
@@ -154,6 +158,15 @@ class BatchedBrag:
                 f"({name}[...] = ...), not by assigning a new array"
             )
         object.__setattr__(self, name, value)
+
+    def _kernel_view(self) -> SimpleNamespace:
+        """This engine's TABLE_ARRAYS under the kernels' field names (the same arrays)."""
+        return SimpleNamespace(
+            **{
+                name: getattr(self, _ATTRIBUTE_OF.get(name, name))
+                for name, _, _ in kernel.TABLE_ARRAYS
+            }
+        )
 
     # the kernels' structs hold raw pointers (Numba meminfos): not picklable, rebuilt instead
     _KERNEL_STRUCTS = ("_rules", "_rule_values", "_tables", "_table_arrays")
@@ -166,7 +179,7 @@ class BatchedBrag:
         """The arrays as pickled, and new structs over them (they borrow, never own, them)."""
         self.__dict__.update(state)
         self._rules, self._rule_values = _rules_of(self.config)
-        self._tables, self._table_arrays = kernel.tables_of(self)
+        self._tables, self._table_arrays = kernel.tables_of(self._kernel_view())
 
     def _init_sessions(self) -> None:
         """The per-table arrays of multi-hand sessions (B8, B15-B19)."""
@@ -234,7 +247,7 @@ class BatchedBrag:
         session ends: on its last hand it folded (a coverer's hand is still compared, B16)
         and no B20 bonus can be asked of it, or it sits out (B16). ``chips - chips_before``
         is then its reward for the hand on the table, and no later hand changes its chips."""
-        live = self.current[rows] >= 0
+        live = self.current_player[rows] >= 0
         folded = (self.status[rows, seats] == FOLDED) & ~self.has_covered[rows, seats]
         final = folded & live & (not self.config.prial_bonus)
         if self._sessions:  # a later hand of the session may still change its chips

@@ -243,7 +243,7 @@ def _blocks(
 def _decide(engine: Any, live: np.ndarray, seat_agent: np.ndarray, agents: list) -> tuple:
     """One decision at every live table: each agent acts, in one ``act_batch`` call, at the
     tables where one of its seats is to move (state row = table * seats + seat)."""
-    seats = engine.current[live]
+    seats = engine.current_player[live]
     who = seat_agent[live, seats]
     obs = engine.observe(live, seats)
     masks = engine.masks(live)
@@ -332,7 +332,7 @@ def _put_tournament(
                         np.column_stack([a, called, folded, side_won, strength_at_put])
                     )
                 put_strength[done] = -1.0
-            live = live[engine.current[live] >= 0]
+            live = live[engine.current_player[live] >= 0]
         for seat in (0, 1):
             for a in (0, 1):
                 k = np.flatnonzero(seat_agent[:, seat] == a)

@@ -54,6 +54,9 @@ __all__ = ["BatchedPut", "check_batched_put"]
 _PUT_RANK = np.array(PUT_RANK, dtype=np.int64)
 _SEATS = kernel.SEATS
 _DEAL_ORDER = np.arange(kernel.HAND_CARDS)
+# The kernels' table fields whose BatchedPut attribute has the engines' shared name
+# (docs/development.md "Vocabulary"); every other field is the attribute of its own name.
+_ATTRIBUTE_OF = {"current": "current_player"}
 COMPILING = "compiling the batched Put engine (first use; cached afterwards) ..."
 
 
@@ -108,7 +111,7 @@ class BatchedPut:
         n = num_tables
         self.counts = np.zeros((n, _SEATS, NUM_RANKS), np.int8)
         self.phase = np.full(n, PHASE_OVER, np.int8)
-        self.current = np.full(n, -1, np.int64)
+        self.current_player = np.full(n, -1, np.int64)
         self.leader = np.zeros(n, np.int64)
         self.dealer = np.zeros(n, np.int64)
         self.trick_no = np.zeros(n, np.int64)
@@ -145,7 +148,9 @@ class BatchedPut:
 
     def _tables(self) -> kernel.Tables:
         """The arrays the kernels change in place (read each call: a test may swap one)."""
-        return kernel.Tables(*(getattr(self, name) for name in kernel.TABLE_ARRAYS))
+        return kernel.Tables(
+            *(getattr(self, _ATTRIBUTE_OF.get(name, name)) for name in kernel.TABLE_ARRAYS)
+        )
 
     # ------------------------------------------------------------------ deals
     def _draw_dealers(self, rows: np.ndarray) -> np.ndarray:

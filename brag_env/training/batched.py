@@ -194,7 +194,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
         ended: list[np.ndarray] = []
         live = tables
         while live.size:
-            current = engine.current[live]
+            current = engine.current_player[live]
             over = current < 0
             if settled is not None:  # the learner's result is final: its episode ends here
                 cut = settled(live, self._seat[live])
@@ -208,7 +208,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
             live = live[waiting]
             if not live.size:
                 break
-            seats = engine.current[live]
+            seats = engine.current_player[live]
             specs = self._specs[live, seats]
             actions = np.empty(live.size, np.int64)
             obs = engine.observe(live, seats)  # once for all the opponents to act
