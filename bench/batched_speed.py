@@ -9,11 +9,11 @@ Needs the ``bench`` extra (open_spiel, rlcard). Every row plays uniform random l
 and builds the acting player's observation at every decision:
 
     batched put N     ``BatchedPut`` with N tables: ``masks``, ``observe`` of the seats to act,
-                      a uniform legal action per table, ``step``; finished matches reset
+                      a uniform legal action per table, ``step``; finished matches start anew
     self-play VecEnv  ``BatchedSelfPlayVecEnv`` (N tables, the learner random, the four Put
                       baselines as opponents); counts learner and opponent decisions
     batched brag P N  ``BatchedBrag`` with N one-hand tables of P players (the training
-                      configs' rules), the same loop as the Put rows; finished hands reset
+                      configs' rules), the same loop as the Put rows; finished hands start anew
     brag VecEnv       ``BatchedSelfPlayVecEnv`` on heads-up Brag, brag_headsup_ppo's pool
     open_spiel leduc  ``pyspiel.load_game("leduc_poker")``: ``legal_actions``,
                       ``observation_tensor``, ``apply_action`` (the game is C++; the loop is
@@ -68,9 +68,9 @@ BRAG_POOL = ["random", "brag:caller", "brag:tight", "brag:bluffer", "brag:blind"
 
 
 def _random_play(game, decisions: int) -> float:
-    """Uniform random legal play on a batched engine: observe, mask, step, reset."""
+    """Uniform random legal play on a batched engine: observe, mask, step, new_session."""
     tables = game.n
-    game.reset()
+    game.new_session()
     rng = np.random.default_rng(0)
     rows = np.arange(tables)
     out = np.zeros((tables, game.obs_size), np.float32)
@@ -82,7 +82,7 @@ def _random_play(game, decisions: int) -> float:
         _, over = game.step(rows, actions)
         done += tables
         if over.any():
-            game.reset(np.flatnonzero(over))
+            game.new_session(np.flatnonzero(over))
     return done / (time.process_time() - start)
 
 

@@ -35,7 +35,7 @@ def _play(spec: str, options: dict, tables: int, decisions: int, seed: int = 0, 
     n = config.num_players
     table = table_info("brag", **options)
     engine = BatchedBrag(tables, config, seed=seed)
-    engine.reset()
+    engine.new_session()
     batch = make_agent(spec, table, seed)
     batch.vector_min_rows = 1
     scalar = [make_agent(spec, table, seed) for _ in range(tables * n)]
@@ -54,7 +54,7 @@ def _play(spec: str, options: dict, tables: int, decisions: int, seed: int = 0, 
         _, over = engine.step(rows, actions)
         done = np.flatnonzero(over)
         if done.size:
-            engine.reset(done)
+            engine.new_session(done)
             for t in done.tolist():
                 batch.reset_rows(np.arange(t * n, (t + 1) * n))
                 for s in range(n):
@@ -101,7 +101,7 @@ def test_vector_rules_draw_as_act_row_after_row(spec):
     config = BragConfig(num_players=3, starting_chips=20)
     table = table_info("brag", num_players=3, starting_chips=20)
     engine = BatchedBrag(40, config, seed=1)
-    engine.reset()
+    engine.new_session()
     vector, rowwise = make_agent(spec, table, 3), _RowByRow(make_agent(spec, table, 3))
     vector.vector_min_rows = 1  # the array rules at any batch size
     rows = np.arange(40)
@@ -114,7 +114,7 @@ def test_vector_rules_draw_as_act_row_after_row(spec):
         assert got.tolist() == rowwise.act_batch(obs, masks, rows * 3 + seats).tolist()
         _, over = engine.step(rows, got)
         done = np.flatnonzero(over)
-        engine.reset(done)
+        engine.new_session(done)
         for agent in (vector, rowwise):
             agent.reset_rows((done[:, None] * 3 + np.arange(3)).reshape(-1))
 
@@ -135,7 +135,7 @@ def _recorded(players: int, decisions: int, seed: int = 2):
     """(observations, masks) of random legal play on short stacks, every seat's decisions."""
     config = BragConfig(num_players=players, starting_chips=30)
     engine = BatchedBrag(256, config, seed=seed)
-    engine.reset()
+    engine.new_session()
     rng = np.random.default_rng(seed)
     rows = np.arange(256)
     obs, masks = [], []
@@ -145,7 +145,7 @@ def _recorded(players: int, decisions: int, seed: int = 2):
         masks.append(m)
         pick = (rng.random(256) * m.sum(axis=1)).astype(np.int64)
         _, over = engine.step(rows, (m.cumsum(axis=1) > pick[:, None]).argmax(axis=1))
-        engine.reset(np.flatnonzero(over))
+        engine.new_session(np.flatnonzero(over))
     return np.concatenate(obs), np.concatenate(masks)
 
 

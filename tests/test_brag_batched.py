@@ -81,7 +81,7 @@ def _play_both(
     cfg = BragConfig.from_dict(config)
     envs = [brag_v1.raw_env(**config) for _ in range(tables)]
     batched = BatchedBrag(tables, cfg, seed=seed)
-    batched.reset()
+    batched.new_session()
     rows = np.arange(tables)
     _stack(envs, batched, rows, seed * 1000)
     rng = np.random.default_rng(seed)
@@ -134,7 +134,7 @@ def _play_both(
                 for i in done.tolist()
             )
             _compare_views(envs, batched, done)  # the final view of the session
-            batched.reset(done)
+            batched.new_session(done)
             _stack(envs, batched, done, seed * 1000 + stats["hands"] * tables)
     return stats
 
@@ -278,7 +278,7 @@ def test_unsupported_options_are_named():
 
 def test_illegal_action_is_refused_and_changes_nothing():
     game = BatchedBrag(3, BragConfig(num_players=2), seed=0)
-    game.reset()
+    game.new_session()
     before = game.chips.copy(), game.current_player.copy(), game.events.copy()
     with pytest.raises(ValueError, match="illegal action 5 on table 0"):
         game.step(np.arange(3), np.array([5, 1, 1]))  # keep_old_hand: no B19 choice is due
@@ -288,8 +288,8 @@ def test_illegal_action_is_refused_and_changes_nothing():
 
 def test_B9_deals_are_reproducible_and_distinct_cards():
     a, b = BatchedBrag(64, seed=5), BatchedBrag(64, seed=5)
-    a.reset()
-    b.reset()
+    a.new_session()
+    b.new_session()
     assert np.array_equal(a.hands, b.hands) and np.array_equal(a.dealer, b.dealer)
     cards = a.hands.reshape(64, -1)
     assert all(len(set(row)) == len(row) for row in cards.tolist())
@@ -299,7 +299,7 @@ def test_B9_deals_are_reproducible_and_distinct_cards():
 @pytest.mark.parametrize("tables, players", [(16, 3), (600, 2), (600, 6)])
 def test_observe_is_the_same_for_any_choice_and_order_of_rows(tables, players):
     game = BatchedBrag(tables, BragConfig(num_players=players), seed=2)
-    game.reset()
+    game.new_session()
     rng = np.random.default_rng(0)
     rows = np.arange(tables)
     for _ in range(5):  # a few random moves: looks, bets, folds, some hands over
@@ -318,7 +318,7 @@ def test_observe_is_the_same_for_any_choice_and_order_of_rows(tables, players):
 
 def test_observe_refuses_rows_and_seats_out_of_range():
     game = BatchedBrag(4, BragConfig(num_players=3), seed=0)
-    game.reset()
+    game.new_session()
     with pytest.raises(ValueError, match=r"rows must be table numbers 0\.\.3"):
         game.observe(np.array([0, 4]), np.array([0, 0]))
     with pytest.raises(ValueError, match=r"seats must be one seat 0\.\.2 per row"):
@@ -339,7 +339,7 @@ def test_observe_refuses_rows_and_seats_out_of_range():
     with pytest.raises(ValueError, match="actions must be one integer action per row"):
         game.step(np.array([0, 1]), np.array([legal]))
     with pytest.raises(ValueError, match="rows must be a 1-d array"):
-        game.reset(np.array([[0]]))
+        game.new_session(np.array([[0]]))
 
 
 def _session(config, top, dealer):
@@ -348,7 +348,7 @@ def _session(config, top, dealer):
     game = BatchedBrag(1, BragConfig.from_dict(config), seed=0)
     cards = parse_cards(top)
     deck = cards + [c for c in range(52) if c not in cards]
-    game.reset(decks=[deck], dealers=[dealer])
+    game.new_session(decks=[deck], dealers=[dealer])
     return game, deck
 
 
@@ -416,7 +416,7 @@ def test_B16_B17_a_broke_player_sits_out_and_the_button_skips_it():
 def test_B16_settled_waits_for_the_last_hand_of_a_session():
     config = BragConfig(num_players=3, hands_per_session=2, blind_keep_hand=False)
     game = BatchedBrag(1, config, seed=4)
-    game.reset()
+    game.new_session()
     seat = int(game.current_player[0])
     _play(game, 0)  # a fold on the first hand: the second may still change its chips
     assert game.settled(np.array([0]), np.array([seat])).tolist() == [False]
@@ -427,39 +427,39 @@ def test_B16_settled_waits_for_the_last_hand_of_a_session():
     assert game.settled(np.array([0]), np.array([seat])).tolist() == [True]
 
 
-def test_reset_refuses_decks_and_dealers_that_are_not_a_stacked_deal():
+def test_new_session_refuses_decks_and_dealers_that_are_not_a_stacked_deal():
     game = BatchedBrag(2, BragConfig(num_players=3, hands_per_session=5), seed=0)
     deck = np.arange(NUM_CARDS)
     decks = np.stack([deck, deck[::-1]])
-    game.reset(decks=decks, dealers=np.array([0, 2]))  # accepted: two permutations
+    game.new_session(decks=decks, dealers=np.array([0, 2]))  # accepted: two permutations
     assert game.deck_top(0)[:3] == [0, 1, 2] and int(game.dealer[1]) == 2
     with pytest.raises(ValueError, match="decks must be integers, got float64"):
-        game.reset(decks=decks + 0.5)
+        game.new_session(decks=decks + 0.5)
     with pytest.raises(ValueError, match="dealers must be integers"):
-        game.reset(decks=decks, dealers=np.array([0.0, 1.0]))
+        game.new_session(decks=decks, dealers=np.array([0.0, 1.0]))
     with pytest.raises(ValueError, match="decks must be permutations"):
-        game.reset(decks=np.stack([deck, deck]) % 51)
+        game.new_session(decks=np.stack([deck, deck]) % 51)
     with pytest.raises(ValueError, match=r"dealers must be seats 0\.\.2"):
-        game.reset(decks=decks, dealers=np.array([0, 3]))
+        game.new_session(decks=decks, dealers=np.array([0, 3]))
     with pytest.raises(ValueError, match=r"decks must have shape \(2, 52\), got \(1, 52\)"):
-        game.reset(decks=decks[:1])
+        game.new_session(decks=decks[:1])
     with pytest.raises(ValueError, match=r"dealers must have shape \(2,\)"):
-        game.reset(decks=decks, dealers=np.array([0, 1, 2]))
+        game.new_session(decks=decks, dealers=np.array([0, 1, 2]))
     one_hand = BatchedBrag(2, BragConfig(num_players=3), seed=0)
     with pytest.raises(ValueError, match="only for hands_per_session > 1"):
-        one_hand.reset(decks=decks)
+        one_hand.new_session(decks=decks)
 
 
-def test_a_refused_reset_draws_nothing():
+def test_a_refused_new_session_draws_nothing():
     """The checks come before the draws: the deal stream goes on as if the call never was."""
     config = BragConfig(num_players=3, hands_per_session=5)
     refused, fresh = BatchedBrag(2, config, seed=4), BatchedBrag(2, config, seed=4)
     with pytest.raises(ValueError, match="dealers must be integers"):
-        refused.reset(dealers=np.array([0.5, 1.0]))
+        refused.new_session(dealers=np.array([0.5, 1.0]))
     with pytest.raises(ValueError, match="decks must be permutations"):
-        refused.reset(decks=np.zeros((2, NUM_CARDS), np.int64))
-    refused.reset()
-    fresh.reset()
+        refused.new_session(decks=np.zeros((2, NUM_CARDS), np.int64))
+    refused.new_session()
+    fresh.new_session()
     assert refused.deck.tolist() == fresh.deck.tolist()
     assert refused.dealer.tolist() == fresh.dealer.tolist()
     assert refused.hands.tolist() == fresh.hands.tolist()
@@ -474,7 +474,7 @@ def test_B12_history_longer_than_its_16_slots_equals_brag_v1(players):
     cfg = BragConfig.from_dict(config)
     envs = [brag_v1.raw_env(**config) for _ in range(3)]
     batched = BatchedBrag(3, cfg, seed=5)
-    batched.reset()
+    batched.new_session()
     rows = np.arange(3)
     _stack(envs, batched, rows, 77)
     stay = np.full(3, 1)
@@ -491,7 +491,7 @@ def test_B12_history_longer_than_its_16_slots_equals_brag_v1(players):
 def test_observe_into_any_float_buffer_gives_the_same_rows():
     # observe's ``out`` may be a float64 or column-ordered buffer: the same values land in it
     batched = BatchedBrag(6, BragConfig(num_players=3), seed=2)
-    batched.reset()
+    batched.new_session()
     rows = np.array([4, 0, 2])
     want = batched.observe(rows, np.array([1, 2, 0]))
     for out in (np.zeros((3, batched.obs_size)), np.zeros((3, batched.obs_size), np.float32, "F")):
@@ -516,7 +516,7 @@ def test_a_pickled_or_copied_engine_plays_on_as_the_original(how):
     stepping the copy leaves the original as it was."""
     config = BragConfig.from_dict({"num_players": 3, "hands_per_session": 4})
     engine = BatchedBrag(8, config, seed=2)
-    engine.reset()
+    engine.new_session()
     rng = np.random.default_rng(0)
     rows = np.arange(8)
     for _ in range(5):  # into the session: some hands over, some mid-betting
@@ -538,7 +538,7 @@ def test_a_pickled_or_copied_engine_plays_on_as_the_original(how):
 def test_rebinding_an_array_the_kernels_share_is_refused():
     """The kernels keep views of ``chips``, ``state`` ...: a new array there would go unseen."""
     engine = BatchedBrag(2)
-    engine.reset()
+    engine.new_session()
     chips = engine.chips
     with pytest.raises(AttributeError, match=r"^BatchedBrag.chips is shared .*in place"):
         engine.chips = np.zeros_like(chips)

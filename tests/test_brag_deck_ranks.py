@@ -133,9 +133,9 @@ def test_B1_stacked_deck_must_come_from_the_short_deck():
         game.new_session(0, deck="As Js")
     batched = BatchedBrag(1, BragConfig(num_players=2, deck_ranks=3, hands_per_session=3))
     with pytest.raises(ValueError, match=r"decks must have shape \(1, 12\)"):
-        batched.reset(decks=[list(range(52))])
+        batched.new_session(decks=[list(range(52))])
     with pytest.raises(ValueError, match="permutations of the deck's 12 cards"):
-        batched.reset(decks=[list(range(12))])
+        batched.new_session(decks=[list(range(12))])
 
 
 def test_B1_B18_short_deck_sessions_replay():

@@ -119,9 +119,9 @@ def _deals_of(history_lines):
     class Blocks(BatchedPut):
         block = -1
 
-        def reset(self, rows=None):
+        def new_session(self, rows=None):
             self.block += rows is None  # a new block of matches
-            super().reset(rows)
+            super().new_session(rows)
 
         def _episode(self, row):
             return min(self.block * self.n + int(row), last)

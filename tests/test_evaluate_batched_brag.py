@@ -117,9 +117,9 @@ def test_a_long_run_plays_in_blocks_of_tables_with_the_same_report(monkeypatch):
     class Blocks(BatchedBrag):
         block = -1
 
-        def reset(self, rows=None, decks=None, dealers=None):
+        def new_session(self, rows=None, decks=None, dealers=None):
             self.block += rows is None  # a new block of tables: the next 7 episodes
-            super().reset(rows, decks, dealers)
+            super().new_session(rows, decks, dealers)
 
         def _draw_dealers(self, rows):
             return by_episode._draw_dealers(episodes(self.block, rows))
@@ -138,7 +138,7 @@ def test_a_long_run_plays_in_blocks_of_tables_with_the_same_report(monkeypatch):
 
 def _session_deals_of(history_lines):
     """A ``BatchedBrag`` whose sessions deal what a scalar tournament's sessions dealt (its
-    hand histories): each session's first dealer and first deal stacked by ``reset(decks=...,
+    hand histories): each session's first dealer and first deal stacked by ``new_session(decks=...,
     dealers=...)``, and each later hand's cards put on top of the table's deck just before it
     is dealt (so the B18 shuffles need not be mirrored). The dealer (B7, B16: the button skips
     seats sitting out) and the seats dealt in are the engine's own, and must be the scalar
@@ -160,12 +160,13 @@ def _session_deals_of(history_lines):
         def _episode(self, row):
             return min(self.block * self.n + int(row), last)
 
-        def reset(self, rows=None, decks=None, dealers=None):
+        def new_session(self, rows=None, decks=None, dealers=None):
             assert rows is None and decks is None  # a new block of sessions
             self.block += 1
             firsts = [deals[self._episode(r), 0] for r in range(self.n)]
             decks = [top + sorted(set(range(NUM_CARDS)) - set(top)) for top in firsts]
-            super().reset(None, decks, [dealer_of[self._episode(r), 0] for r in range(self.n)])
+            dealers = [dealer_of[self._episode(r), 0] for r in range(self.n)]
+            super().new_session(None, decks, dealers)
 
         def _shuffle(self, rows):
             pass  # B18: the next hand's cards are put on top below, whatever the order

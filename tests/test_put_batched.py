@@ -33,7 +33,7 @@ def _play_both(config: dict, tables: int, hands: int, seed: int) -> int:
     for i, env in enumerate(envs):
         env.reset(seed=seed * 100_003 + i)
     batched = _Mirrored(envs, cfg)
-    batched.reset()
+    batched.new_session()
     rng = np.random.default_rng(seed)
     matches = np.zeros(tables, np.int64)
     rows = np.arange(tables)
@@ -70,7 +70,7 @@ def _play_both(config: dict, tables: int, hands: int, seed: int) -> int:
             for i in done:
                 matches[i] += 1
                 envs[i].reset(seed=seed * 100_003 + tables * int(matches[i]) + int(i))
-            batched.reset(done)
+            batched.new_session(done)
     return finished
 
 
@@ -103,7 +103,7 @@ def test_unsupported_options_are_named():
 
 def test_illegal_action_is_refused_and_changes_nothing():
     game = BatchedPut(3, seed=0)
-    game.reset()
+    game.new_session()
     before = game.counts.copy(), game.current_player.copy()
     with pytest.raises(ValueError, match="illegal action 14 on table 0"):
         game.step(np.arange(3), np.array([14, 13, 13]))  # SEE without a Put
@@ -112,8 +112,8 @@ def test_illegal_action_is_refused_and_changes_nothing():
 
 def test_deals_are_reproducible_and_legal():
     a, b = BatchedPut(64, seed=5), BatchedPut(64, seed=5)
-    a.reset()
-    b.reset()
+    a.new_session()
+    b.new_session()
     assert np.array_equal(a.counts, b.counts) and np.array_equal(a.dealer, b.dealer)
     assert (a.counts.sum(axis=(1, 2)) == 6).all()
     assert (a.counts.sum(axis=1) <= 4).all()  # four suits per rank
@@ -122,7 +122,7 @@ def test_deals_are_reproducible_and_legal():
 def test_rows_seats_and_actions_that_are_not_table_numbers_are_refused():
     """No silent cast (1.7 -> 1) or wrap-around (-1 -> the last table or seat)."""
     game = BatchedPut(4, seed=0)
-    game.reset()
+    game.new_session()
     legal = int(np.flatnonzero(game.masks(np.array([0]))[0])[0])
     with pytest.raises(ValueError, match=r"rows must be table numbers 0\.\.3"):
         game.masks(np.array([-1]))
@@ -135,4 +135,4 @@ def test_rows_seats_and_actions_that_are_not_table_numbers_are_refused():
     with pytest.raises(ValueError, match="actions must be one integer action per row"):
         game.step(np.array([0]), np.array([legal + 0.5]))
     with pytest.raises(ValueError, match="rows must be a 1-d array"):
-        game.reset(np.array([[0]]))
+        game.new_session(np.array([[0]]))

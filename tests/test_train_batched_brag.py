@@ -172,7 +172,7 @@ def test_a_folding_learner_loses_what_it_put_in_once(players):
 def test_settled_is_a_fold_without_cover_or_bonus_due():
     config = BragConfig.from_dict({**HEADS_UP, "num_players": 3})
     game = BatchedBrag(2, config, seed=0)
-    game.reset()
+    game.new_session()
     rows = np.arange(2)
     assert not game.settled(rows, game.current_player).any()
     seat = game.current_player.copy()
@@ -180,7 +180,7 @@ def test_settled_is_a_fold_without_cover_or_bonus_due():
     assert game.settled(rows, seat).all()  # two still in: the hand goes on without them
     assert (game.chips[rows, seat] - game.chips_before[rows, seat] == -1).all()  # the ante
     bonus = BatchedBrag(1, BragConfig.from_dict({**HEADS_UP, "num_players": 3, "prial_bonus": 2}))
-    bonus.reset()
+    bonus.new_session()
     first = bonus.current_player.copy()
     bonus.step(np.arange(1), np.array([FOLD]))
     assert not bonus.settled(np.arange(1), first).any()  # B20 may still ask it for the bonus
@@ -189,7 +189,7 @@ def test_settled_is_a_fold_without_cover_or_bonus_due():
 def test_a_coverer_is_not_settled():
     config = BragConfig.from_dict({**HEADS_UP, "num_players": 3, "starting_chips": 3})
     game = BatchedBrag(1, config, seed=0)
-    game.reset()
+    game.new_session()
     row, a = np.arange(1), int(game.current_player[0])
     for action in (LOOK, STAY, FIRST_RAISE, STAY):  # a: look, stay; b: raise blind; c: stay
         game.step(row, np.array([action]))
@@ -211,11 +211,11 @@ class _MirroredSessions(BatchedBrag):
     def _draw_dealers(self, rows):
         return np.array([self.scalar.aec.game._first_dealer])
 
-    def reset(self, rows=None, decks=None, dealers=None):
+    def new_session(self, rows=None, decks=None, dealers=None):
         start = max(k for k, (first, _) in enumerate(self.shuffles) if first)
         deck = self.shuffles[start][1]
         del self.shuffles[: start + 1]  # the shuffles of the scalar's new session follow
-        super().reset(rows, decks=[deck])
+        super().new_session(rows, decks=[deck])
 
     def _shuffle(self, rows):
         _, deck = self.shuffles.pop(0)

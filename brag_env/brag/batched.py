@@ -2,7 +2,7 @@
 
 ``BatchedBrag`` is the game ``brag_v1`` plays, one table per row: deal, legal masks, ``step``,
 observations bit-equal to ``brag_v1``'s ``observe()``, the per-seat chip changes as rewards,
-and ``reset`` of finished sessions. ``BragGame`` stays the reference:
+and ``new_session`` of finished sessions. ``BragGame`` stays the reference:
 ``tests/test_brag_batched.py`` plays both move for move on the same deals (the batched deck
 stacked on the scalar one, its shuffles mirrored) and the same actions. The rules of a move
 run table by table in compiled loops (``brag_env/brag/batched_kernel.py``, Numba) over the
@@ -226,7 +226,7 @@ class BatchedBrag:
             seats = self.order[row, : self.in_hand[row]].tolist()
         return [int(self.hands[row, s, i]) for i in range(_HAND) for s in seats]
 
-    def reset(self, rows: np.ndarray | None = None, decks=None, dealers=None) -> None:
+    def new_session(self, rows: np.ndarray | None = None, decks=None, dealers=None) -> None:
         """Start new sessions on ``rows`` (default: every table). In multi-hand sessions
         ``decks`` (one permutation of the 52 cards per row, top first) and ``dealers`` (the
         first hand's) may stack the deal, as ``brag_v1``'s ``deck`` and ``dealer`` options."""
@@ -280,7 +280,7 @@ class BatchedBrag:
         self._start_hands(rows, dealer)
 
     def _stacked(self, rows: np.ndarray, decks, dealers) -> tuple:
-        """``reset``'s ``decks`` and ``dealers`` as int64 arrays (or None), or the one-line
+        """``new_session``'s ``decks`` and ``dealers`` as int64 arrays (or None), or the one-line
         ``ValueError`` saying what is wrong with them."""
         if decks is not None:
             given = np.asarray(decks)

@@ -228,7 +228,7 @@ def _blocks(
     however many are asked for: per block its rows of ``seat_agent`` and ``group`` and the
     engine, made once by ``make(tables, config, seed)`` for the first block (its deal stream
     runs on from one block to the next; a shorter last block leaves spare tables unplayed)
-    and reset for each."""
+    and given new sessions for each."""
     engine = None
     for first in range(0, len(seat_agent), chunk):
         block = slice(first, first + chunk)
@@ -236,7 +236,7 @@ def _blocks(
             engine = make(
                 len(seat_agent[block]), config, np.random.SeedSequence([seed, _DEALS_TAG])
             )
-        engine.reset()
+        engine.new_session()
         yield seat_agent[block], group[block], engine
 
 

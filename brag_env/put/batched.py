@@ -2,11 +2,11 @@
 
 ``BatchedPut`` is the same game as ``PutGame`` with two players, one match per table (row):
 deal, legal masks, ``step``, observations bit-equal to ``PutObserver``'s, rewards as put_v0's
-and ``reset`` of finished tables. ``PutGame`` stays the reference; ``tests/test_put_batched.py``
-plays both move for move. The rules of a move run table by table in compiled loops
-(``brag_env/put/batched_kernel.py``, Numba) over the arrays this class holds; the class checks
-its callers' input, draws the random numbers and keeps the Python hooks (``_draw_dealers``,
-``_draw_deals``) that tests override to mirror a scalar game's deals.
+and ``new_session`` of finished tables. ``PutGame`` stays the reference;
+``tests/test_put_batched.py`` plays both move for move. The rules of a move run table by table
+in compiled loops (``brag_env/put/batched_kernel.py``, Numba) over the arrays this class holds;
+the class checks its callers' input, draws the random numbers and keeps the Python hooks
+(``_draw_dealers``, ``_draw_deals``) that tests override to mirror a scalar game's deals.
 
 Observations are kept, not rebuilt: ``_obs`` holds both seats' vectors of every table, as
 uint8 (counts and flags; ``observe`` adds the float fields, scores and last points, from
@@ -129,7 +129,7 @@ class BatchedPut:
         self.last_folded = np.zeros((n, _SEATS), bool)
         self.last_unit = np.full(n, -1, np.int64)
         self.last_points = np.zeros(n, np.int64)
-        self.hands_played = np.zeros(n, np.int64)  # hands finished, per table, since reset
+        self.hands_played = np.zeros(n, np.int64)  # hands finished, per table, since new_session
         # Both seats' observations of every table, kept up to date by every move (uint8:
         # every kept entry is a count or a flag; a 4x smaller buffer stays in cache)
         self._obs = np.zeros((n, _SEATS, self.obs_size), np.uint8)
@@ -168,7 +168,7 @@ class BatchedPut:
         cards = np.ascontiguousarray(self._draw_deals(rows), np.int64)
         kernel.deal(self._tables(), self._off, _PUT_RANK, rows, cards, fresh)
 
-    def reset(self, rows: np.ndarray | None = None) -> None:
+    def new_session(self, rows: np.ndarray | None = None) -> None:
         """Start new matches on ``rows`` (default: every table)."""
         rows = np.arange(self.n) if rows is None else checked_rows(rows, self.n)
         if rows.size == 0:

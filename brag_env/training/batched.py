@@ -184,7 +184,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
                 k, seat = np.nonzero(drawn == sid)
                 self._agent(sid).reset_rows(tables[k] * p + seat)
         self._pending[tables] = 0.0
-        self.engine.reset(tables)
+        self.engine.new_session(tables)
 
     def _advance(self, tables: np.ndarray) -> np.ndarray:
         """Play the opponents on ``tables`` until the learner is to act or the match is over;
