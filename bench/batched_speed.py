@@ -8,7 +8,7 @@
 Needs the ``bench`` extra (open_spiel, rlcard). Every row plays uniform random legal actions
 and builds the acting player's observation at every decision:
 
-    batched put N     ``BatchedPut`` with N tables: ``masks``, ``observe`` of the seats to act,
+    batched put N     ``BatchedPut`` with N tables: ``legal_mask``, ``observe`` of the seats to act,
                       a uniform legal action per table, ``step``; finished matches start anew
     self-play VecEnv  ``BatchedSelfPlayVecEnv`` (N tables, the learner random, the four Put
                       baselines as opponents); counts learner and opponent decisions
@@ -78,7 +78,7 @@ def _random_play(game, decisions: int) -> float:
     start = time.process_time()
     while done < decisions:
         game.observe(rows, game.current_player, out)
-        actions = _uniform_legal(game.masks(rows), rng)
+        actions = _uniform_legal(game.legal_mask(rows), rng)
         _, over = game.step(rows, actions)
         done += tables
         if over.any():

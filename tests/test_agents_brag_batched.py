@@ -46,7 +46,7 @@ def _play(spec: str, options: dict, tables: int, decisions: int, seed: int = 0, 
         if mixed:  # both paths share the per-table state
             batch.vector_min_rows = 1 if step % 2 else 10**9
         seats = engine.current_player[rows]
-        obs, masks = engine.observe(rows, seats), engine.masks(rows)
+        obs, masks = engine.observe(rows, seats), engine.legal_mask(rows)
         state_rows = rows * n + seats
         actions = batch.act_batch(obs, masks, state_rows)
         got += actions.tolist()
@@ -109,7 +109,7 @@ def test_vector_rules_draw_as_act_row_after_row(spec):
         agent.reset_rows(np.arange(120))
     for _ in range(40):
         seats = engine.current_player[rows]
-        obs, masks = engine.observe(rows, seats), engine.masks(rows)
+        obs, masks = engine.observe(rows, seats), engine.legal_mask(rows)
         got = vector.act_batch(obs, masks, rows * 3 + seats)
         assert got.tolist() == rowwise.act_batch(obs, masks, rows * 3 + seats).tolist()
         _, over = engine.step(rows, got)
@@ -140,7 +140,7 @@ def _recorded(players: int, decisions: int, seed: int = 2):
     rows = np.arange(256)
     obs, masks = [], []
     while sum(len(o) for o in obs) < decisions:
-        o, m = engine.observe(rows, engine.current_player[rows]), engine.masks(rows)
+        o, m = engine.observe(rows, engine.current_player[rows]), engine.legal_mask(rows)
         obs.append(o)
         masks.append(m)
         pick = (rng.random(256) * m.sum(axis=1)).astype(np.int64)

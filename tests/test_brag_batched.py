@@ -92,7 +92,7 @@ def _play_both(
     while stats["hands"] < hands:
         _compare_views(envs, batched, rows[steps % every :: every])
         steps += 1
-        masks = batched.masks(rows)
+        masks = batched.legal_mask(rows)
         views = batched.observe(rows, batched.current_player)
         actions = np.empty(tables, np.int64)
         for i, env in enumerate(envs):
@@ -304,7 +304,7 @@ def test_observe_is_the_same_for_any_choice_and_order_of_rows(tables, players):
     rows = np.arange(tables)
     for _ in range(5):  # a few random moves: looks, bets, folds, some hands over
         live = rows[game.current_player >= 0]
-        masks = game.masks(live)
+        masks = game.legal_mask(live)
         pick = (rng.random(live.size) * masks.sum(axis=1)).astype(np.int64)
         game.step(live, (masks.cumsum(axis=1) > pick[:, None]).argmax(axis=1))
     seats = rng.integers(players, size=tables)
@@ -330,8 +330,8 @@ def test_observe_refuses_rows_and_seats_out_of_range():
     with pytest.raises(ValueError, match="rows must be a 1-d array of table numbers, got float64"):
         game.observe(np.array([1.7]), np.array([0]))  # not cast to table 1
     with pytest.raises(ValueError, match=r"rows must be table numbers 0\.\.3"):
-        game.masks(np.array([-1]))  # not the last table
-    legal = int(np.flatnonzero(game.masks(np.array([0]))[0])[0])
+        game.legal_mask(np.array([-1]))  # not the last table
+    legal = int(np.flatnonzero(game.legal_mask(np.array([0]))[0])[0])
     with pytest.raises(ValueError, match=r"rows must be table numbers 0\.\.3"):
         game.step(np.array([-1]), np.array([legal]))
     with pytest.raises(ValueError, match="actions must be one integer action per row"):
@@ -377,7 +377,7 @@ def test_B15_B19_blind_alone_carries_the_pot_and_keeps_the_hand():
     assert seen["previous_hand"]["chip_changes"] == [-1, -1]
     # B19: seat 0 kept its unseen hand (deck 2, 4, 6) and was dealt a new one (7, 9, 11)
     assert game.current_player[0] == 0
-    assert np.flatnonzero(game.masks(np.array([0]))[0]).tolist() == [keep, take]
+    assert np.flatnonzero(game.legal_mask(np.array([0]))[0]).tolist() == [keep, take]
     assert game.kept[0].tolist() == [deck[1], deck[3], deck[5]]
     assert game.deck_cards(0) == deck[12:] + deck[0:6:2]  # B18: seat 1's cards under
     rewards, over = _play(game, take)
@@ -480,7 +480,7 @@ def test_B12_history_longer_than_its_16_slots_equals_brag_v1(players):
     stay = np.full(3, 1)
     for _ in range(40):
         _compare_views(envs, batched, rows)
-        assert (batched.masks(rows)[:, 1] == 1).all()  # a blind stay of 1 chip stays legal
+        assert (batched.legal_mask(rows)[:, 1] == 1).all()  # a blind stay of 1 chip stays legal
         batched.step(rows, stay)
         for env in envs:
             env.step(1)
@@ -520,11 +520,11 @@ def test_a_pickled_or_copied_engine_plays_on_as_the_original(how):
     rng = np.random.default_rng(0)
     rows = np.arange(8)
     for _ in range(5):  # into the session: some hands over, some mid-betting
-        masks = engine.masks(rows)
+        masks = engine.legal_mask(rows)
         engine.step(rows, np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
     copy = pickle.loads(pickle.dumps(engine)) if how == "pickle" else deepcopy(engine)
     before = engine.state.copy()
-    actions = np.array([np.flatnonzero(m)[-1] for m in engine.masks(rows)])
+    actions = np.array([np.flatnonzero(m)[-1] for m in engine.legal_mask(rows)])
     got = copy.step(rows, actions)
     np.testing.assert_array_equal(engine.state, before)  # the copy has arrays of its own
     want = engine.step(rows, actions)
@@ -532,7 +532,7 @@ def test_a_pickled_or_copied_engine_plays_on_as_the_original(how):
         np.testing.assert_array_equal(mine, theirs)
     seats = engine.current_player.clip(0)
     np.testing.assert_array_equal(copy.observe(rows, seats), engine.observe(rows, seats))
-    np.testing.assert_array_equal(copy.masks(rows), engine.masks(rows))
+    np.testing.assert_array_equal(copy.legal_mask(rows), engine.legal_mask(rows))
 
 
 def test_rebinding_an_array_the_kernels_share_is_refused():

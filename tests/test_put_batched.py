@@ -44,7 +44,7 @@ def _play_both(config: dict, tables: int, hands: int, seed: int) -> int:
             for i, env in enumerate(envs):
                 want = env.observe(f"player_{seat}")["observation"]
                 assert got[i].tobytes() == want.tobytes(), (i, seat)
-        masks = batched.masks(rows)
+        masks = batched.legal_mask(rows)
         actions = np.empty(tables, np.int64)
         for i, env in enumerate(envs):
             assert env.game.current_player == batched.current_player[i]
@@ -123,9 +123,9 @@ def test_rows_seats_and_actions_that_are_not_table_numbers_are_refused():
     """No silent cast (1.7 -> 1) or wrap-around (-1 -> the last table or seat)."""
     game = BatchedPut(4, seed=0)
     game.new_session()
-    legal = int(np.flatnonzero(game.masks(np.array([0]))[0])[0])
+    legal = int(np.flatnonzero(game.legal_mask(np.array([0]))[0])[0])
     with pytest.raises(ValueError, match=r"rows must be table numbers 0\.\.3"):
-        game.masks(np.array([-1]))
+        game.legal_mask(np.array([-1]))
     with pytest.raises(ValueError, match=r"rows must be table numbers 0\.\.3"):
         game.step(np.array([4]), np.array([legal]))
     with pytest.raises(ValueError, match="rows must be a 1-d array of table numbers, got float64"):

@@ -194,7 +194,7 @@ def test_a_coverer_is_not_settled():
     for action in (LOOK, STAY, FIRST_RAISE, STAY):  # a: look, stay; b: raise blind; c: stay
         game.step(row, np.array([action]))
     assert game.current_player[0] == a
-    assert game.masks(row)[0, config.cover_action] == 1  # B16: short
+    assert game.legal_mask(row)[0, config.cover_action] == 1  # B16: short
     game.step(row, np.array([config.cover_action]))
     assert not game.settled(row, np.array([a])).any()  # its hand is still compared (B16)
 

@@ -334,7 +334,7 @@ class BatchedBrag:
         kernel.start_hands(self._tables, self._rules, rows, dealer, first | shuffle)
 
     # ------------------------------------------------------------------ masks
-    def masks(self, rows: np.ndarray | None = None) -> np.ndarray:
+    def legal_mask(self, rows: np.ndarray | None = None) -> np.ndarray:
         """int8 legal-action masks of the seat to act (all zero on finished tables)."""
         rows = self._table_ids if rows is None else checked_rows(rows, self.n)
         out = np.empty((rows.size, self.num_actions), np.int8)
@@ -351,7 +351,7 @@ class BatchedBrag:
         actions = checked_actions(actions, rows)
         bad = kernel.first_illegal(self._tables, self._rules, rows, actions)
         if bad >= 0:
-            raise illegal_action(rows, actions, bad, self.masks(rows[bad : bad + 1])[0])
+            raise illegal_action(rows, actions, bad, self.legal_mask(rows[bad : bad + 1])[0])
         k = rows.size
         rewards = np.zeros((k, self.num_players))
         over = np.zeros(k, bool)

@@ -4,7 +4,7 @@ Every function takes the engine's arrays as a ``Tables`` named tuple (the arrays
 shared with the ``BatchedBrag`` object, changed in place) and its rules as a ``Rules`` named
 tuple, and loops over the given table rows one at a time: one table's move is a few scalar
 updates and the observation values it changes, never a pass over every table. The batched
-engine's ``masks``, ``step``, ``reset`` and ``observe`` call them. The rules themselves (antes,
+engine's ``legal_mask``, ``step``, ``new_session``, ``observe`` call them. The rules (antes,
 thresholds, prices, the legal mask, the see and the covered pots) are not written here: the
 kernels call the functions of ``brag_env.brag.rules``, the ones the scalar engine calls,
 compiled from that one source.

@@ -246,7 +246,7 @@ def _decide(engine: Any, live: np.ndarray, seat_agent: np.ndarray, agents: list)
     seats = engine.current_player[live]
     who = seat_agent[live, seats]
     obs = engine.observe(live, seats)
-    masks = engine.masks(live)
+    masks = engine.legal_mask(live)
     actions = np.empty(live.size, np.int64)
     width = seat_agent.shape[1]
     for a in np.unique(who).tolist():

@@ -181,7 +181,7 @@ class BatchedPut:
         self._deal(rows, fresh=True)
 
     # ------------------------------------------------------------------ masks
-    def masks(self, rows: np.ndarray | None = None) -> np.ndarray:
+    def legal_mask(self, rows: np.ndarray | None = None) -> np.ndarray:
         """int8 legal-action masks of the seat to act (all zero on finished tables)."""
         rows = np.arange(self.n) if rows is None else checked_rows(rows, self.n)
         out = np.empty((rows.size, self.num_actions), np.int8)
@@ -198,7 +198,7 @@ class BatchedPut:
         tables = self._tables()
         bad = kernel.first_illegal(tables, rows, actions)
         if bad >= 0:
-            raise illegal_action(rows, actions, bad, self.masks(rows[bad : bad + 1])[0])
+            raise illegal_action(rows, actions, bad, self.legal_mask(rows[bad : bad + 1])[0])
         k = rows.size
         rewards = np.zeros((k, _SEATS))
         over = np.zeros(k, bool)

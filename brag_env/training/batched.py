@@ -212,7 +212,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
             specs = self._specs[live, seats]
             actions = np.empty(live.size, np.int64)
             obs = engine.observe(live, seats)  # once for all the opponents to act
-            masks = engine.masks(live)
+            masks = engine.legal_mask(live)
             state_rows = live * p + seats  # an agent's per-table state: one per seat
             for sid in np.unique(specs).tolist():
                 k = np.flatnonzero(specs == sid)
@@ -272,7 +272,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
 
     def action_masks(self) -> np.ndarray:
         """(num_envs, num_actions) legal actions of the learner on every table."""
-        return self.engine.masks().astype(bool)
+        return self.engine.legal_mask().astype(bool)
 
     def close(self) -> None:
         self._agents.clear()
