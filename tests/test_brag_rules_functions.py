@@ -37,6 +37,7 @@ RULE_NAMES = (
     "seat_threshold",
     "shuffle_due",
     "next_dealer",
+    "deal_order",
     "next_to_act",
     "sit_out_short",
     "session_continues",
@@ -136,6 +137,17 @@ def test_B18_shuffle_due_on_arrays_matches_the_scalar_rule():
 
 
 # ------------------------------------------------------------------ B15 / B17 sessions
+def test_B9_deal_order_starts_left_of_the_dealer_and_skips_seats_sitting_out():
+    order = [9] * 4
+    assert rules.deal_order(1, [False] * 4, 4, order) == 4 and order == [2, 3, 0, 1]
+    # B16: seat 3 sits out; the tail past the seats dealt in is -1
+    assert rules.deal_order(2, [False, False, False, True], 4, order) == 3
+    assert order == [0, 1, 2, -1]
+    row = np.full(3, 9, np.int64)  # an array row, as the kernel passes
+    assert rules.deal_order(2, np.array([False, True, False]), 3, row) == 2
+    assert row.tolist() == [0, 2, -1]
+
+
 def test_B12_the_turn_passes_to_the_next_seat_still_in():
     assert rules.next_to_act(0, [BLIND, OPEN, BLIND], 3) == 1
     assert rules.next_to_act(2, [OPEN, OPEN, BLIND], 3) == 0  # wraps

@@ -853,18 +853,7 @@ def start_hands(T, R, rows, dealers, fresh):
             shown[:] = 0.0
         else:
             copy_into(shown, T.state[r, at_shown : at_shown + NUM_CARDS])
-        m = 0  # B9/B16: the seats still playing, from the dealer's left (the dealer last)
-        for j in range(n):
-            s = wrap(d + 1 + j, n)
-            if not T.out[r, s]:
-                T.order[r, m] = s
-                m += 1
-        sitting = m
-        for j in range(n):
-            s = wrap(d + 1 + j, n)
-            if T.out[r, s]:
-                T.order[r, sitting] = s
-                sitting += 1
+        m = rules.deal_order(d, T.out[r], n, T.order[r])  # B9/B16: the seats dealt in
         T.in_hand[r] = m
         pot = T.carry_in[r]  # B15: a carried pot stays
         for s in range(n):

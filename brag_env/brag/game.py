@@ -101,6 +101,7 @@ from brag_env.brag.rules import (
     ante_due,
     collect_bonus,
     cover_price,
+    deal_order,
     discard_choices,
     keep_offered,
     legal_bits,
@@ -471,14 +472,8 @@ class BragGame:
 
     def _deal_order(self, dealer: int) -> list[int]:
         """Seats that play this hand, starting left of the dealer (B9, B12), dealer last."""
-        n, out = self.num_players, self._out
-        order = []
-        s = dealer
-        for _ in range(n):
-            s = s + 1 if s + 1 < n else 0
-            if not out[s]:
-                order.append(s)
-        return order
+        order = [-1] * self.num_players
+        return order[: deal_order(dealer, self._out, self.num_players, order)]
 
     def _start_hand(self) -> None:
         n, out = self.num_players, self._out

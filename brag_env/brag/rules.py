@@ -106,6 +106,24 @@ def next_dealer(dealer: int, out: Any, num_players: int) -> int:
     return -1
 
 
+def deal_order(dealer: int, out: Any, num_players: int, order: Any) -> int:
+    """B9/B16: the seats dealt in this hand, from the dealer's left round to the dealer (last),
+    past the seats that sit out (``out[s]`` true). Writes them into ``order[:k]``, ``-1`` into
+    the rest of ``order`` (``num_players`` entries: a list or an array row), and returns
+    ``k``. The seat to act first (B12) is ``order[0]``."""
+    k = 0
+    for j in range(1, num_players + 1):
+        seat = dealer + j
+        if seat >= num_players:
+            seat -= num_players
+        if not out[seat]:
+            order[k] = seat
+            k += 1
+    for j in range(k, num_players):
+        order[j] = -1
+    return k
+
+
 def next_to_act(seat: int, status: Any, num_players: int) -> int:
     """B12: the seat to act after ``seat``: the next one up, wrapping, still in the betting
     (``status[s]`` BLIND or OPEN: not folded, covered or sitting out, B16). Called once the
@@ -292,6 +310,7 @@ COMPILED_RULES = (
     ante_due,
     seat_threshold,
     next_dealer,
+    deal_order,
     next_to_act,
     sit_out_short,
     session_continues,
