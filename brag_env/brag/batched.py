@@ -186,7 +186,7 @@ class BatchedBrag:
         t, n = self.n, self.num_players
         self.out = np.zeros((t, n), bool)  # B16: sits out for the rest of the session
         self.hand_number = np.zeros(t, np.int64)
-        self.order = np.zeros((t, n), np.int64)  # the seats dealt in, from the dealer's left
+        self.order = np.zeros((t, n), np.int64)  # B9: seats dealt in (rules.deal_order)
         self.in_hand = np.zeros(t, np.int64)  # ... how many (the first ones of ``order``)
         self.carry_in = np.zeros(t, np.int64)  # B15: chips this hand's pot started with
         self.opened = np.zeros(t, bool)  # B15: someone paid a stake this hand
