@@ -350,33 +350,39 @@ for _rule in rules.COMPILED_RULES:
     register_jitable(_rule)
 
 
-@njit(cache=True)
-def opponent(T, r, p):
-    """The other seat still in (the lowest; meaningful where two are in)."""
-    for s in range(T.status.shape[1]):
-        if s != p and T.status[r, s] >= BLIND:
+@njit(cache=True, inline="always")
+def opponent(status, r, p):
+    """The other seat still in at table ``r`` (the lowest; meaningful where two are in)."""
+    for s in range(status.shape[1]):
+        if s != p and status[r, s] >= BLIND:
             return s
     return 0
 
 
-@njit(cache=True)
-def rank_seat(T, R, r, s):
-    """Strength, category and percentile of seat ``s``'s hand at table ``r``."""
-    flat = T.hands[r, s, 0] * _STRIDE_A + T.hands[r, s, 1] * _STRIDE_B + T.hands[r, s, 2]
-    strength = np.int64(R.strengths[flat])
-    T.strength[r, s] = strength
-    T.category[r, s] = R.category_of[R.standard[flat]]
-    T.percentile[r, s] = R.percentile_of[strength]
+# The helpers below that a kernel calls once per table take the arrays it read from ``Tables``
+# / ``Rules`` once per call, and are inlined: each read of an array out of the struct counts a
+# reference (a call, even for a borrowed view's null count), which cost 12-13% of the batched
+# loop read once per table (docs/performance.md). Those called once a hand take the structs.
+@njit(cache=True, inline="always")
+def rank_seat(
+    hands, strength, category, percentile, strengths, standard, category_of, percentile_of, r, s
+):
+    """Strength, category and percentile of seat ``s``'s hand at table ``r`` (the last four
+    arrays: R's ranking tables)."""
+    flat = hands[r, s, 0] * _STRIDE_A + hands[r, s, 1] * _STRIDE_B + hands[r, s, 2]
+    value = np.int64(strengths[flat])
+    strength[r, s] = value
+    category[r, s] = category_of[standard[flat]]
+    percentile[r, s] = percentile_of[value]
 
 
-@njit(cache=True)
-def put_private(T, r, s):
+@njit(cache=True, inline="always")
+def put_private(private, hands, category, percentile, r, s):
     """B10: the seat's own cards, category and strength, once it has looked."""
-    block = T.private[r, s]
     for i in range(HAND):
-        block[T.hands[r, s, i]] = 1.0
-    block[NUM_CARDS + T.category[r, s]] = 1.0
-    block[PRIVATE - 1] = T.percentile[r, s]
+        private[r, s, hands[r, s, i]] = 1.0
+    private[r, s, NUM_CARDS + category[r, s]] = 1.0
+    private[r, s, PRIVATE - 1] = percentile[r, s]
 
 
 @njit(cache=True)
@@ -394,16 +400,18 @@ def copy_history(target, source, start, width, newest):
     _copy(target, start + tail, source, start, newest * width)
 
 
-@njit(cache=True)
-def clear_hand(T, R, r):
+@njit(cache=True, inline="always")
+def clear_hand(
+    stake, last_action, events, covered_pot, has_covered, num_covers, last_closed, min_stake, r
+):
     """What every new hand starts from: the opening stake (B11), no actions, no covers."""
-    T.stake[r] = R.min_stake
-    T.last_action[r, :] = -1
-    T.events[r] = 0
-    T.covered_pot[r, :] = 0
-    T.has_covered[r, :] = False
-    T.num_covers[r] = 0
-    T.last_closed[r] = 0
+    stake[r] = min_stake
+    last_action[r, :] = -1
+    events[r] = 0
+    covered_pot[r, :] = 0
+    has_covered[r, :] = False
+    num_covers[r] = 0
+    last_closed[r] = 0
 
 
 @njit(cache=True)
@@ -414,46 +422,57 @@ def to_bottom(T, R, r, card):
 
 
 # --------------------------------------------------------------------------- masks
-@njit(cache=True)
-def legal_row(T, R, r):
-    """The legal actions of table ``r``'s seat to act as a bit set (0 when the table is over)."""
-    p = T.current[r]
-    if p < 0:
-        return 0
-    if R.sessions and T.choosing[r]:  # B19: the keeper's choice comes before the betting
-        return (1 << R.keep_id) | (1 << R.take_id)
-    active = T.active[r]
-    return rules.legal_bits(
-        T.chips[r, p],
-        T.stake[r],
-        T.status[r, p] == BLIND,
-        active,
-        T.status[r, opponent(T, r, p)] if active == 2 else -1,  # read only heads-up (B14)
-        T.pot[r],
-        R.mults,
-        R.max_stake,
-        R.pot_limit,
-        R.blind_may_see_open,
-        R.cover,
-    )
+@njit(cache=True, inline="always")
+def legal_rows(T, R, rows):
+    """The legal actions of each row's seat to act as a bit set (0 where the table is over).
+    The arrays are read from the structs once per call, before the loop."""
+    current, choosing, active, chips = T.current, T.choosing, T.active, T.chips
+    stake, status, pot, mults = T.stake, T.status, T.pot, R.mults
+    sessions, choice = R.sessions, (1 << R.keep_id) | (1 << R.take_id)
+    max_stake, pot_limit, blind_see, cover = R.max_stake, R.pot_limit, R.blind_may_see_open, R.cover
+    bits = np.zeros(rows.size, np.int64)
+    for k in range(rows.size):
+        r = rows[k]
+        p = current[r]
+        if p < 0:
+            continue
+        if sessions and choosing[r]:  # B19: the keeper's choice comes before the betting
+            bits[k] = choice
+            continue
+        in_hand = active[r]
+        bits[k] = rules.legal_bits(
+            chips[r, p],
+            stake[r],
+            status[r, p] == BLIND,
+            in_hand,
+            status[r, opponent(status, r, p)] if in_hand == 2 else -1,  # read only heads-up (B14)
+            pot[r],
+            mults,
+            max_stake,
+            pot_limit,
+            blind_see,
+            cover,
+        )
+    return bits
 
 
 @njit(cache=True)
 def masks(T, R, rows, out):
     """Each row's legal actions as a 0/1 mask (all zero on finished tables)."""
+    bits = legal_rows(T, R, rows)
     for k in range(rows.size):
-        bits = legal_row(T, R, rows[k])
-        row = out[k]
         for a in range(R.num_actions):
-            row[a] = bits >> a & 1
+            out[k, a] = bits[k] >> a & 1
 
 
 @njit(cache=True)
 def first_illegal(T, R, rows, actions):
     """The index of the first row whose action is not legal, or -1."""
+    bits = legal_rows(T, R, rows)
+    num_actions = R.num_actions
     for k in range(rows.size):
         a = actions[k]
-        if a < 0 or a >= R.num_actions or not legal_row(T, R, rows[k]) >> a & 1:
+        if a < 0 or a >= num_actions or not bits[k] >> a & 1:
             return k
     return -1
 
@@ -495,13 +514,11 @@ def ring_slot(events):
     return HISTORY_LEN - 1 - events % HISTORY_LEN
 
 
-@njit(cache=True)
-def push_event(T, R, r, p, a, paid):
-    """A public event into its history ring slot (each history field of the state row is a
-    ring: one slot written per event instead of sixteen moved)."""
-    st, off = T.state[r], R.off
-    slot = ring_slot(T.events[r])
-    n, a_n = R.num_players, R.num_actions
+@njit(cache=True, inline="always")
+def push_event(st, events, off, n, a_n, inv, r, p, a, paid):
+    """A public event into its history ring slot (each history field of the state row ``st``
+    is a ring: one slot written per event instead of sixteen moved)."""
+    slot = ring_slot(events[r])
     seat_at = off[F_HIST_SEAT] + slot * n
     action_at = off[F_HIST_ACTION] + slot * a_n
     for i in range(n):
@@ -510,8 +527,8 @@ def push_event(T, R, r, p, a, paid):
         st[action_at + i] = 0.0
     st[seat_at + p] = 1.0
     st[action_at + a] = 1.0
-    st[off[F_HIST_PAID] + slot] = paid * R.inv_chips
-    T.events[r] += 1
+    st[off[F_HIST_PAID] + slot] = paid * inv
+    events[r] += 1
 
 
 @njit(cache=True)
@@ -522,7 +539,18 @@ def choose(T, R, r, q, keep):
         to_bottom(T, R, r, T.hands[r, q, i] if keep else T.kept[r, i])
     if keep:
         copy_into(T.hands[r, q], T.kept[r])
-        rank_seat(T, R, r, q)
+        rank_seat(
+            T.hands,
+            T.strength,
+            T.category,
+            T.percentile,
+            R.strengths,
+            R.standard,
+            R.category_of,
+            R.percentile_of,
+            r,
+            q,
+        )
     T.keeper[r] = -1
     T.choosing[r] = False
     first = T.current[r] = T.order[r, 0]
@@ -668,94 +696,100 @@ def end_hand(T, R, r, lone, seer, seen, rewards):
 
 
 @njit(cache=True)
-def step_row(T, R, r, a, rewards):
-    """Apply action ``a`` (legal) of table ``r``'s seat to act. Returns (hand over, next
-    dealer): the next dealer is -1 unless a session's next hand is to be dealt."""
-    n, off, st, inv = R.num_players, R.off, T.state[r], R.inv_chips
-    p = T.current[r]
-    last_at = off[F_LAST_ACTION] + p * R.num_actions  # the seat's last action, one-hot
-    old = T.last_action[r, p]
-    if old >= 0:
-        st[last_at + old] = 0.0
-    st[last_at + a] = 1.0
-    T.last_action[r, p] = a
-    raised = FIRST_RAISE <= a < FIRST_RAISE + R.mults.size
-    bet = a == STAY or raised
-    see = a == SEE
-    cover = R.cover >= 0 and a == R.cover
-    paid = 0
-    if bet or see or cover:  # B11/B13/B14/B16: chips into the pot
-        if raised:
-            T.stake[r] = rules.raised_stake(T.stake[r], R.mults[a - FIRST_RAISE])
-        s = T.stake[r]
-        blind = T.status[r, p] == BLIND
-        if cover:
-            paid = rules.cover_price(T.chips[r, p])
-        elif see:
-            paid = rules.see_price(s, blind)
-        else:
-            paid = rules.stay_price(s, blind)
-        T.chips[r, p] -= paid
-        T.contributed[r, p] += paid
-        T.pot[r] += paid
-        if R.sessions and paid > 0:  # B15: the pot is opened once someone pays a stake
-            T.opened[r] = True
-        st[off[F_CHIPS] + p] = T.chips[r, p] * inv
-        st[off[F_CHIPS_IN] + p] = T.contributed[r, p] * inv
-        st[off[F_STAKE]] = s * R.inv_stake
-        st[off[F_POT]] = T.pot[r] * inv
-    if a == LOOK:  # B10: the turn stays with the player, now open
-        T.status[r, p] = OPEN
-        st[off[F_STATUS] + 4 * p + BLIND] = 0.0
-        st[off[F_STATUS] + 4 * p + OPEN] = 1.0
-        put_private(T, r, p)
-    push_event(T, R, r, p, a, paid)
-    if R.sessions and (a == R.keep_id or a == R.take_id):
-        choose(T, R, r, p, a == R.keep_id)
-    leaves = a == FOLD or cover
-    if leaves:  # B12/B16: out of the betting (a coverer's hand stays on the pot)
-        st[off[F_STATUS] + 4 * p + T.status[r, p]] = 0.0
-        st[off[F_STATUS] + 4 * p + FOLDED] = 1.0
-        T.status[r, p] = FOLDED
-        T.active[r] -= 1
-        if cover:
-            closed = T.pot[r]
-            T.covered_pot[r, p] = closed
-            T.has_covered[r, p] = True
-            T.last_closed[r] = closed
-            T.cover_order[r, T.num_covers[r]] = p
-            T.num_covers[r] += 1
-            st[off[F_COVERED] + p] = 1.0
-            st[off[F_COVERED_POT] + p] = closed * inv
-    if R.cover >= 0 and T.num_covers[r] > 0:  # B16: the side pot beyond the last covered one
-        st[off[F_SIDE_POT]] = (T.pot[r] - T.last_closed[r]) * inv
-    if leaves and T.active[r] == 1:  # B15/B16: the last player in wins (and meets coverers)
-        lone = 0
-        for s in range(n):
-            if T.status[r, s] >= BLIND:
-                lone = s
-                break
-        return True, finish(T, R, r, lone, -1, -1, rewards)
-    if bet or leaves:  # B12: the turn passes to the next seat still in
-        s = T.current[r] = rules.next_to_act(p, T.status[r], n)
-        st[off[F_TO_ACT] + p] = 0.0
-        st[off[F_TO_ACT] + s] = 1.0
-    if see:  # B14
-        opp = opponent(T, r, p)
-        winner = rules.see_winner(p, opp, T.strength[r, p], T.strength[r, opp])
-        return True, finish(T, R, r, winner, p, opp, rewards)
-    return False, -1
-
-
-@njit(cache=True)
 def step(T, R, rows, actions, rewards, over, next_dealer, by_see):
-    """``step_row`` of every row (the actions checked legal by ``first_illegal``)."""
+    """Apply each row's action ``actions[k]`` (checked legal by ``first_illegal``) of its seat
+    to act. Where the hand ends, ``next_dealer[k]`` is the dealer of a session's next hand to
+    deal (else -1) and ``over[k]`` whether the table is over; ``by_see[k]``: ended by a see."""
+    state, last_action, stake, status = T.state, T.last_action, T.stake, T.status
+    chips, contributed, pot, opened = T.chips, T.contributed, T.pot, T.opened
+    private, hands, category, percentile = T.private, T.hands, T.category, T.percentile
+    events, active, current, strength = T.events, T.active, T.current, T.strength
+    covered_pot, has_covered, last_closed = T.covered_pot, T.has_covered, T.last_closed
+    cover_order, num_covers = T.cover_order, T.num_covers
+    n, a_n, off, mults = R.num_players, R.num_actions, R.off, R.mults
+    inv, inv_stake, cover_id, sessions = R.inv_chips, R.inv_stake, R.cover, R.sessions
+    keep_id, take_id = R.keep_id, R.take_id
     for k in range(rows.size):
-        ended, dealer = step_row(T, R, rows[k], actions[k], rewards[k])
-        if ended:
+        r, a = rows[k], actions[k]
+        st = state[r]
+        p = current[r]
+        last_at = off[F_LAST_ACTION] + p * a_n  # the seat's last action, one-hot
+        old = last_action[r, p]
+        if old >= 0:
+            st[last_at + old] = 0.0
+        st[last_at + a] = 1.0
+        last_action[r, p] = a
+        raised = FIRST_RAISE <= a < FIRST_RAISE + mults.size
+        bet = a == STAY or raised
+        see = a == SEE
+        cover = cover_id >= 0 and a == cover_id
+        paid = 0
+        if bet or see or cover:  # B11/B13/B14/B16: chips into the pot
+            if raised:
+                stake[r] = rules.raised_stake(stake[r], mults[a - FIRST_RAISE])
+            price = stake[r]
+            blind = status[r, p] == BLIND
+            if cover:
+                paid = rules.cover_price(chips[r, p])
+            elif see:
+                paid = rules.see_price(price, blind)
+            else:
+                paid = rules.stay_price(price, blind)
+            chips[r, p] -= paid
+            contributed[r, p] += paid
+            pot[r] += paid
+            if sessions and paid > 0:  # B15: the pot is opened once someone pays a stake
+                opened[r] = True
+            st[off[F_CHIPS] + p] = chips[r, p] * inv
+            st[off[F_CHIPS_IN] + p] = contributed[r, p] * inv
+            st[off[F_STAKE]] = price * inv_stake
+            st[off[F_POT]] = pot[r] * inv
+        if a == LOOK:  # B10: the turn stays with the player, now open
+            status[r, p] = OPEN
+            st[off[F_STATUS] + 4 * p + BLIND] = 0.0
+            st[off[F_STATUS] + 4 * p + OPEN] = 1.0
+            put_private(private, hands, category, percentile, r, p)
+        push_event(st, events, off, n, a_n, inv, r, p, a, paid)
+        if sessions and a in (keep_id, take_id):
+            choose(T, R, r, p, a == keep_id)  # B19: once a hand
+        leaves = a == FOLD or cover
+        if leaves:  # B12/B16: out of the betting (a coverer's hand stays on the pot)
+            st[off[F_STATUS] + 4 * p + status[r, p]] = 0.0
+            st[off[F_STATUS] + 4 * p + FOLDED] = 1.0
+            status[r, p] = FOLDED
+            active[r] -= 1
+            if cover:
+                closed = pot[r]
+                covered_pot[r, p] = closed
+                has_covered[r, p] = True
+                last_closed[r] = closed
+                cover_order[r, num_covers[r]] = p
+                num_covers[r] += 1
+                st[off[F_COVERED] + p] = 1.0
+                st[off[F_COVERED_POT] + p] = closed * inv
+        if cover_id >= 0 and num_covers[r] > 0:  # B16: the side pot beyond the last covered
+            st[off[F_SIDE_POT]] = (pot[r] - last_closed[r]) * inv
+        winner, seer, seen = -1, -1, -1  # the hand's end, if any (B14/B15/B16)
+        if leaves and active[r] == 1:  # B15/B16: the last player in wins (and meets coverers)
+            winner = 0
+            for s in range(n):
+                if status[r, s] >= BLIND:
+                    winner = s
+                    break
+        else:
+            if bet or leaves:  # B12: the turn passes to the next seat still in
+                s = current[r] = rules.next_to_act(p, status[r], n)
+                st[off[F_TO_ACT] + p] = 0.0
+                st[off[F_TO_ACT] + s] = 1.0
+            if see:  # B14
+                opp = opponent(status, r, p)
+                winner = rules.see_winner(p, opp, strength[r, p], strength[r, opp])
+                seer, seen = p, opp
+        if winner >= 0:  # once a hand: ``finish`` reads the structs itself
+            dealer = finish(T, R, r, winner, seer, seen, rewards[k])
             next_dealer[k] = dealer
             over[k] = dealer < 0
-            by_see[k] = actions[k] == SEE
+            by_see[k] = see
 
 
 # --------------------------------------------------------------------------- deals
@@ -778,60 +812,85 @@ def draw_deals(pack, uniforms):
     return cards
 
 
-@njit(cache=True)
-def mark_dealer(T, R, r, dealer, current):
-    st, off = T.state[r], R.off
+@njit(cache=True, inline="always")
+def mark_dealer(st, off, dealer, current):
+    """The dealer's and the seat to act's one-hots in the state row ``st``."""
     st[off[F_DEALER] + dealer] = 1.0
     st[off[F_TO_ACT] + current] = 1.0
+
+
+@njit(cache=True, inline="always")
+def deal_arrays(T, R):
+    """The arrays both deals write (and R's ranking tables), read once per call."""
+    return (
+        T.hands, T.strength, T.category, T.percentile, T.status, T.chips_before, T.chips,
+        T.contributed, T.dealer, T.pot, T.active, T.current, T.stake, T.last_action, T.events,
+        T.covered_pot, T.has_covered, T.num_covers, T.last_closed,
+        R.strengths, R.standard, R.category_of, R.percentile_of,
+    )  # fmt: skip
 
 
 @njit(cache=True)
 def deal_hands(T, R, rows, dealers, cards):
     """One-hand sessions: B8 antes, the deal ``cards`` (3n per row, one at a time from the
     dealer's left, B9), B12's first player left of the dealer, and the state row."""
-    n = R.num_players
+    (
+        hands, strength, category, percentile, status, chips_before, chips, contributed,
+        dealer, pot, active, current, stake, last_action, events, covered_pot,
+        has_covered, num_covers, last_closed, strengths, standard, category_of, percentile_of,
+    ) = deal_arrays(T, R)  # fmt: skip
+    state, private = T.state, T.private
+    n, off, start_state, starting = R.num_players, R.off, R.start_state, R.starting_chips
     ante = rules.ante_due(R.ante_mode, R.ante, True, False)  # a one-hand session's hand is a first
-    status = BLIND if R.allow_blind else OPEN  # B10
+    allow_blind = R.allow_blind
+    dealt = BLIND if allow_blind else OPEN  # B10
     for k in range(rows.size):
         r, d = rows[k], dealers[k]
         for i in range(HAND):
             for j in range(n):
-                T.hands[r, wrap(d + 1 + j, n), i] = cards[k, i * n + j]
+                hands[r, wrap(d + 1 + j, n), i] = cards[k, i * n + j]
         first = wrap(d + 1, n)
-        T.dealer[r] = d
+        dealer[r] = d
         for s in range(n):
-            rank_seat(T, R, r, s)
-            T.status[r, s] = status
-            T.chips_before[r, s] = R.starting_chips
-            T.chips[r, s] = R.starting_chips - ante
-            T.contributed[r, s] = ante
-        T.pot[r] = ante * n
-        T.active[r] = n
-        T.current[r] = first
-        clear_hand(T, R, r)
-        copy_into(T.state[r], R.start_state)
-        T.private[r, :, :] = 0.0
-        mark_dealer(T, R, r, d, first)
-        if not R.allow_blind:  # everyone has seen its cards from the start
+            rank_seat(
+                hands, strength, category, percentile, strengths, standard, category_of,
+                percentile_of, r, s,
+            )  # fmt: skip
+            status[r, s] = dealt
+            chips_before[r, s] = starting
+            chips[r, s] = starting - ante
+            contributed[r, s] = ante
+        pot[r] = ante * n
+        active[r] = n
+        current[r] = first
+        clear_hand(
+            stake, last_action, events, covered_pot, has_covered, num_covers, last_closed,
+            R.min_stake, r,
+        )  # fmt: skip
+        st = state[r]
+        copy_into(st, start_state)
+        private[r, :, :] = 0.0
+        mark_dealer(st, off, d, first)
+        if not allow_blind:  # everyone has seen its cards from the start
             for s in range(n):
-                put_private(T, r, s)
+                put_private(private, hands, category, percentile, r, s)
 
 
-@njit(cache=True)
-def put_previous(T, R, r):
-    """The prev_* block: the last hand's chip changes (won, lost) and its see."""
-    st, off, inv = T.state[r], R.off, R.inv_chips
-    for s in range(R.num_players):
-        delta = T.prev_delta[r, s]
+@njit(cache=True, inline="always")
+def put_previous(st, prev_delta, prev_see, prev_cards, off, inv, n, r):
+    """The prev_* block of the state row ``st``: the last hand's chip changes (won, lost) and
+    its see."""
+    for s in range(n):
+        delta = prev_delta[r, s]
         st[off[F_PREV_CHANGE] + 2 * s] = max(delta, 0) * inv
         st[off[F_PREV_CHANGE] + 2 * s + 1] = max(-delta, 0) * inv
-    if T.prev_see[r, 0] >= 0:  # B14: both hands were shown
+    if prev_see[r, 0] >= 0:  # B14: both hands were shown
         st[off[F_PREV_BY_SEE]] = 1.0
-        st[off[F_PREV_SEE] + 2 * T.prev_see[r, 0]] = 1.0
-        st[off[F_PREV_SEE] + 2 * T.prev_see[r, 1] + 1] = 1.0
+        st[off[F_PREV_SEE] + 2 * prev_see[r, 0]] = 1.0
+        st[off[F_PREV_SEE] + 2 * prev_see[r, 1] + 1] = 1.0
         for i in range(HAND):
-            st[off[F_PREV_SHOWN] + T.prev_cards[r, 0, i]] = 1.0
-            st[off[F_PREV_SHOWN] + NUM_CARDS + T.prev_cards[r, 1, i]] = 1.0
+            st[off[F_PREV_SHOWN] + prev_cards[r, 0, i]] = 1.0
+            st[off[F_PREV_SHOWN] + NUM_CARDS + prev_cards[r, 1, i]] = 1.0
 
 
 @njit(cache=True)
@@ -839,67 +898,94 @@ def start_hands(T, R, rows, dealers, fresh):
     """The next hand of each session on ``rows`` (its ``hand_number`` already counted, a B18
     shuffle already made; ``fresh``: a new or reshuffled deck, nothing shown from it): the
     antes (B8), the deal (B9) to the seats still playing (B16), and its state row."""
-    n, off, inv = R.num_players, R.off, R.inv_chips
-    status = BLIND if R.allow_blind else OPEN  # B10
+    (
+        hands, strength, category, percentile, status, chips_before, chips, contributed,
+        dealer, pot, active, current, stake, last_action, events, covered_pot,
+        has_covered, num_covers, last_closed, strengths, standard, category_of, percentile_of,
+    ) = deal_arrays(T, R)  # fmt: skip
+    state, private, out, order, in_hand = T.state, T.private, T.out, T.order, T.in_hand
+    hand_number, prev_prial, dealt_since, carry_in = (
+        T.hand_number,
+        T.prev_prial,
+        T.dealt_since,
+        T.carry_in,
+    )
+    deck, deck_head, deck_len, opened, choosing = (
+        T.deck,
+        T.deck_head,
+        T.deck_len,
+        T.opened,
+        T.choosing,
+    )
+    keeper, prev_delta, prev_see, prev_cards = T.keeper, T.prev_delta, T.prev_see, T.prev_cards
+    n, off, inv, start_state = R.num_players, R.off, R.inv_chips, R.start_state
+    allow_blind = R.allow_blind
+    dealt = BLIND if allow_blind else OPEN  # B10
     shown = np.empty(NUM_CARDS, np.float32)
     at_shown = off[F_SHOWN]
     for k in range(rows.size):
         r, d = rows[k], dealers[k]
-        hand = T.hand_number[r]
-        first = hand == 0
-        ante = rules.ante_due(R.ante_mode, R.ante, first, T.prev_prial[r] and not first)
+        number = hand_number[r]
+        first = number == 0
+        ante = rules.ante_due(R.ante_mode, R.ante, first, prev_prial[r] and not first)
         if fresh[k]:
-            T.dealt_since[r] = 0
+            dealt_since[r] = 0
             shown[:] = 0.0
         else:
-            copy_into(shown, T.state[r, at_shown : at_shown + NUM_CARDS])
-        m = rules.deal_order(d, T.out[r], n, T.order[r])  # B9/B16: the seats dealt in
-        T.in_hand[r] = m
-        pot = T.carry_in[r]  # B15: a carried pot stays
+            copy_into(shown, state[r, at_shown : at_shown + NUM_CARDS])
+        m = rules.deal_order(d, out[r], n, order[r])  # B9/B16: the seats dealt in
+        in_hand[r] = m
+        in_pot = carry_in[r]  # B15: a carried pot stays
         for s in range(n):
-            T.chips_before[r, s] = T.chips[r, s]
-            paid = 0 if T.out[r, s] else ante
-            T.chips[r, s] -= paid
-            T.contributed[r, s] = paid
-            pot += paid
-        head = T.deck_head[r]
+            chips_before[r, s] = chips[r, s]
+            paid = 0 if out[r, s] else ante
+            chips[r, s] -= paid
+            contributed[r, s] = paid
+            in_pot += paid
+        head = deck_head[r]
         for i in range(HAND):  # one card at a time, three rounds
             for j in range(m):
-                T.hands[r, T.order[r, j], i] = T.deck[r, wrap(head + i * m + j, R.deck_size)]
-        T.deck_head[r] = wrap(head + HAND * m, R.deck_size)
-        T.deck_len[r] -= HAND * m
-        T.dealt_since[r] += HAND * m
+                hands[r, order[r, j], i] = deck[r, wrap(head + i * m + j, R.deck_size)]
+        deck_head[r] = wrap(head + HAND * m, R.deck_size)
+        deck_len[r] -= HAND * m
+        dealt_since[r] += HAND * m
         for s in range(n):
-            rank_seat(T, R, r, s)
-            T.status[r, s] = SITTING_OUT if T.out[r, s] else status
-        T.pot[r] = pot
-        T.dealer[r] = d
-        T.active[r] = m
-        clear_hand(T, R, r)
-        T.opened[r] = False
-        choosing = T.choosing[r] = T.keeper[r] >= 0  # B19: the choice first
-        current = T.current[r] = T.keeper[r] if choosing else T.order[r, 0]
+            rank_seat(
+                hands, strength, category, percentile, strengths, standard, category_of,
+                percentile_of, r, s,
+            )  # fmt: skip
+            status[r, s] = SITTING_OUT if out[r, s] else dealt
+        pot[r] = in_pot
+        dealer[r] = d
+        active[r] = m
+        clear_hand(
+            stake, last_action, events, covered_pot, has_covered, num_covers, last_closed,
+            R.min_stake, r,
+        )  # fmt: skip
+        opened[r] = False
+        to_choose = choosing[r] = keeper[r] >= 0  # B19: the choice first
+        acting = current[r] = keeper[r] if to_choose else order[r, 0]
         # the state row: a fresh deal's, then what differs in this session
-        st = T.state[r]
-        copy_into(st, R.start_state)
-        T.private[r, :, :] = 0.0
+        st = state[r]
+        copy_into(st, start_state)
+        private[r, :, :] = 0.0
         for s in range(n):
-            if T.out[r, s]:
-                st[off[F_STATUS] + 4 * s + status] = 0.0
+            if out[r, s]:
+                st[off[F_STATUS] + 4 * s + dealt] = 0.0
                 st[off[F_STATUS] + 4 * s + SITTING_OUT] = 1.0
-            st[off[F_CHIPS] + s] = T.chips[r, s] * inv
-            st[off[F_CHIPS_IN] + s] = T.contributed[r, s] * inv
-        st[off[F_POT]] = pot * inv
-        st[off[F_HAND_NUMBER]] = hand * R.inv_hands
-        st[off[F_CHOICE]] = 1.0 if choosing else 0.0
+            st[off[F_CHIPS] + s] = chips[r, s] * inv
+            st[off[F_CHIPS_IN] + s] = contributed[r, s] * inv
+        st[off[F_POT]] = in_pot * inv
+        st[off[F_HAND_NUMBER]] = number * R.inv_hands
+        st[off[F_CHOICE]] = 1.0 if to_choose else 0.0
         copy_into(st[at_shown : at_shown + NUM_CARDS], shown)
-        mark_dealer(T, R, r, d, current)
+        mark_dealer(st, off, d, acting)
         if not first:
-            put_previous(T, R, r)
-        if not R.allow_blind:  # everyone has seen its cards from the start
+            put_previous(st, prev_delta, prev_see, prev_cards, off, inv, n, r)
+        if not allow_blind:  # everyone has seen its cards from the start
             for s in range(n):
-                if not T.out[r, s]:
-                    put_private(T, r, s)
+                if not out[r, s]:
+                    put_private(private, hands, category, percentile, r, s)
 
 
 # --------------------------------------------------------------------- observation
@@ -908,13 +994,14 @@ def observe(T, R, rows, seats, out):
     """Each row's observation for its seat, ``out`` holding a copy of its state row: the seat
     rows rotated to the observer (only the columns that move), the history most recent first
     (its seats rotated too) and the observer's private block."""
-    state, private, rotation, moved, off = T.state, T.private, R.rotation, R.moved, R.off
+    state, private, events = T.state, T.private, T.events
+    rotation, moved, off = R.rotation, R.moved, R.off
     n, a_n = R.num_players, R.num_actions
     seats_at, actions_at, paid_at = off[F_HIST_SEAT], off[F_HIST_ACTION], off[F_HIST_PAID]
     for k in range(rows.size):
         r, me = rows[k], seats[k]
         row, st = out[k], state[r]
-        newest = ring_slot(T.events[r] - 1)
+        newest = ring_slot(events[r] - 1)
         copy_history(row, st, actions_at, a_n, newest)
         copy_history(row, st, paid_at, 1, newest)
         if me:
