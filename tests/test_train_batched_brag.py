@@ -253,3 +253,53 @@ def test_batched_kernels_that_cannot_load_are_a_one_line_error(monkeypatch):
     error = r"^vec_env: batched: the batched Brag engine cannot load \(.*; or use vec_env: dummy$"
     with kernels_that_cannot_load(monkeypatch), pytest.raises(ValueError, match=error):
         make_engine("brag", {}, 2, 0)
+
+
+class _DrawsSeatBySeat(BatchedSelfPlayVecEnv):
+    """The opponents drawn as before the list-built draws: one numpy element at a time."""
+
+    def _start_episodes(self, tables):
+        p = self.num_players
+        self._seat[tables] = (tables + self._episodes[tables]) % p
+        self._episodes[tables] += 1
+        for t in tables.tolist():
+            for seat in range(p):
+                if seat == self._seat[t]:
+                    self._specs[t, seat] = -1
+                    continue
+                spec = self.pool.draw(self._rng)
+                self._specs[t, seat] = sid = self._spec_id(spec)
+                if spec not in self._agents:
+                    self._agent(sid)
+        drawn = self._specs[tables]
+        for sid in np.unique(drawn[drawn >= 0]).tolist():
+            k, seat = np.nonzero(drawn == sid)
+            self._agent(sid).reset_rows(tables[k] * p + seat)
+        self._pending[tables] = 0.0
+        self.engine.new_session(tables)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_opponents_are_drawn_table_after_table_and_seat_after_seat(players):
+    options = {**HEADS_UP, "num_players": players}
+    a = BatchedSelfPlayVecEnv("brag", options, 16, opponents=OPPONENTS, seed=5)
+    b = _DrawsSeatBySeat("brag", options, 16, opponents=OPPONENTS, seed=5)
+    runs = [play_random(venv, 80, 0) for venv in (a, b)]
+    assert np.array_equal(a._specs, b._specs) and a._spec_names == b._spec_names
+    assert a._spec_ids == {spec: i for i, spec in enumerate(a._spec_names)}
+    assert (a._specs[np.arange(16), a._seat] == -1).all()  # the learner's seat: no opponent
+    assert len(set(a._spec_names)) == len(OPPONENTS)  # every baseline drawn, each id once
+    for x, y in zip(runs[0][0], runs[1][0], strict=True):
+        assert np.array_equal(x, y)
+    assert runs[0][1] == runs[1][1]
+
+
+def test_env_method_action_masks_every_table_or_the_ones_asked():
+    venv = _venv()
+    venv.reset()
+    masks = venv.action_masks()
+    every = venv.env_method("action_masks")
+    some = venv.env_method("action_masks", indices=[5, 1])
+    assert len(every) == 8 and np.array_equal(np.stack(every), masks)
+    assert len(some) == 2 and np.array_equal(np.stack(some), masks[[5, 1]])
+    assert masks.dtype == bool and masks.any(axis=1).all()

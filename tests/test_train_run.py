@@ -301,3 +301,33 @@ def test_build_model_passes_the_value_clipping_and_advantage_settings():
         venv.close()
     assert model.clip_range_vf(1.0) == 0.3 and model.normalize_advantage is False
     assert model.target_kl == 0.02
+
+
+def test_build_model_turns_the_distributions_checks_off_and_trains_the_same_weights():
+    import torch
+    from torch.distributions import Categorical, Distribution
+
+    cfg = load_config(ROOT / "configs" / "put_ppo_smoke.yaml", ["vec_env=batched"])
+    bad = torch.tensor([-1.0, 2.0])  # not a probability vector
+
+    def trained(validate: bool) -> dict:
+        venv = make_vec_env(cfg, seed=0)
+        try:
+            model = train.build_model(cfg, venv, seed=0)
+            Categorical(probs=bad)  # no check: no error
+            Distribution.set_default_validate_args(validate)  # the reference: checks back on
+            if validate:
+                with pytest.raises(ValueError):
+                    Categorical(probs=bad)
+            model.learn(1024)
+        finally:
+            venv.close()
+        return model.policy.state_dict()
+
+    before = Distribution._validate_args
+    try:
+        checked, unchecked = trained(True), trained(False)
+    finally:
+        Distribution.set_default_validate_args(before)
+    assert checked.keys() == unchecked.keys()
+    assert all(torch.equal(checked[k], unchecked[k]) for k in checked)

@@ -135,6 +135,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
         self._seat = np.zeros(n, np.int64)
         self._specs = np.zeros((n, self.num_players), np.int64)  # index into self._spec_names
         self._spec_names: list[str] = []
+        self._spec_ids: dict[str, int] = {}  # spec -> its index in _spec_names
         self._pending = np.zeros(n)
         self._skipped = 0
         self._actions = np.zeros(n, np.int64)
@@ -148,9 +149,11 @@ class BatchedSelfPlayVecEnv(VecEnv):
             del self._agents[spec]
 
     def _spec_id(self, spec: str) -> int:
-        if spec not in self._spec_names:
+        sid = self._spec_ids.get(spec)
+        if sid is None:
+            sid = self._spec_ids[spec] = len(self._spec_names)
             self._spec_names.append(spec)
-        return self._spec_names.index(spec)
+        return sid
 
     def _agent(self, spec_id: int) -> Any:
         spec = self._spec_names[spec_id]
@@ -168,17 +171,21 @@ class BatchedSelfPlayVecEnv(VecEnv):
         p = self.num_players
         self._seat[tables] = (tables + self._episodes[tables]) % p
         self._episodes[tables] += 1
-        for t in tables.tolist():
+        # Table after table, seat after seat (the run's stream of draws), into a Python list
+        # written once: per-element numpy reads and writes cost more than the draws here.
+        draw, rng, agents = self.pool.draw, self._rng, self._agents
+        drawn_rows = []
+        for learner in self._seat[tables].tolist():
+            row = [-1] * p
             for seat in range(p):
-                if seat == self._seat[t]:
-                    self._specs[t, seat] = -1
-                    continue
-                spec = self.pool.draw(self._rng)
-                self._specs[t, seat] = sid = self._spec_id(spec)
-                if spec not in self._agents and not is_model_spec(spec):
-                    self._agent(sid)  # built here: its seed comes next in the run's stream
+                if seat != learner:
+                    spec = draw(rng)
+                    row[seat] = sid = self._spec_id(spec)
+                    if spec not in agents and not is_model_spec(spec):
+                        self._agent(sid)  # built here: its seed comes next in the run's stream
+            drawn_rows.append(row)
+        self._specs[tables] = drawn = np.array(drawn_rows, np.int64).reshape(tables.size, p)
         # Each baseline forgets its new tables' state in one call (seat rows t * p + seat).
-        drawn = self._specs[tables]
         for sid in np.unique(drawn[drawn >= 0]).tolist():
             if not is_model_spec(self._spec_names[sid]):
                 k, seat = np.nonzero(drawn == sid)
@@ -285,8 +292,9 @@ class BatchedSelfPlayVecEnv(VecEnv):
 
     def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
         index = self._get_indices(indices)
-        if method_name == "action_masks":
-            return list(self.action_masks()[list(index)])
+        if method_name == "action_masks":  # every rollout step: rows of one array, no copy
+            masks = self.action_masks()
+            return list(masks if indices is None else masks[list(index)])
         if method_name == "add_snapshot":  # one pool for all tables
             self.add_snapshot(*method_args, **method_kwargs)
             return [None] * len(index)

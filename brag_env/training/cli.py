@@ -259,7 +259,14 @@ def truncate_evals(path: Path, step: int) -> None:
 
 def build_model(cfg: TrainConfig, venv: Any, seed: int) -> MaskablePPO:
     """MaskablePPO with every hyper-parameter from the config. A schedule (``learning_rate``,
-    ``clip_range``) is a callable of SB3's ``progress_remaining``; a number stays a number."""
+    ``clip_range``) is a callable of SB3's ``progress_remaining``; a number stays a number.
+
+    Turns off torch.distributions' argument checks for the process: MaskablePPO builds three
+    ``Categorical`` a batch (the mask re-normalises the logits), each checking its logits, and
+    checks every ``log_prob`` argument, about 2% of a batched run. The logits come from the
+    network and the actions from the masked distribution, so the checks never fire, and they
+    change no value (the same seed trains the same weights, bit for bit)."""
+    torch.distributions.Distribution.set_default_validate_args(False)
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.ppo.activation]
     algorithm: type[MaskablePPO] = MaskablePPO
     magnet: dict[str, Any] = {}
