@@ -342,7 +342,7 @@ class PutOpenSpielState(pyspiel.State):
         if outcome is not None and self.setup.reward == "points":
             share = hand_rewards(engine.config, *outcome)
             self.totals = [a + b for a, b in zip(self.totals, share, strict=True)]
-        if engine.awaiting_deal or engine.over:  # the hand is over
+        if engine.awaiting_deal or engine.session_over:  # the hand is over
             self.hands_played += 1
             game = self.setup
             self.dealing = (
@@ -383,7 +383,7 @@ class PutOpenSpielState(pyspiel.State):
         engine = self.engine
         if not self.setup.match:
             return bool(engine.records)
-        return (engine.over and not engine.awaiting_deal) or (
+        return engine.session_over or (
             engine.awaiting_deal and self.hands_played >= self.setup.max_hands
         )
 
