@@ -287,7 +287,8 @@ def put_episode(env: Any, seed: int, rnd: random.Random, checker: Checker) -> tu
     decisions = 0
     scores = list(game.scores)
     for agent, seat in _live_turns(env):
-        where = f"put seed {seed} hand {game.hand_number} decision {decisions}"
+        # The hand as its history record and the screens number it, from 1 (the engine's from 0)
+        where = f"put seed {seed} hand {game.hand_number + 1} decision {decisions}"
         legal = _common(env, agent, checker, where)
         views = env.observer.views  # filled by the observe() above, for this seat
         own = np.bincount([PUT_RANK[c] for c in game.hands[seat]], minlength=NUM_RANKS)

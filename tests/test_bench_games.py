@@ -72,6 +72,23 @@ def test_a_failed_check_is_reported_and_sets_the_exit_status(invariants, capsys,
     assert " x planted" in out and "e.g. planted: seed " in out
 
 
+def test_a_put_failure_names_the_hand_as_its_record_does(invariants, monkeypatch):
+    """The failure line's hand is the history's ``hand``, from 1, not the engine's number."""
+    seen: list[tuple[str, int]] = []
+    common = invariants._common
+
+    def spy(env, agent, checker, where):
+        seen.append((where, env.game.history()[-1]["hand"] + 1 if env.game.records else 1))
+        return common(env, agent, checker, where)
+
+    monkeypatch.setattr(invariants, "_common", spy)
+    assert (
+        invariants.main(["--game", "put", "--decisions", "200", "--put-options", "target_points=7"])
+        == 0
+    )
+    assert seen and all(f" hand {number} decision " in where for where, number in seen)
+
+
 def test_the_batched_rows_are_the_games_with_a_batched_engine():
     batched_speed = _load("batched_speed")
     assert set(batched_speed.GAME_ROWS) == set(games_with("batched_engine"))
