@@ -87,13 +87,13 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.set_num_threads(1)
     print(f"{'agent':<28} {'us/decision':>12}")
-    for game, env in (("put", put_v0.raw_env()), ("brag", brag_v0.raw_env(num_players=2))):
+    games = (  # each game's table and the agents timed at it
+        ("put", put_v0.raw_env(), ["random", "put:greedy", "put:caller", "put:bluffer"]),
+        ("brag", brag_v0.raw_env(num_players=2), ["brag:caller", "brag:tight", "brag:bluffer"]),
+    )
+    for game, env, specs in games:
         samples = record(env, args.decisions, 0)
         table = table_info_from_env(env)
-        specs = {
-            "put": ["random", "put:greedy", "put:caller", "put:bluffer"],
-            "brag": ["brag:caller", "brag:tight", "brag:bluffer"],
-        }[game]
         with tempfile.TemporaryDirectory() as tmp:
             specs.append(str(save_model(game, env, Path(tmp))))
             for spec in specs:

@@ -33,17 +33,18 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from brag_env.brag.batched import BatchedBrag
-from brag_env.brag.rules import BragConfig
-from brag_env.put.batched import BatchedPut
-from brag_env.training.batched import BatchedSelfPlayVecEnv
+from brag_env.games import game_spec, games_with
+from brag_env.training.batched import BatchedSelfPlayVecEnv, make_engine
 
 
 def _uniform_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -53,18 +54,45 @@ def _uniform_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return (legal > pick[:, None]).argmax(axis=1)
 
 
-def batched_put(tables: int, decisions: int) -> float:
-    return _random_play(BatchedPut(tables, seed=0), decisions)
+def batched(game: str, options: dict[str, Any], tables: int, decisions: int) -> float:
+    """Random play on the game's batched engine (its table entry) at ``tables`` tables."""
+    return _random_play(make_engine(game, options, tables, seed=0), decisions)
 
 
-def batched_brag(players: int, tables: int, decisions: int) -> float:
-    config = BragConfig.from_dict({**BRAG_TRAINING, "num_players": players})
-    return _random_play(BatchedBrag(tables, config, seed=0), decisions)
+class GameRows(NamedTuple):
+    """One game's rows: its batched engine at each table count, per table of rules, and its
+    self-play VecEnv at 4096 tables."""
+
+    game: str  # a name of the game table (brag_env/games.py)
+    engines: dict[str, dict[str, Any]]  # a row's label (" N=..." follows) -> the table options
+    vecenv: str  # the VecEnv row's label
+    vecenv_options: dict[str, Any]
+    pool: list[str]  # the VecEnv's opponents
 
 
 # brag_headsup_ppo.yaml / brag_ppo.yaml's table (the player count aside)
 BRAG_TRAINING = {"ante": 1, "min_stake": 2, "max_stake": 32, "raise_sizes": [2]}
 BRAG_POOL = ["random", "brag:caller", "brag:tight", "brag:bluffer", "brag:blind", "brag:tips"]
+#: Every game with a batched engine, in the order of the printed rows.
+GAME_ROWS: dict[str, GameRows] = {
+    game_spec(rows.game).name: rows  # a name the table does not know fails here
+    for rows in (
+        GameRows(
+            "put",
+            {"batched put": {}},
+            "self-play VecEnv N=4096",
+            {},
+            ["random", "put:greedy", "put:caller", "put:bluffer"],
+        ),
+        GameRows(
+            "brag",
+            {f"batched brag {p}p": {**BRAG_TRAINING, "num_players": p} for p in (2, 4)},
+            "brag VecEnv 2p N=4096",
+            {**BRAG_TRAINING, "num_players": 2},
+            BRAG_POOL,
+        ),
+    )
+}
 
 
 def _random_play(game, decisions: int) -> float:
@@ -86,12 +114,10 @@ def _random_play(game, decisions: int) -> float:
     return done / (time.process_time() - start)
 
 
-def selfplay_vecenv(tables: int, decisions: int, game: str = "put") -> float:
-    if game == "put":
-        options, pool = {}, ["random", "put:greedy", "put:caller", "put:bluffer"]
-    else:
-        options, pool = {**BRAG_TRAINING, "num_players": 2}, BRAG_POOL
-    venv = BatchedSelfPlayVecEnv(game, options, tables, opponents=pool, seed=0)
+def selfplay_vecenv(tables: int, decisions: int, rows: GameRows) -> float:
+    venv = BatchedSelfPlayVecEnv(
+        rows.game, rows.vecenv_options, tables, opponents=rows.pool, seed=0
+    )
     venv.reset()
     rng = np.random.default_rng(0)
     counted = [0]
@@ -143,7 +169,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--only", choices=["put", "brag"], help="one game's rows (and references)")
+    parser.add_argument(
+        "--only", choices=games_with("batched_engine"), help="one game's rows (and references)"
+    )
     parser.add_argument(
         "--tables", type=int, choices=(256, 1024, 4096), help="one table count (default: all)"
     )
@@ -151,21 +179,14 @@ def main(argv: list[str] | None = None) -> int:
     decisions = 100_000 if args.quick else 400_000
     repeats = 1 if args.quick else args.repeats
     sizes = (args.tables,) if args.tables else (256, 1024, 4096)
-    put_rows = {
-        **{f"batched put N={n}": (lambda n=n: batched_put(n, decisions)) for n in sizes},
-        "self-play VecEnv N=4096": lambda: selfplay_vecenv(4096, decisions),
-    }
-    brag_rows = {
-        **{
-            f"batched brag {p}p N={n}": (lambda p=p, n=n: batched_brag(p, n, decisions))
-            for p in (2, 4)
-            for n in sizes
-        },
-        "brag VecEnv 2p N=4096": lambda: selfplay_vecenv(4096, decisions, "brag"),
-    }
-    rows = {
-        **(put_rows if args.only != "brag" else {}),
-        **(brag_rows if args.only != "put" else {}),
+    rows: dict[str, Callable[[], float]] = {}
+    for game in GAME_ROWS.values():
+        if args.only in (None, game.game):
+            for label, options in game.engines.items():
+                for n in sizes:
+                    rows[f"{label} N={n}"] = partial(batched, game.game, options, n, decisions)
+            rows[game.vecenv] = partial(selfplay_vecenv, 4096, decisions, game)
+    rows |= {
         "open_spiel leduc_poker": lambda: open_spiel_leduc(decisions // 4),
         "pettingzoo leduc env()": lambda: pettingzoo_leduc(decisions // 8),
     }

@@ -56,19 +56,19 @@ import random
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from brag_env import brag_v1, put_v1
 from brag_env.brag.game import OPEN
 from brag_env.brag.observation import observation_layout
+from brag_env.games import GAME_NAMES, game_spec
 from brag_env.put.rules import FOLD as PUT_FOLD
 from brag_env.put.rules import NUM_RANKS, PUT_RANK
 from brag_env.put.rules import SEE as PUT_SEE
-
-VARIANTS = {"b22": {"cards_dealt": (4, 5), "allow_blind": False}}
 
 
 def brag_options(rnd: random.Random) -> dict[str, Any]:
@@ -287,7 +287,8 @@ def put_episode(env: Any, seed: int, rnd: random.Random, checker: Checker) -> tu
     decisions = 0
     scores = list(game.scores)
     for agent, seat in _live_turns(env):
-        where = f"put seed {seed} hand {game.hand_number} decision {decisions}"
+        # The hand as its history record and the screens number it, from 1 (the engine's from 0)
+        where = f"put seed {seed} hand {game.hand_number + 1} decision {decisions}"
         legal = _common(env, agent, checker, where)
         views = env.observer.views  # filled by the observe() above, for this seat
         own = np.bincount([PUT_RANK[c] for c in game.hands[seat]], minlength=NUM_RANKS)
@@ -334,25 +335,72 @@ def put_episode(env: Any, seed: int, rnd: random.Random, checker: Checker) -> tu
     return decisions, len(game.records)
 
 
+class Variant(NamedTuple):
+    """A named restriction of one game's draw (``--variant``)."""
+
+    help: str
+    options: Mapping[str, Any]  # a value, or a tuple of values to draw one from per config
+
+
+@dataclass(frozen=True)
+class Fuzz:
+    """What the checks of one game are; its ``game`` is a name of the game table
+    (brag_env/games.py), which orders the games and names them on the command line."""
+
+    game: str
+    make: Callable[..., Any]  # the raw env, from the drawn options
+    draw: Callable[[random.Random], dict[str, Any]]  # a random rules config
+    episode: Callable[[Any, int, random.Random, Checker], tuple[int, int]]
+    #: ``--variant`` name -> what it plays and the options it fixes.
+    variants: Mapping[str, Variant] = field(default_factory=dict)
+    #: The config option whose value the hands are counted by, or "" for none.
+    hands_by: str = ""
+    #: The game's own lines of the report, from the checker's counts.
+    report: Callable[[Checker], list[str]] = lambda checker: []
+
+
+FUZZERS: dict[str, Fuzz] = {
+    game_spec(fuzz.game).name: fuzz  # a name the table does not know fails here
+    for fuzz in (
+        Fuzz(
+            "brag",
+            brag_v1.raw_env,
+            brag_options,
+            brag_episode,
+            variants={
+                "b22": Variant(
+                    "Four- and Five-card Brag only", {"cards_dealt": (4, 5), "allow_blind": False}
+                )
+            },
+            hands_by="cards_dealt",
+            report=lambda checker: [
+                f"  hands that carried the pot: {checker.carried:,}, "
+                f"with a cover: {checker.covered:,}"
+            ],
+        ),
+        Fuzz("put", put_v1.raw_env, put_options, put_episode),
+    )
+}
+#: The games with checks, in the table's order.
+CHECKED = tuple(name for name in GAME_NAMES if name in FUZZERS)
+VARIANTS = {name: fuzz for fuzz in FUZZERS.values() for name in fuzz.variants}
+
+
 def run(game: str, decisions: int, seed: int, fixed: dict[str, tuple[Any, ...]]) -> bool:
     rnd = random.Random(seed)
     checker = Checker()
+    fuzz = FUZZERS[game]
     done = hands = episodes = 0
-    by_cards: Counter[int] = Counter()
+    by_option: Counter[Any] = Counter()
     start = time.perf_counter()
-    make, options, episode = (
-        (brag_v1.raw_env, brag_options, brag_episode)
-        if game == "brag"
-        else (put_v1.raw_env, put_options, put_episode)
-    )
-    options = restricted(options, fixed)
+    options = restricted(fuzz.draw, fixed)
     while done < decisions:
-        env = make(**options(rnd))
+        env = fuzz.make(**options(rnd))
         for _ in range(20):  # a few episodes per config
-            played, finished = episode(env, rnd.randrange(2**31), rnd, checker)
+            played, finished = fuzz.episode(env, rnd.randrange(2**31), rnd, checker)
             done, hands, episodes = done + played, hands + finished, episodes + 1
-            if game == "brag":
-                by_cards[env.config.cards_dealt] += finished
+            if fuzz.hands_by:
+                by_option[getattr(env.config, fuzz.hands_by)] += finished
             if done >= decisions:
                 break
     seconds = time.perf_counter() - start
@@ -363,14 +411,12 @@ def run(game: str, decisions: int, seed: int, fixed: dict[str, tuple[Any, ...]])
     )
     if checker.simultaneous:
         print(f"  simultaneous first answers checked (see/fold twins): {checker.simultaneous:,}")
-    if game == "brag":
+    for line in fuzz.report(checker):
+        print(line)
+    if by_option:
         print(
-            f"  hands that carried the pot: {checker.carried:,}, with a cover: {checker.covered:,}"
-        )
-    if by_cards:
-        print(
-            "  hands by cards_dealt: "
-            + ", ".join(f"{k}: {v:,}" for k, v in sorted(by_cards.items()))
+            f"  hands by {fuzz.hands_by}: "
+            + ", ".join(f"{k}: {v:,}" for k, v in sorted(by_option.items()))
         )
     for what, count in checker.failures.items():
         print(f"  {count} x {what}")
@@ -379,27 +425,40 @@ def run(game: str, decisions: int, seed: int, fixed: dict[str, tuple[Any, ...]])
     return failed == 0
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Random-play invariants of both games.")
     parser.add_argument("--decisions", type=int, default=1_000_000, help="per game")
-    parser.add_argument("--game", choices=["brag", "put", "both"], default="both")
+    parser.add_argument("--game", choices=[*CHECKED, "both"], default="both")
     parser.add_argument("--seed", type=int, default=0)
+    for i, game in enumerate(CHECKED):
+        parser.add_argument(
+            f"--{game}-options",
+            default="",
+            help=(
+                f"fix {game_spec(game).title} options: k=v,k=v (a|b: one of these per config; "
+                "2/3: a tuple)"
+                if i == 0
+                else f"fix {game_spec(game).title} options, as --{CHECKED[0]}-options"
+            ),
+        )
     parser.add_argument(
-        "--brag-options",
-        default="",
-        help="fix Brag options: k=v,k=v (a|b: one of these per config; 2/3: a tuple)",
+        "--variant",
+        choices=sorted(VARIANTS),
+        help="; ".join(
+            f"{name}: {fuzz.variants[name].help}" for name, fuzz in sorted(VARIANTS.items())
+        ),
     )
-    parser.add_argument("--put-options", default="", help="fix Put options, as --brag-options")
-    parser.add_argument(
-        "--variant", choices=sorted(VARIANTS), help="b22: Four- and Five-card Brag only"
-    )
-    args = parser.parse_args()
-    games = ["brag", "put"] if args.game == "both" else [args.game]
-    fixed = {"brag": parse_options(args.brag_options), "put": parse_options(args.put_options)}
+    args = parser.parse_args(argv)
+    games = list(CHECKED) if args.game == "both" else [args.game]
+    fixed = {game: parse_options(getattr(args, f"{game}_options")) for game in CHECKED}
     if args.variant:
-        fixed["brag"] = {
-            **{k: v if isinstance(v, tuple) else (v,) for k, v in VARIANTS[args.variant].items()},
-            **fixed["brag"],
+        owner = VARIANTS[args.variant]
+        fixed[owner.game] = {
+            **{
+                k: v if isinstance(v, tuple) else (v,)
+                for k, v in owner.variants[args.variant].options.items()
+            },
+            **fixed[owner.game],
         }
     ok = [run(game, args.decisions, args.seed, fixed[game]) for game in games]
     return 0 if all(ok) else 1

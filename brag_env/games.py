@@ -276,8 +276,9 @@ PUT = GameSpec(
     selfplay_entry="brag_env.selfplay:PutVsPoolEnv",
     config="brag_env.put.rules:PutConfig",
     agents=("agents.put", "agents.put_equilibrium"),
-    # seats and sides; scores are / target_points; the recall block
-    model_options=("num_players", "target_points", "perfect_recall"),
+    # seats and sides; scores are / target_points; the recall block; the ranks dealt (a
+    # short deck's model never saw the low cards)
+    model_options=("num_players", "target_points", "perfect_recall", "deck_ranks"),
     default_num_players=2,
     num_players=(2, 3, 4),  # heads-up; three (P7); two partnerships (P8)
     sample="match",

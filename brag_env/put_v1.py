@@ -246,7 +246,7 @@ class raw_env(CardTableEnv):
         # A hand scored: (scoring unit, points).
         if self._points_reward:
             return self._points(*outcome)
-        return self._match_result() if self.game.over else None
+        return self._match_result() if self.game.session_over else None
 
     def _points(self, unit: int, points: int) -> list[float]:
         """reward="points": the scorer's gain is shared out as a loss by the others."""

@@ -263,6 +263,26 @@ def test_a_table_whose_observation_means_otherwise_is_refused(tmp_path, model_pa
             make_agent(str(spec), table)
 
 
+def test_a_put_model_is_refused_at_another_deck(tmp_path):
+    """A Put model trained on a short deck (``deck_ranks``) is refused at a full one and back,
+    in one line, as the other options that change what it reads are."""
+    from agents.model import SavedModelInfo, TrainedEnv, check_table
+
+    def info(deck_ranks: int) -> SavedModelInfo:
+        trained = TrainedEnv("put", {"deck_ranks": deck_ranks}, "config.yaml")
+        return SavedModelInfo("m.zip", (10,), 29, 0, trained)
+
+    check_table(info(4), table_info("put", deck_ranks=4))
+    for trained, here in ((4, 13), (13, 4)):
+        with pytest.raises(ValueError) as err:
+            check_table(info(trained), table_info("put", deck_ranks=here))
+        assert str(err.value) == (
+            "model 'm.zip' was trained with other table options (per config.yaml): "
+            f"deck_ranks={trained} in training, {here} here: its observations would mean "
+            "something else; evaluate it with the training options"
+        )
+
+
 def test_matching_options_load_quietly_and_other_rules_warn(tmp_path, model_path):
     import warnings
 

@@ -1,15 +1,15 @@
 """The game table (brag_env/games.py) is the one place that tells the games apart.
 
 A module that behaves differently per game asks the game's ``GameSpec``; a switch on a game's
-name anywhere else in ``brag_env/``, ``agents/`` or the two scripts is refused, naming the file
-and line: a comparison with a game's or an env's name (``game == "brag"``, ``game in ("brag",
-"brag7")``, ``env == "put_v1"``), a prefix test (``game.startswith("put")``), a ``case`` of a
-``match`` on one, a dict keyed by games' names (``{"brag": ...}``, ``dict(put=...)``), or a
-tuple, list or set of two or more games' names (``SESSION_GAMES = ("brag", "brag7")``, kept
-to compare with later). A game's own modules are not scanned: its folder (``brag_env/put/``)
-and the modules named after it (``agents/put.py``, ``brag_env/ui/put_view.py``,
-``brag_env/put_v1.py``), where "put" is also an action's name. The table's
-``"module:attribute"`` entries must all resolve.
+name anywhere else in ``brag_env/``, ``agents/``, ``bench/`` or the two scripts is refused,
+naming the file and line: a comparison with a game's or an env's name (``game == "brag"``,
+``game in ("brag", "brag7")``, ``env == "put_v1"``), a prefix test (``game.startswith("put")``),
+a ``case`` of a ``match`` on one, a dict keyed by games' names (``{"brag": ...}``,
+``dict(put=...)``), or a tuple, list or set of two or more games' names (``SESSION_GAMES =
+("brag", "brag7")``, kept to compare with later). A game's own modules are not scanned: its
+folder (``brag_env/put/``) and the modules named after it (``agents/put.py``,
+``brag_env/ui/put_view.py``, ``brag_env/put_v1.py``, ``bench/put_exploit.py``), where "put" is
+also an action's name. The table's ``"module:attribute"`` entries must all resolve.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from brag_env.games import GAME_NAMES, GAMES, GameSpec, game_of_env, game_spec
 from brag_env.registry import ENVIRONMENTS, GYMNASIUM_ENVIRONMENTS
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("brag_env", "agents")
+PACKAGES = ("brag_env", "agents", "bench")
 SCRIPTS = ("train.py", "evaluate.py")
 TABLE = "brag_env/games.py"
 OWN_FOLDERS = tuple(f"brag_env/{name}/" for name in GAME_NAMES)
@@ -151,7 +151,10 @@ def test_a_games_own_modules_are_not_scanned():
     assert all(own_module(path) for path in own)
     shared = ["brag_env/ui/seating.py", "brag_env/evaluation/games.py", "agents/putter.py"]
     assert not any(own_module(path) for path in shared)
-    assert TABLE not in scanned_modules(ROOT) and "brag_env/replay.py" in scanned_modules(ROOT)
+    scanned = scanned_modules(ROOT)
+    assert TABLE not in scanned and "brag_env/replay.py" in scanned
+    assert {"bench/invariants.py", "bench/batched_speed.py"} <= set(scanned)
+    assert "bench/put_exploit.py" not in scanned
 
 
 def test_the_table_names_each_game_once_under_its_own_name():

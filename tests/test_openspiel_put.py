@@ -150,6 +150,57 @@ def test_random_sim_every_size(name, players):
     pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
 
 
+def _random_step(state, rng) -> None:
+    if state.is_chance_node():
+        outcomes = [a for a, _ in state.chance_outcomes()]
+        state.apply_action(int(rng.choice(outcomes)))
+    else:
+        state.apply_action(int(rng.choice(state.legal_actions())))
+
+
+@pytest.mark.parametrize(
+    ("match", "options"),
+    [
+        (False, {}),
+        (False, {"num_players": 4, "partner_exchange": "always"}),
+        (True, {"num_players": 3, "put_answers": "in_turn"}),
+        (True, {"target_points": 3}),
+    ],
+)
+def test_a_clone_plays_on_as_the_original(match, options):
+    """``clone()`` copies the engine (no replay): its history, log and every seat's view are
+    the original's, and from there both play the same, without either touching the other."""
+    config = PutConfig(**options)
+    game = load_match(config, max_hands=200) if match else load_hand(config)
+    rng = np.random.default_rng(7)
+    for stop in (1, 4, 9, 15, 30):
+        state = game.new_initial_state()
+        while not state.is_terminal() and len(state.history()) < stop:
+            _random_step(state, rng)
+        if state.is_terminal():
+            continue
+        clone = state.clone()
+        before = state.history()
+        _random_step(clone, np.random.default_rng(stop))  # the clone moves on alone
+        assert state.history() == before and clone.history()[:-1] == before
+        clone = state.clone()
+        steps = [(step.player, step.action) for step in state.full_history()]
+        assert [(step.player, step.action) for step in clone.full_history()] == steps
+        assert clone.log == state.log == before and str(clone) == str(state)
+        while not state.is_terminal():
+            assert clone.current_player() == state.current_player()
+            assert clone.legal_actions() == state.legal_actions()
+            for p in range(config.num_players):
+                assert clone.information_state_string(p) == state.information_state_string(p)
+                assert clone.observation_tensor(p) == state.observation_tensor(p)
+            if state.is_chance_node():
+                assert clone.chance_outcomes() == state.chance_outcomes()
+            _random_step(state, rng)
+            clone.apply_action(state.history()[-1])
+        assert clone.is_terminal() and clone.returns() == state.returns()
+        assert clone.history() == state.history()
+
+
 def test_chance_outcomes_are_the_deal_probabilities():
     """deck_ranks 2 (eight cards): the first seat gets three of a rank with probability
     2 * C(4,3) / C(8,3) = 1/7; all outcomes sum to 1 at every seat."""

@@ -274,7 +274,7 @@ def test_fast_observation_matches_the_reference(num_players, variant):
                 decoded = observer.decode(fast)
                 assert len(decoded["hand"]) == len(game.hands[num_players - 1])
             states += 1
-            if game.over:
+            if game.session_over:
                 break
             legal = game.legal_actions()
             assert 0 < len(legal) <= config.num_actions

@@ -52,7 +52,7 @@ def legal_random_match(game: PutGame, rng: np.random.Generator, pick: random.Ran
     """Play a match with uniformly random legal actions; returns the number of decisions."""
     game.new_session(rng)
     decisions = 0
-    while not game.over:
+    while not game.session_over:
         legal = game.legal_actions()
         game.apply(legal[int(pick.random() * len(legal))])
         decisions += 1
@@ -153,9 +153,9 @@ def test_scripted_scenario(path):
         got = [{k: t[k] for k in ("leader", "winner", "tied")} for t in record["tricks"]]
         assert got == expected["tricks"]
     if expected.get("match_over"):
-        assert game.over and game.winners() == expected["winners"]
+        assert game.session_over and game.winners() == expected["winners"]
     else:
-        assert not game.over
+        assert not game.session_over
     if "seat_scores" in expected:  # P8: a side's points count for both partners
         assert game.seat_scores() == expected["seat_scores"]
     if "next_dealer" in expected:
@@ -365,12 +365,31 @@ def test_p6_one_point_short_keeps_playing_and_reaching_the_target_ends():
     game.new_session(np.random.default_rng(0), deck="8s 8h 6s 6h 3s 2h", dealer=1, scores=[3, 4])
     for name in ("play_8", "play_8", "play_6", "play_6", "play_3", "play_2"):
         game.apply(action_id(name))
-    assert game.scores == [4, 4] and not game.over
+    assert game.scores == [4, 4] and not game.session_over
     game2 = PutGame(PutConfig(target_points=5))
     game2.new_session(np.random.default_rng(0), deck="8s 8h 6s 6h 3s 2h", dealer=1, scores=[4, 4])
     for name in ("play_8", "play_8", "play_6", "play_6", "play_3", "play_2"):
         game2.apply(action_id(name))
-    assert game2.scores == [5, 4] and game2.over and game2.winners() == [0]
+    assert game2.scores == [5, 4] and game2.session_over and game2.winners() == [0]
+
+
+def test_p6_session_over_is_the_match_end_not_a_hand_waiting_to_be_dealt():
+    """``session_over`` is Brag's word for the same state: the match has ended (or none began).
+    A game that leaves the deal to its driver waits between hands with nobody to act, the
+    match not over (``awaiting_deal``)."""
+    game = PutGame(PutConfig(target_points=5), deal_between_hands=False)
+    assert game.session_over and not game.awaiting_deal  # no match yet
+    game.new_session(np.random.default_rng(0), deck="8s 8h 6s 6h 3s 2h", dealer=1, scores=[3, 4])
+    for name in ("play_8", "play_8", "play_6", "play_6", "play_3", "play_2"):
+        assert not game.session_over
+        game.apply(action_id(name))
+    assert game.scores == [4, 4] and game.current_player == -1
+    assert game.awaiting_deal and not game.session_over
+    game.deal_next_hand(parse_cards("8s 8h 6s 6h 3s 2h"))
+    assert not game.awaiting_deal and not game.session_over and game.current_player >= 0
+    for name in ("play_8", "play_8", "play_6", "play_6", "play_3", "play_2"):
+        game.apply(action_id(name))
+    assert game.scores[game.winner] == 5 and game.session_over and not game.awaiting_deal
 
 
 def test_p4_seen_put_value_follows_the_option():
@@ -380,7 +399,7 @@ def test_p4_seen_put_value_follows_the_option():
         for name in ("play_4", "put", "see", "play_3", "play_7", "play_6", "play_2", "play_5"):
             game.apply(action_id(name))
         assert game.history()[0]["result"]["points"] == expected
-        assert game.over == (spp == "game")
+        assert game.session_over == (spp == "game")
 
 
 # ------------------------------------------------------------ bad input

@@ -51,7 +51,7 @@ def random_hands(options: dict, hands: int, seed: int) -> dict[str, int]:
         match += 1
         totals = [0.0] * game.n
         finished = 0
-        while not game.over:
+        while not game.session_over:
             mask = game.legal_mask()
             legal = np.flatnonzero(mask)
             assert legal.size > 0, "the acting seat must have a legal action"

@@ -43,6 +43,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python import policy as os_policy
 
+from brag_env.clone import StateCopier
 from brag_env.openspiel.game_type import card_game_type
 from brag_env.put.game import PHASE_PASS, PutGame
 from brag_env.put.observation import PutObserver, decode_observation, history_length
@@ -242,13 +243,27 @@ class PutOpenSpielState(pyspiel.State):
         self.totals = [0.0] * cfg.num_players  # reward="points": every hand's share
         # (seats that saw it or None for everyone, text): the information-state string.
         self.events: list[tuple[tuple[int, ...] | None, str]] = []
-        self.log: list[int] = []  # every action, chance included, for clone()
+        self.log: list[int] = []  # every action, chance included (pyspiel's history())
 
-    # pyspiel would clone a Python state through the game's name; replaying the log is exact
+    #: While ``clone()`` applies the actions again: the player of each, in order (a class
+    #: default, so a state's pickled ``__dict__``, which serialisation writes, is unchanged).
+    _copying: list[int] | None = None
+
     def clone(self) -> PutOpenSpielState:
+        """An independent state in this one's position: the engine's ``copy()`` and copies of
+        the deal in progress and of what the seats saw. pyspiel keeps a state's history on its
+        C++ side and fills it only through ``apply_action``, so the copy applies the same
+        actions again with the engine left out (``_copying``): ``history()``, ``serialize()``
+        and ``log`` come out right without the hand being played again."""
         other = PutOpenSpielState(self.get_game(), self.setup)
+        other._copying = [step.player for step in self.full_history()]
         for action in self.log:
             other.apply_action(action)
+        del other._copying
+        twin = StateCopier()  # new lists (the deal, totals, events), the rest shared
+        state = {name: twin(value) for name, value in self.__dict__.items()}
+        state["engine"] = self.engine.copy()
+        other.__dict__.update(state)
         return other
 
     def child(self, action: int) -> PutOpenSpielState:
@@ -320,6 +335,8 @@ class PutOpenSpielState(pyspiel.State):
 
     # ------------------------------------------------------------------ play
     def current_player(self) -> int:
+        if self._copying is not None:  # clone() applying an action again: who took it
+            return self._copying[len(self.log)]
         if self.is_terminal():
             return pyspiel.PlayerId.TERMINAL
         if self.dealing:
@@ -331,6 +348,8 @@ class PutOpenSpielState(pyspiel.State):
 
     def _apply_action(self, action: int) -> None:
         self.log.append(action)
+        if self._copying is not None:  # clone(): the engine is copied afterwards
+            return
         if self.dealing:
             self._deal(action)
             return
@@ -342,7 +361,7 @@ class PutOpenSpielState(pyspiel.State):
         if outcome is not None and self.setup.reward == "points":
             share = hand_rewards(engine.config, *outcome)
             self.totals = [a + b for a, b in zip(self.totals, share, strict=True)]
-        if engine.awaiting_deal or engine.over:  # the hand is over
+        if engine.awaiting_deal or engine.session_over:  # the hand is over
             self.hands_played += 1
             game = self.setup
             self.dealing = (
@@ -383,7 +402,7 @@ class PutOpenSpielState(pyspiel.State):
         engine = self.engine
         if not self.setup.match:
             return bool(engine.records)
-        return (engine.over and not engine.awaiting_deal) or (
+        return engine.session_over or (
             engine.awaiting_deal and self.hands_played >= self.setup.max_hands
         )
 

@@ -294,8 +294,11 @@ class PutGame:
         self._start_hand(top)
 
     @property
-    def over(self) -> bool:
-        return self.phase == PHASE_OVER
+    def session_over(self) -> bool:
+        """Whether the match is finished (or none has started): ``new_session()`` starts one,
+        as Brag's ``session_over`` says of its session. A hand waiting to be dealt
+        (``awaiting_deal``) leaves nobody to act too, but the match goes on."""
+        return self.phase == PHASE_OVER and not self.awaiting_deal
 
     def _cut_for_dealer(self) -> int:
         """P2: everyone cuts; the lowest card by P1 deals; the players tied for lowest cut again."""

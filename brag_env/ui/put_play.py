@@ -129,7 +129,7 @@ class PutSession(TableSession):
             if record is None:
                 continue
             self._end_of_hand(match, record)
-            if game.over:
+            if game.session_over:
                 break
             self.prompter.pause("Press Enter for the next hand (q to leave the table): ")
             self._announce_hand(match)
@@ -165,7 +165,7 @@ class PutSession(TableSession):
             f"{plural(self.hands_done, 'hand')}: "
             f"{self._tally()}"
         )
-        if not self.game.over and self.hands_done:
+        if not self.game.session_over and self.hands_done:
             units = range(cfg.num_units)
             score = " · ".join(
                 f"{unit_name(u, self.names, cfg)} {self.game.scores[u]}" for u in units

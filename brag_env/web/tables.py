@@ -391,7 +391,7 @@ class PutWebTable(WebTable):
             return
         self.result = plain_lines(put_view.hand_result(record, self.names, self.config))
         self.phase = HAND_OVER
-        if self.engine.over:
+        if self.engine.session_over:
             winner = self.engine.winner
             self.wins[winner] += 1
             who = self._unit(winner)
@@ -404,7 +404,7 @@ class PutWebTable(WebTable):
                 self.phase = OVER
 
     def _next_hand(self) -> None:
-        if self.engine.over:
+        if self.engine.session_over:
             self.match += 1
             self._start_match()
             return

@@ -1,0 +1,95 @@
+"""The bench scripts' per-game data (bench/invariants.py, bench/batched_speed.py) is keyed by
+the game table's names, and bench/invariants.py still runs each game's checks end to end.
+
+Tiny budgets: this keeps the scripts working, it does not fuzz (the script's own runs do).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from brag_env.games import GAME_NAMES, games_with
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+
+
+def _load(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def invariants() -> ModuleType:
+    return _load("invariants")
+
+
+def test_the_checked_games_and_their_flags_come_from_the_table(invariants):
+    assert invariants.CHECKED == ("brag", "put")  # the table's order, Seven-card Brag unchecked
+    fuzzers = invariants.FUZZERS.items()
+    assert all(name == fuzz.game and name in GAME_NAMES for name, fuzz in fuzzers)
+    with pytest.raises(SystemExit):  # a game without checks is not a choice
+        invariants.main(["--game", "brag7"])
+    assert {fuzz.game for fuzz in invariants.VARIANTS.values()} <= set(invariants.CHECKED)
+
+
+def test_both_games_run_and_report(invariants, capsys):
+    assert invariants.main(["--decisions", "300", "--seed", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    heads = [line.split(":")[0] for line in lines if not line.startswith(" ")]
+    assert heads == ["brag", "put"]  # the table's order
+    assert all(" 0 failures, " in line for line in lines if not line.startswith(" "))
+    assert any(line.startswith("  hands that carried the pot: ") for line in lines)
+    assert any(line.startswith("  hands by cards_dealt: ") for line in lines)
+
+
+def test_a_variant_fixes_its_games_options(invariants, capsys):
+    assert invariants.main(["--game", "brag", "--variant", "b22", "--decisions", "300"]) == 0
+    (by_cards,) = [line for line in capsys.readouterr().out.splitlines() if "by cards" in line]
+    dealt = {int(item.split(":")[0]) for item in by_cards.split(": ", 1)[1].split(", ")}
+    assert dealt <= {4, 5} and dealt  # B22: no three-card hands
+
+
+def test_a_failed_check_is_reported_and_sets_the_exit_status(invariants, capsys, monkeypatch):
+    put = invariants.FUZZERS["put"]
+
+    def failing(env, seed, rnd, checker):
+        checker.check(False, "planted", f"seed {seed}")
+        return put.episode(env, seed, rnd, checker)
+
+    monkeypatch.setitem(invariants.FUZZERS, "put", dataclasses.replace(put, episode=failing))
+    assert invariants.main(["--game", "put", "--decisions", "50"]) == 1
+    out = capsys.readouterr().out
+    assert " x planted" in out and "e.g. planted: seed " in out
+
+
+def test_a_put_failure_names_the_hand_as_its_record_does(invariants, monkeypatch):
+    """The failure line's hand is the history's ``hand``, from 1, not the engine's number."""
+    seen: list[tuple[str, int]] = []
+    common = invariants._common
+
+    def spy(env, agent, checker, where):
+        seen.append((where, env.game.history()[-1]["hand"] + 1 if env.game.records else 1))
+        return common(env, agent, checker, where)
+
+    monkeypatch.setattr(invariants, "_common", spy)
+    assert (
+        invariants.main(["--game", "put", "--decisions", "200", "--put-options", "target_points=7"])
+        == 0
+    )
+    assert seen and all(f" hand {number} decision " in where for where, number in seen)
+
+
+def test_the_batched_rows_are_the_games_with_a_batched_engine():
+    batched_speed = _load("batched_speed")
+    assert set(batched_speed.GAME_ROWS) == set(games_with("batched_engine"))
+    assert all(name == rows.game for name, rows in batched_speed.GAME_ROWS.items())
