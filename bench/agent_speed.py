@@ -4,9 +4,9 @@
     python bench/agent_speed.py --decisions 5000
 
 The decisions are recorded first (observation vector and mask of every turn of random
-self-play in put_v0 / brag_v0 heads-up), then each agent's ``act()`` is timed over all of them
-(process CPU time). The model is an untrained MaskablePPO ``[128, 128]`` tanh MLP (the
-training configs' shape): its cost does not depend on its weights.
+self-play in put_v1 / brag_v1 heads-up, the envs the shipped models play), then each agent's
+``act()`` is timed over all of them (process CPU time). The model is an untrained MaskablePPO
+``[128, 128]`` tanh MLP (the training configs' shape): its cost does not depend on its weights.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents import make_agent, table_info_from_env
-from brag_env import brag_v0, put_v0
+from brag_env import brag_v1, put_v1
 
 
 def record(env, decisions: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -88,8 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)
     print(f"{'agent':<28} {'us/decision':>12}")
     games = (  # each game's table and the agents timed at it
-        ("put", put_v0.raw_env(), ["random", "put:greedy", "put:caller", "put:bluffer"]),
-        ("brag", brag_v0.raw_env(num_players=2), ["brag:caller", "brag:tight", "brag:bluffer"]),
+        ("put", put_v1.raw_env(), ["random", "put:greedy", "put:caller", "put:bluffer"]),
+        ("brag", brag_v1.raw_env(num_players=2), ["brag:caller", "brag:tight", "brag:bluffer"]),
     )
     for game, env, specs in games:
         samples = record(env, args.decisions, 0)

@@ -22,16 +22,26 @@ BASELINE_DECISIONS = {
 }
 
 
-def _bench_recorder():
-    """bench/agent_speed.py's ``record``: (observation, mask) of every decision of random play."""
+def _bench_module():
+    """bench/agent_speed.py, loaded from its file (bench/ is not a package)."""
     path = Path(__file__).resolve().parents[1] / "bench" / "agent_speed.py"
     spec = importlib.util.spec_from_file_location("bench_agent_speed", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.record
+    return module
 
 
-_record = _bench_recorder()
+_bench = _bench_module()
+_record = _bench.record  # (observation, mask) of every decision of random play
+
+
+@pytest.mark.slow
+def test_agent_speed_bench_runs(capsys):
+    """The whole bench: every baseline and a saved model seated at its own game's table."""
+    assert _bench.main(["--decisions", "30"]) == 0
+    rows = capsys.readouterr().out.splitlines()[1:]
+    assert [row.split()[0] for row in rows][-1] == "brag:model"
+    assert len(rows) == 9
 SPECS = ("put:greedy", "put:caller", "put:bluffer", "put:bluffer:bluff=1.0")
 
 
