@@ -96,17 +96,17 @@ def play_env(env: Any, episodes: int, seed: int, count_hands: Callable[[Any], in
     return clock.sample(decisions, hands)
 
 
-def play_engine(game: Any, episodes: int, seed: int, start: str, over: str, played: str) -> Sample:
-    """``episodes`` episodes of random legal play straight on an engine, no env around it.
-    ``start`` begins an episode, ``over`` is the flag that ends it (Brag's ``session_over``,
-    Put's ``over``), ``played`` the list of the episode's finished hands."""
+def play_engine(game: Any, episodes: int, seed: int, played: str) -> Sample:
+    """``episodes`` episodes of random legal play straight on an engine, no env around it, in
+    the engines' shared words (``new_session``, ``session_over``); ``played`` names the list
+    of the episode's finished hands (the objects, not ``history()``'s JSON)."""
     rng = np.random.default_rng(seed)
     uniform = _uniforms(rng).__next__
     decisions = hands = 0
     clock = _Clock()
     for _ in range(episodes):
-        getattr(game, start)(rng)
-        while not getattr(game, over):
+        game.new_session(rng)
+        while not game.session_over:
             legal = game.legal_actions()
             game.apply(legal[int(uniform() * len(legal))])
             decisions += 1
@@ -115,13 +115,11 @@ def play_engine(game: Any, episodes: int, seed: int, start: str, over: str, play
 
 
 def play_brag_engine(config: BragConfig, sessions: int, seed: int) -> Sample:
-    return play_engine(
-        BragGame(config), sessions, seed, "new_session", "session_over", "hand_results"
-    )
+    return play_engine(BragGame(config), sessions, seed, "hand_results")
 
 
 def play_put_engine(config: PutConfig, matches: int, seed: int) -> Sample:
-    return play_engine(PutGame(config), matches, seed, "new_session", "over", "records")
+    return play_engine(PutGame(config), matches, seed, "records")
 
 
 def eval_hands(hands: np.ndarray, calls: int) -> Sample:
