@@ -331,3 +331,22 @@ def test_build_model_turns_the_distributions_checks_off_and_trains_the_same_weig
         Distribution.set_default_validate_args(before)
     assert checked.keys() == unchecked.keys()
     assert all(torch.equal(checked[k], unchecked[k]) for k in checked)
+
+
+@pytest.mark.slow  # a short training run
+def test_a_diverged_run_is_a_one_line_error(tmp_path, capsys):
+    """build_model turns torch's distribution checks off, so a policy whose logits overflow
+    fails inside torch.multinomial: train.py says so in one line (exit 2), no traceback. (No
+    evaluation comes first: the model loader would refuse the non-finite weights itself.)"""
+    args = smoke_args("put_ppo_smoke", tmp_path / "run", "--progress", "off")
+    args += ["--set", "ppo.learning_rate=1e30", "--set", "total_timesteps=4096"]
+    args += ["--set", "eval.every=100000"]
+    assert train.main(args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "training diverged by step" in err[0], err
+    assert "ppo.learning_rate" in err[0]
+
+
+def test_diverged_as_error_passes_other_errors_on():
+    with pytest.raises(RuntimeError, match="something else"), train.diverged_as_error(None):  # type: ignore[arg-type]
+        raise RuntimeError("something else")

@@ -257,6 +257,27 @@ def truncate_evals(path: Path, step: int) -> None:
     write_file(path, "".join(kept))
 
 
+#: torch.multinomial's error when a distribution's probabilities hold a NaN, an inf or a
+#: negative number: how a diverged policy fails once the argument checks are off.
+NOT_FINITE_PROBABILITIES = "probability tensor contains either `inf`, `nan` or element < 0"
+
+
+@contextlib.contextmanager
+def diverged_as_error(model: MaskablePPO) -> Iterator[None]:
+    """A policy whose logits are no longer finite (a step too large for the run) fails its
+    next sample inside torch; that failure becomes the one-line ``ValueError`` a bad config
+    gives, naming the step and the usual cause. Any other error passes unchanged."""
+    try:
+        yield
+    except RuntimeError as e:
+        if NOT_FINITE_PROBABILITIES not in str(e):
+            raise
+        raise ValueError(
+            f"training diverged by step {model.num_timesteps:,}: the policy's action "
+            "probabilities are no longer finite numbers; try a lower ppo.learning_rate"
+        ) from None
+
+
 def build_model(cfg: TrainConfig, venv: Any, seed: int) -> MaskablePPO:
     """MaskablePPO with every hyper-parameter from the config. A schedule (``learning_rate``,
     ``clip_range``) is a callable of SB3's ``progress_remaining``; a number stays a number.
@@ -264,7 +285,8 @@ def build_model(cfg: TrainConfig, venv: Any, seed: int) -> MaskablePPO:
     Turns off torch.distributions' argument checks for the process: MaskablePPO builds three
     ``Categorical`` a batch (the mask re-normalises the logits), each checking its logits, and
     checks every ``log_prob`` argument, about 2% of a batched run. The logits come from the
-    network and the actions from the masked distribution, so the checks never fire, and they
+    network and the actions from the masked distribution, so the checks fire only once the
+    policy has diverged (logits no longer finite; ``diverged_as_error`` reports that), and they
     change no value (the same seed trains the same weights, bit for bit)."""
     torch.distributions.Distribution.set_default_validate_args(False)
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.ppo.activation]
@@ -524,7 +546,7 @@ def run(
             EverySteps(cfg.checkpoint_every, total, checkpoint, at_end=True),
         ]
         # The run files are written through writing(); a disk error left is TensorBoard's.
-        with writing(run_dir / "tb", only=DISK_ERRORS):
+        with writing(run_dir / "tb", only=DISK_ERRORS), diverged_as_error(model):
             model.learn(total - done, callback=callbacks, reset_num_timesteps=False)
     seconds = time.perf_counter() - start
 
