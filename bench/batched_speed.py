@@ -55,7 +55,10 @@ def _uniform_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def batched(game: str, options: dict[str, Any], tables: int, decisions: int) -> float:
-    """Random play on the game's batched engine (its table entry) at ``tables`` tables."""
+    """Random play on the game's batched engine (its table entry) at ``tables`` tables, after
+    a few untimed decisions at two tables: the kernels' first calls compile them when Numba's
+    cache is cold (a new checkout), which would land in the first row's figure."""
+    _random_play(make_engine(game, options, 2, seed=0), 8)
     return _random_play(make_engine(game, options, tables, seed=0), decisions)
 
 
