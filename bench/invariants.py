@@ -386,6 +386,17 @@ CHECKED = tuple(name for name in GAME_NAMES if name in FUZZERS)
 VARIANTS = {name: fuzz for fuzz in FUZZERS.values() for name in fuzz.variants}
 
 
+class OptionsError(ValueError):
+    """A table the fixed options (``--<game>-options``) make invalid: a usage error."""
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def run(game: str, decisions: int, seed: int, fixed: dict[str, tuple[Any, ...]]) -> bool:
     rnd = random.Random(seed)
     checker = Checker()
@@ -395,7 +406,11 @@ def run(game: str, decisions: int, seed: int, fixed: dict[str, tuple[Any, ...]])
     start = time.perf_counter()
     options = restricted(fuzz.draw, fixed)
     while done < decisions:
-        env = fuzz.make(**options(rnd))
+        drawn = options(rnd)
+        try:
+            env = fuzz.make(**drawn)
+        except ValueError as e:  # only a fixed option can make the table refuse its draw
+            raise OptionsError(f"--{game}-options: {e}") from None
         for _ in range(20):  # a few episodes per config
             played, finished = fuzz.episode(env, rnd.randrange(2**31), rnd, checker)
             done, hands, episodes = done + played, hands + finished, episodes + 1
@@ -427,7 +442,7 @@ def run(game: str, decisions: int, seed: int, fixed: dict[str, tuple[Any, ...]])
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Random-play invariants of both games.")
-    parser.add_argument("--decisions", type=int, default=1_000_000, help="per game")
+    parser.add_argument("--decisions", type=_positive, default=1_000_000, help="per game")
     parser.add_argument("--game", choices=[*CHECKED, "both"], default="both")
     parser.add_argument("--seed", type=int, default=0)
     for i, game in enumerate(CHECKED):
@@ -460,7 +475,10 @@ def main(argv: list[str] | None = None) -> int:
             },
             **fixed[owner.game],
         }
-    ok = [run(game, args.decisions, args.seed, fixed[game]) for game in games]
+    try:
+        ok = [run(game, args.decisions, args.seed, fixed[game]) for game in games]
+    except OptionsError as e:
+        parser.error(str(e))
     return 0 if all(ok) else 1
 
 

@@ -110,3 +110,19 @@ def test_a_batched_row_plays_an_untimed_warm_up_first(monkeypatch):
     monkeypatch.setattr(batched_speed, "_random_play", lambda game, n: played.append(game.n))
     batched_speed.batched("put", {}, 256, 1000)
     assert built == [2, 256] and played == [2, 256]
+
+
+@pytest.mark.parametrize(
+    ("argv", "why"),
+    [
+        (["--game", "put", "--put-options", "deck_ranks=99"], "--put-options: deck_ranks must be"),
+        (["--game", "put", "--put-options", "nokey=1"], "--put-options: unknown Put option"),
+        (["--game", "brag", "--decisions", "0"], "--decisions: must be at least 1, got 0"),
+    ],
+)
+def test_bad_options_are_a_usage_line(invariants, capsys, argv, why):
+    with pytest.raises(SystemExit) as code:
+        invariants.main(argv)
+    assert code.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert why in err[-1] and "Traceback" not in "".join(err)
