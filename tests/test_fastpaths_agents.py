@@ -42,6 +42,8 @@ def test_agent_speed_bench_runs(capsys):
     rows = capsys.readouterr().out.splitlines()[1:]
     assert [row.split()[0] for row in rows][-1] == "brag:model"
     assert len(rows) == 9
+
+
 SPECS = ("put:greedy", "put:caller", "put:bluffer", "put:bluffer:bluff=1.0")
 
 
