@@ -835,17 +835,18 @@ def deal_arrays(T, R):
 
 
 @njit(cache=True, inline="always")
-def fresh_row(state, start_state, off, n, a_n, events, r):
+def fresh_row(state, start_state, off, n, a_n, events, showed, r):
     """Table ``r``'s state row back to a fresh deal's (``start_state``) in a one-hand session,
     writing only what its last hand of ``events`` events can have changed: the public values,
-    the history slots those events took, the shown cards and the B16 block. The rest (the
-    private columns, the hand number, the B19 choice, the prev_* block, the other history
-    slots) no one-hand hand writes: it holds start_state's zeros."""
+    the history slots those events took, the shown cards if it ``showed`` any and the B16
+    block. The rest (the private columns, the hand number, the B19 choice, the prev_* block,
+    the other history slots) no one-hand hand writes: it holds start_state's zeros."""
     size, st = state.shape[1], r * state.shape[1]
     session_at, shown_at = off[F_HAND_NUMBER], off[F_SHOWN]
     seats_at, actions_at, paid_at = off[F_HIST_SEAT], off[F_HIST_ACTION], off[F_HIST_PAID]
     _copy(state, st + PRIVATE, start_state, PRIVATE, session_at - PRIVATE)
-    _zero(state, st + shown_at, NUM_CARDS)
+    if showed:
+        _zero(state, st + shown_at, NUM_CARDS)
     used = min(events, HISTORY_LEN)  # the ring's slots HISTORY_LEN - used .. (ring_slot)
     lo = HISTORY_LEN - used
     _zero(state, st + seats_at + lo * n, used * n)
@@ -872,6 +873,14 @@ def deal_hands(T, R, rows, dealers, cards):
     dealt = BLIND if allow_blind else OPEN  # B10
     for k in range(rows.size):
         r, d = rows[k], dealers[k]
+        # the last hand's traces, unset while what locates them is still there: the private
+        # blocks of the seats that looked (B10: their category's one-hot is set), and the cards
+        # shown at a see (two seats still in, B14) or at covers (B16), or by no hand yet
+        for s in range(n):
+            if private[r, s, NUM_CARDS + category[r, s]] != 0.0:
+                _zero(private, (r * n + s) * PRIVATE, PRIVATE)
+        showed = active[r] != 1 or num_covers[r] > 0
+        fresh_row(state, start_state, off, n, a_n, events[r], showed, r)
         for i in range(HAND):
             for j in range(n):
                 hands[r, wrap(d + 1 + j, n), i] = cards[k, i * n + j]
@@ -889,12 +898,10 @@ def deal_hands(T, R, rows, dealers, cards):
         pot[r] = ante * n
         active[r] = n
         current[r] = first
-        fresh_row(state, start_state, off, n, a_n, events[r], r)
         clear_hand(
             stake, last_action, events, covered_pot, has_covered, num_covers, last_closed,
             R.min_stake, r,
         )  # fmt: skip
-        _zero(private, r * n * PRIVATE, n * PRIVATE)
         mark_dealer(state, off, r, d, first)
         if not allow_blind:  # everyone has seen its cards from the start
             for s in range(n):
