@@ -374,9 +374,11 @@ class BatchedBrag:
         seats = checked_seats(seats, rows, self.num_players)
         k = rows.size
         out = np.empty((k, self.obs_size), np.float32) if out is None else out[:k]
-        # the kernel writes C-ordered float32 rows; any other ``out`` gets a copy of them
-        fits = out.dtype == np.float32 and out.flags.c_contiguous
-        work = out if fits else np.empty((k, self.obs_size), np.float32)
+        # the kernel writes C-ordered float32 rows of this shape (at flat offsets: it must be
+        # exact); any other ``out`` gets a copy of them
+        shape = (k, self.obs_size)
+        fits = out.dtype == np.float32 and out.flags.c_contiguous and out.shape == shape
+        work = out if fits else np.empty(shape, np.float32)
         kernel.observe(self._tables, self._rules, rows, seats, work)
         if not fits:
             out[...] = work
