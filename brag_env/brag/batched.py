@@ -78,7 +78,6 @@ from brag_env.brag.rules import (
 
 _HAND = kernel.HAND
 _PRIVATE = kernel.PRIVATE
-_OBSERVE_ROWS = 256  # rows per block of observe (copied, then the kernel on them, in cache)
 
 
 # The kernels' struct fields whose BatchedBrag attribute has the engines' shared name
@@ -375,18 +374,12 @@ class BatchedBrag:
         seats = checked_seats(seats, rows, self.num_players)
         k = rows.size
         out = np.empty((k, self.obs_size), np.float32) if out is None else out[:k]
-        # the kernel writes C-ordered float32 rows; any other ``out`` gets a copy of them
-        fits = out.dtype == np.float32 and out.flags.c_contiguous
-        work = out if fits else np.empty((k, self.obs_size), np.float32)
-        in_order = k == self.n and (rows == self._table_ids).all()
-        for first in range(0, k, _OBSERVE_ROWS):  # the block's rows are read from cache
-            last = min(first + _OBSERVE_ROWS, k)
-            block = work[first:last]
-            if in_order:
-                np.copyto(block, self.state[first:last])
-            else:
-                np.take(self.state, rows[first:last], axis=0, out=block, mode="clip")  # checked
-            kernel.observe(self._tables, self._rules, rows[first:last], seats[first:last], block)
+        # the kernel writes C-ordered float32 rows of this shape (at flat offsets: it must be
+        # exact); any other ``out`` gets a copy of them
+        shape = (k, self.obs_size)
+        fits = out.dtype == np.float32 and out.flags.c_contiguous and out.shape == shape
+        work = out if fits else np.empty(shape, np.float32)
+        kernel.observe(self._tables, self._rules, rows, seats, work)
         if not fits:
             out[...] = work
         return out
@@ -449,9 +442,8 @@ def _rules_of(config: BragConfig) -> tuple:
         inv_chips=inv,
         inv_stake=1.0 / config.max_stake,
         inv_hands=1.0 / config.hands_per_session,
-        strengths=strengths.astype(np.int64),
-        standard=STRENGTH_TABLE.astype(np.int64),
-        category_of=CATEGORY_OF_STRENGTH.astype(np.int64),
+        strengths=strengths.astype(np.int16),
+        categories=CATEGORY_OF_STRENGTH[STRENGTH_TABLE].astype(np.int8),
         percentile_of=strength_percentile(
             np.arange(MAX_STRENGTH + 1), config.lowball, config.deck_ranks
         ),

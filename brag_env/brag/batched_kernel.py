@@ -169,9 +169,10 @@ RULE_FIELDS: tuple[tuple[str, object], ...] = (  # a BragConfig as the kernels r
     ("inv_chips", float),
     ("inv_stake", float),
     ("inv_hands", float),
-    ("strengths", (np.int64, 1)),  # flat hand index -> strength (B21 order when lowball)
-    ("standard", (np.int64, 1)),  # flat hand index -> standard strength
-    ("category_of", (np.int64, 1)),  # standard strength -> category
+    # flat hand index -> strength (B21 order when lowball) and standard category: int16 and
+    # int8, as hands.py keeps them (a deal's random reads stay in cache, 4 MB less as int64)
+    ("strengths", (np.int16, 1)),
+    ("categories", (np.int8, 1)),
     ("percentile_of", (np.float64, 1)),  # strength -> percentile
     ("off", (np.int64, 1)),  # FIELDS' offsets in the observation
     ("start_state", (np.float32, 1)),  # the state row of a fresh deal
@@ -325,8 +326,7 @@ def _new_rules(v):
     t.inv_stake = v.inv_stake
     t.inv_hands = v.inv_hands
     t.strengths = _borrowed(v.strengths)
-    t.standard = _borrowed(v.standard)
-    t.category_of = _borrowed(v.category_of)
+    t.categories = _borrowed(v.categories)
     t.percentile_of = _borrowed(v.percentile_of)
     t.off = _borrowed(v.off)
     t.start_state = _borrowed(v.start_state)
@@ -364,15 +364,13 @@ def opponent(status, r, p):
 # reference (a call, even for a borrowed view's null count), which cost 12-13% of the batched
 # loop read once per table (docs/performance.md). Those called once a hand take the structs.
 @njit(cache=True, inline="always")
-def rank_seat(
-    hands, strength, category, percentile, strengths, standard, category_of, percentile_of, r, s
-):
-    """Strength, category and percentile of seat ``s``'s hand at table ``r`` (the last four
+def rank_seat(hands, strength, category, percentile, strengths, categories, percentile_of, r, s):
+    """Strength, category and percentile of seat ``s``'s hand at table ``r`` (the last three
     arrays: R's ranking tables)."""
     flat = hands[r, s, 0] * _STRIDE_A + hands[r, s, 1] * _STRIDE_B + hands[r, s, 2]
     value = np.int64(strengths[flat])
     strength[r, s] = value
-    category[r, s] = category_of[standard[flat]]
+    category[r, s] = categories[flat]
     percentile[r, s] = percentile_of[value]
 
 
@@ -391,13 +389,15 @@ def copy_into(target, source):
     _copy(target, 0, source, 0, source.size)
 
 
-@njit(cache=True)
-def copy_history(target, source, start, width, newest):
-    """One history field from its ring in ``source`` into ``target`` most recent first: the
-    slots from ``newest`` to the end, then those before it."""
-    tail = (HISTORY_LEN - newest) * width
-    _copy(target, start, source, start + newest * width, tail)
-    _copy(target, start + tail, source, start, newest * width)
+@njit(cache=True, inline="always")
+def copy_history(target, to, source, start, width, newest, used):
+    """One history field from its ring at flat offset ``start`` of ``source`` into ``target``
+    at ``to``, most recent first: the ``used`` slots from ``newest`` on (to the end of the ring,
+    then from its start), then zeros (a ring's slots past the hand's events are zero)."""
+    first = min(used, HISTORY_LEN - newest)
+    _copy(target, to, source, start + newest * width, first * width)
+    _copy(target, to + first * width, source, start, (used - first) * width)
+    _zero(target, to + used * width, (HISTORY_LEN - used) * width)
 
 
 @njit(cache=True, inline="always")
@@ -478,15 +478,17 @@ def first_illegal(T, R, rows, actions):
 
 
 # ---------------------------------------------------------------------------- step
+def _contiguous(*arrays) -> bool:
+    return all(isinstance(a, types.Array) and a.layout == "C" for a in arrays)
+
+
 @intrinsic
 def _copy(typingctx, target, to, source, start, count):
-    """``target[to : to + count] = source[start : start + count]`` as one memmove (the ranges
-    may overlap) for 1-d contiguous arrays of one dtype: an element-wise loop over Numba
-    arrays that might alias is not vectorised, and a slice copy allocates a temporary."""
-    ok = all(
-        isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C" for a in (target, source)
-    )
-    if not ok or target.dtype != source.dtype:
+    """``target.flat[to : to + count] = source.flat[start : start + count]`` as one memmove
+    (the ranges may overlap) for C-contiguous arrays of one dtype, the offsets counted in
+    elements of the flattened arrays (no view of a row is made): an element-wise loop over
+    Numba arrays that might alias is not vectorised, and a slice copy allocates a temporary."""
+    if not _contiguous(target, source) or target.dtype != source.dtype:
         return None
 
     def codegen(context, builder, signature, args):
@@ -506,6 +508,22 @@ def _copy(typingctx, target, to, source, start, count):
     return types.none(target, types.intp, source, types.intp, types.intp), codegen
 
 
+@intrinsic
+def _zero(typingctx, target, at, count):
+    """``target.flat[at : at + count] = 0`` as one memset (a C-contiguous float array)."""
+    if not _contiguous(target) or not isinstance(target.dtype, types.Float):
+        return None
+
+    def codegen(context, builder, signature, args):
+        itemsize = context.get_abi_sizeof(context.get_data_type(target.dtype))
+        into = context.make_array(target)(context, builder, args[0]).data
+        size = builder.mul(args[2], context.get_constant(types.intp, itemsize))
+        cgutils.memset(builder, cgutils.gep(builder, into, args[1]), size, 0)
+        return context.get_dummy_value()
+
+    return types.none(target, types.intp, types.intp), codegen
+
+
 @njit(cache=True)
 def ring_slot(events):
     """The history ring's slot of the ``events``-th event of a hand (0-based): the ring runs
@@ -515,19 +533,19 @@ def ring_slot(events):
 
 
 @njit(cache=True, inline="always")
-def push_event(st, events, off, n, a_n, inv, r, p, a, paid):
-    """A public event into its history ring slot (each history field of the state row ``st``
+def push_event(state, events, off, n, a_n, inv, r, p, a, paid):
+    """A public event into its history ring slot (each history field of table ``r``'s state row
     is a ring: one slot written per event instead of sixteen moved)."""
     slot = ring_slot(events[r])
     seat_at = off[F_HIST_SEAT] + slot * n
     action_at = off[F_HIST_ACTION] + slot * a_n
     for i in range(n):
-        st[seat_at + i] = 0.0
+        state[r, seat_at + i] = 0.0
     for i in range(a_n):
-        st[action_at + i] = 0.0
-    st[seat_at + p] = 1.0
-    st[action_at + a] = 1.0
-    st[off[F_HIST_PAID] + slot] = paid * inv
+        state[r, action_at + i] = 0.0
+    state[r, seat_at + p] = 1.0
+    state[r, action_at + a] = 1.0
+    state[r, off[F_HIST_PAID] + slot] = paid * inv
     events[r] += 1
 
 
@@ -545,8 +563,7 @@ def choose(T, R, r, q, keep):
             T.category,
             T.percentile,
             R.strengths,
-            R.standard,
-            R.category_of,
+            R.categories,
             R.percentile_of,
             r,
             q,
@@ -579,72 +596,12 @@ def carries(T, R, r, lone):
 
 
 @njit(cache=True)
-def pay_bonus(T, R, r, winner):
-    """B20 (``rules.collect_bonus``): a see won with a prial or running flush."""
-    due = R.prial_bonus
-    if not due:
-        return
-    cat = T.category[r, winner]
-    if cat != PRIAL and cat != RUNNING_FLUSH:
-        return
-    dealt_in = T.status[r] != SITTING_OUT
-    rules.collect_bonus(due, winner, dealt_in, T.chips[r], np.zeros(R.num_players, np.int64))
-
-
-@njit(cache=True)
-def show(T, R, r, s):
-    """The seat's cards among the cards shown since the last shuffle."""
-    at = R.off[F_SHOWN]
-    for i in range(HAND):
-        T.state[r, at + T.hands[r, s, i]] = 1.0
-
-
-@njit(cache=True)
-def finish(T, R, r, lone, seer, seen, rewards):
-    """The hand ends (``seer`` >= 0: by a see): pay the pots, show, reward every seat. Returns
-    the dealer of the session's next hand, -1 when the session is over."""
-    n, off, st = R.num_players, R.off, T.state[r]
-    pot = T.pot[r]
-    T.pot[r] = 0
-    ncov = T.num_covers[r]
-    won = pot - T.last_closed[r]
-    carry = False
-    if R.sessions:  # B15: an unwon pot may roll over to the next deal
-        carry = seer < 0 and carries(T, R, r, lone)
-        if carry:
-            won = 0
-        T.carry_in[r] = pot if carry else 0
-    T.hand_carried[r] = pot if carry else 0
-    if ncov > 0:  # B16: the side pot to the betting's winner, each covered pot to its own
-        winners = np.empty(ncov, np.int64)
-        champion = rules.settle_covers(
-            pot, T.covered_pot[r], T.cover_order[r], ncov, lone, T.strength[r], T.chips[r], winners
-        )
-    else:  # the whole pot to the last one in or the see's winner (nothing when it carries)
-        T.chips[r, lone] += won
-        champion = lone
-    # as game.py's HandResult.winner: a carried pot (B15, even of no chips) has no winner
-    T.hand_winner[r] = -1 if carry else champion
-    if seer >= 0:  # B14: both hands are shown
-        show(T, R, r, seer)
-        show(T, R, r, seen)
-        pay_bonus(T, R, r, lone)
-    if ncov > 0:  # B16: hands in a covered-pot comparison are turned face up
-        show(T, R, r, lone)
-        for j in range(ncov):
-            show(T, R, r, T.cover_order[r, j])
-    for s in range(n):
-        st[off[F_CHIPS] + s] = T.chips[r, s] * R.inv_chips
-        rewards[s] = T.chips[r, s] - T.chips_before[r, s]
-    st[off[F_POT]] = 0.0
-    if R.cover >= 0:
-        st[off[F_SIDE_POT]] = 0.0
-    st[off[F_TO_ACT] + T.current[r]] = 0.0
-    T.hands_played[r] += 1
-    if R.sessions:
-        return end_hand(T, R, r, lone, seer, seen, rewards)
-    T.current[r] = -1
-    return -1
+def carried(T, R, r, lone, seer, pot):
+    """B15 in a session: whether the hand's ``pot`` rolls over to the next deal (``carries``;
+    never after a see), kept as the next hand's ``carry_in``."""
+    carry = seer < 0 and carries(T, R, r, lone)
+    T.carry_in[r] = pot if carry else 0
+    return carry
 
 
 @njit(cache=True)
@@ -705,19 +662,19 @@ def step(T, R, rows, actions, rewards, over, next_dealer, by_see):
     private, hands, category, percentile = T.private, T.hands, T.category, T.percentile
     events, active, current, strength = T.events, T.active, T.current, T.strength
     covered_pot, has_covered, last_closed = T.covered_pot, T.has_covered, T.last_closed
-    cover_order, num_covers = T.cover_order, T.num_covers
+    cover_order, num_covers, chips_before = T.cover_order, T.num_covers, T.chips_before
+    hand_carried, hand_winner, hands_played = T.hand_carried, T.hand_winner, T.hands_played
     n, a_n, off, mults = R.num_players, R.num_actions, R.off, R.mults
     inv, inv_stake, cover_id, sessions = R.inv_chips, R.inv_stake, R.cover, R.sessions
-    keep_id, take_id = R.keep_id, R.take_id
+    keep_id, take_id, bonus, at_shown = R.keep_id, R.take_id, R.prial_bonus, off[F_SHOWN]
     for k in range(rows.size):
         r, a = rows[k], actions[k]
-        st = state[r]
         p = current[r]
         last_at = off[F_LAST_ACTION] + p * a_n  # the seat's last action, one-hot
         old = last_action[r, p]
         if old >= 0:
-            st[last_at + old] = 0.0
-        st[last_at + a] = 1.0
+            state[r, last_at + old] = 0.0
+        state[r, last_at + a] = 1.0
         last_action[r, p] = a
         raised = FIRST_RAISE <= a < FIRST_RAISE + mults.size
         bet = a == STAY or raised
@@ -740,22 +697,22 @@ def step(T, R, rows, actions, rewards, over, next_dealer, by_see):
             pot[r] += paid
             if sessions and paid > 0:  # B15: the pot is opened once someone pays a stake
                 opened[r] = True
-            st[off[F_CHIPS] + p] = chips[r, p] * inv
-            st[off[F_CHIPS_IN] + p] = contributed[r, p] * inv
-            st[off[F_STAKE]] = price * inv_stake
-            st[off[F_POT]] = pot[r] * inv
+            state[r, off[F_CHIPS] + p] = chips[r, p] * inv
+            state[r, off[F_CHIPS_IN] + p] = contributed[r, p] * inv
+            state[r, off[F_STAKE]] = price * inv_stake
+            state[r, off[F_POT]] = pot[r] * inv
         if a == LOOK:  # B10: the turn stays with the player, now open
             status[r, p] = OPEN
-            st[off[F_STATUS] + 4 * p + BLIND] = 0.0
-            st[off[F_STATUS] + 4 * p + OPEN] = 1.0
+            state[r, off[F_STATUS] + 4 * p + BLIND] = 0.0
+            state[r, off[F_STATUS] + 4 * p + OPEN] = 1.0
             put_private(private, hands, category, percentile, r, p)
-        push_event(st, events, off, n, a_n, inv, r, p, a, paid)
+        push_event(state, events, off, n, a_n, inv, r, p, a, paid)
         if sessions and a in (keep_id, take_id):
             choose(T, R, r, p, a == keep_id)  # B19: once a hand
         leaves = a == FOLD or cover
         if leaves:  # B12/B16: out of the betting (a coverer's hand stays on the pot)
-            st[off[F_STATUS] + 4 * p + status[r, p]] = 0.0
-            st[off[F_STATUS] + 4 * p + FOLDED] = 1.0
+            state[r, off[F_STATUS] + 4 * p + status[r, p]] = 0.0
+            state[r, off[F_STATUS] + 4 * p + FOLDED] = 1.0
             status[r, p] = FOLDED
             active[r] -= 1
             if cover:
@@ -765,10 +722,10 @@ def step(T, R, rows, actions, rewards, over, next_dealer, by_see):
                 last_closed[r] = closed
                 cover_order[r, num_covers[r]] = p
                 num_covers[r] += 1
-                st[off[F_COVERED] + p] = 1.0
-                st[off[F_COVERED_POT] + p] = closed * inv
+                state[r, off[F_COVERED] + p] = 1.0
+                state[r, off[F_COVERED_POT] + p] = closed * inv
         if cover_id >= 0 and num_covers[r] > 0:  # B16: the side pot beyond the last covered
-            st[off[F_SIDE_POT]] = (pot[r] - last_closed[r]) * inv
+            state[r, off[F_SIDE_POT]] = (pot[r] - last_closed[r]) * inv
         winner, seer, seen = -1, -1, -1  # the hand's end, if any (B14/B15/B16)
         if leaves and active[r] == 1:  # B15/B16: the last player in wins (and meets coverers)
             winner = 0
@@ -779,14 +736,61 @@ def step(T, R, rows, actions, rewards, over, next_dealer, by_see):
         else:
             if bet or leaves:  # B12: the turn passes to the next seat still in
                 s = current[r] = rules.next_to_act(p, status[r], n)
-                st[off[F_TO_ACT] + p] = 0.0
-                st[off[F_TO_ACT] + s] = 1.0
+                state[r, off[F_TO_ACT] + p] = 0.0
+                state[r, off[F_TO_ACT] + s] = 1.0
             if see:  # B14
                 opp = opponent(status, r, p)
                 winner = rules.see_winner(p, opp, strength[r, p], strength[r, opp])
                 seer, seen = p, opp
-        if winner >= 0:  # once a hand: ``finish`` reads the structs itself
-            dealer = finish(T, R, r, winner, seer, seen, rewards[k])
+        if winner >= 0:  # the hand ends (``seer`` >= 0: by a see)
+            dealer = -1
+            # written out here, not in a helper taking the arrays: binding them to a helper's
+            # arguments counted their references at every hand's end (12-13% of the batched
+            # loop, docs/performance.md); the sessions' helpers read the structs
+            whole = pot[r]
+            pot[r] = 0
+            ncov = num_covers[r]
+            won = whole - last_closed[r]
+            carry = sessions and carried(T, R, r, winner, seer, whole)  # B15
+            if carry:
+                won = 0
+            hand_carried[r] = whole if carry else 0
+            if ncov > 0:  # B16: the side pot to the betting's winner, each covered pot to its own
+                winners = np.empty(ncov, np.int64)
+                champion = rules.settle_covers(
+                    whole, covered_pot[r], cover_order[r], ncov, winner, strength[r], chips[r],
+                    winners,
+                )  # fmt: skip
+            else:  # the whole pot to the last one in or the see's winner (nothing if it carries)
+                chips[r, winner] += won
+                champion = winner
+            # as game.py's HandResult.winner: a carried pot (B15, even of no chips) has no winner
+            hand_winner[r] = -1 if carry else champion
+            if seer >= 0:  # B14: both hands are shown
+                for i in range(HAND):
+                    state[r, at_shown + hands[r, seer, i]] = 1.0
+                    state[r, at_shown + hands[r, seen, i]] = 1.0
+                cat = category[r, winner]  # B20 (``rules.collect_bonus``)
+                if bonus and cat in (PRIAL, RUNNING_FLUSH):
+                    dealt_in = status[r] != SITTING_OUT
+                    rules.collect_bonus(bonus, winner, dealt_in, chips[r], np.zeros(n, np.int64))
+            if ncov > 0:  # B16: hands in a covered-pot comparison are turned face up
+                for i in range(HAND):
+                    state[r, at_shown + hands[r, winner, i]] = 1.0
+                    for j in range(ncov):
+                        state[r, at_shown + hands[r, cover_order[r, j], i]] = 1.0
+            for s in range(n):
+                state[r, off[F_CHIPS] + s] = chips[r, s] * inv
+                rewards[k, s] = chips[r, s] - chips_before[r, s]
+            state[r, off[F_POT]] = 0.0
+            if cover_id >= 0:
+                state[r, off[F_SIDE_POT]] = 0.0
+            state[r, off[F_TO_ACT] + current[r]] = 0.0
+            hands_played[r] += 1
+            if sessions:
+                dealer = end_hand(T, R, r, winner, seer, seen, rewards[k])
+            else:
+                current[r] = -1
             next_dealer[k] = dealer
             over[k] = dealer < 0
             by_see[k] = see
@@ -813,10 +817,10 @@ def draw_deals(pack, uniforms):
 
 
 @njit(cache=True, inline="always")
-def mark_dealer(st, off, dealer, current):
-    """The dealer's and the seat to act's one-hots in the state row ``st``."""
-    st[off[F_DEALER] + dealer] = 1.0
-    st[off[F_TO_ACT] + current] = 1.0
+def mark_dealer(state, off, r, dealer, current):
+    """The dealer's and the seat to act's one-hots in table ``r``'s state row."""
+    state[r, off[F_DEALER] + dealer] = 1.0
+    state[r, off[F_TO_ACT] + current] = 1.0
 
 
 @njit(cache=True, inline="always")
@@ -826,8 +830,30 @@ def deal_arrays(T, R):
         T.hands, T.strength, T.category, T.percentile, T.status, T.chips_before, T.chips,
         T.contributed, T.dealer, T.pot, T.active, T.current, T.stake, T.last_action, T.events,
         T.covered_pot, T.has_covered, T.num_covers, T.last_closed,
-        R.strengths, R.standard, R.category_of, R.percentile_of,
+        R.strengths, R.categories, R.percentile_of,
     )  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def fresh_row(state, start_state, off, n, a_n, events, showed, r):
+    """Table ``r``'s state row back to a fresh deal's (``start_state``) in a one-hand session,
+    writing only what its last hand of ``events`` events can have changed: the public values,
+    the history slots those events took, the shown cards if it ``showed`` any and the B16
+    block. The rest (the private columns, the hand number, the B19 choice, the prev_* block,
+    the other history slots) no one-hand hand writes: it holds start_state's zeros."""
+    size, st = state.shape[1], r * state.shape[1]
+    session_at, shown_at = off[F_HAND_NUMBER], off[F_SHOWN]
+    seats_at, actions_at, paid_at = off[F_HIST_SEAT], off[F_HIST_ACTION], off[F_HIST_PAID]
+    _copy(state, st + PRIVATE, start_state, PRIVATE, session_at - PRIVATE)
+    if showed:
+        _zero(state, st + shown_at, NUM_CARDS)
+    used = min(events, HISTORY_LEN)  # the ring's slots HISTORY_LEN - used .. (ring_slot)
+    lo = HISTORY_LEN - used
+    _zero(state, st + seats_at + lo * n, used * n)
+    _zero(state, st + actions_at + lo * a_n, used * a_n)
+    _zero(state, st + paid_at + lo, used)
+    tail_at = paid_at + HISTORY_LEN
+    _copy(state, st + tail_at, start_state, tail_at, size - tail_at)
 
 
 @njit(cache=True)
@@ -837,15 +863,24 @@ def deal_hands(T, R, rows, dealers, cards):
     (
         hands, strength, category, percentile, status, chips_before, chips, contributed,
         dealer, pot, active, current, stake, last_action, events, covered_pot,
-        has_covered, num_covers, last_closed, strengths, standard, category_of, percentile_of,
+        has_covered, num_covers, last_closed, strengths, categories, percentile_of,
     ) = deal_arrays(T, R)  # fmt: skip
     state, private = T.state, T.private
     n, off, start_state, starting = R.num_players, R.off, R.start_state, R.starting_chips
+    a_n = R.num_actions
     ante = rules.ante_due(R.ante_mode, R.ante, True, False)  # a one-hand session's hand is a first
     allow_blind = R.allow_blind
     dealt = BLIND if allow_blind else OPEN  # B10
     for k in range(rows.size):
         r, d = rows[k], dealers[k]
+        # the last hand's traces, unset while what locates them is still there: the private
+        # blocks of the seats that looked (B10: their category's one-hot is set), and the cards
+        # shown at a see (two seats still in, B14) or at covers (B16), or by no hand yet
+        for s in range(n):
+            if private[r, s, NUM_CARDS + category[r, s]] != 0.0:
+                _zero(private, (r * n + s) * PRIVATE, PRIVATE)
+        showed = active[r] != 1 or num_covers[r] > 0
+        fresh_row(state, start_state, off, n, a_n, events[r], showed, r)
         for i in range(HAND):
             for j in range(n):
                 hands[r, wrap(d + 1 + j, n), i] = cards[k, i * n + j]
@@ -853,8 +888,8 @@ def deal_hands(T, R, rows, dealers, cards):
         dealer[r] = d
         for s in range(n):
             rank_seat(
-                hands, strength, category, percentile, strengths, standard, category_of,
-                percentile_of, r, s,
+                hands, strength, category, percentile, strengths, categories, percentile_of,
+                r, s,
             )  # fmt: skip
             status[r, s] = dealt
             chips_before[r, s] = starting
@@ -867,10 +902,7 @@ def deal_hands(T, R, rows, dealers, cards):
             stake, last_action, events, covered_pot, has_covered, num_covers, last_closed,
             R.min_stake, r,
         )  # fmt: skip
-        st = state[r]
-        copy_into(st, start_state)
-        private[r, :, :] = 0.0
-        mark_dealer(st, off, d, first)
+        mark_dealer(state, off, r, d, first)
         if not allow_blind:  # everyone has seen its cards from the start
             for s in range(n):
                 put_private(private, hands, category, percentile, r, s)
@@ -901,7 +933,7 @@ def start_hands(T, R, rows, dealers, fresh):
     (
         hands, strength, category, percentile, status, chips_before, chips, contributed,
         dealer, pot, active, current, stake, last_action, events, covered_pot,
-        has_covered, num_covers, last_closed, strengths, standard, category_of, percentile_of,
+        has_covered, num_covers, last_closed, strengths, categories, percentile_of,
     ) = deal_arrays(T, R)  # fmt: skip
     state, private, out, order, in_hand = T.state, T.private, T.out, T.order, T.in_hand
     hand_number, prev_prial, dealt_since, carry_in = (
@@ -951,8 +983,8 @@ def start_hands(T, R, rows, dealers, fresh):
         dealt_since[r] += HAND * m
         for s in range(n):
             rank_seat(
-                hands, strength, category, percentile, strengths, standard, category_of,
-                percentile_of, r, s,
+                hands, strength, category, percentile, strengths, categories, percentile_of,
+                r, s,
             )  # fmt: skip
             status[r, s] = SITTING_OUT if out[r, s] else dealt
         pot[r] = in_pot
@@ -979,7 +1011,7 @@ def start_hands(T, R, rows, dealers, fresh):
         st[off[F_HAND_NUMBER]] = number * R.inv_hands
         st[off[F_CHOICE]] = 1.0 if to_choose else 0.0
         copy_into(st[at_shown : at_shown + NUM_CARDS], shown)
-        mark_dealer(st, off, d, acting)
+        mark_dealer(state, off, r, d, acting)
         if not first:
             put_previous(st, prev_delta, prev_see, prev_cards, off, inv, n, r)
         if not allow_blind:  # everyone has seen its cards from the start
@@ -991,29 +1023,43 @@ def start_hands(T, R, rows, dealers, fresh):
 # --------------------------------------------------------------------- observation
 @njit(cache=True)
 def observe(T, R, rows, seats, out):
-    """Each row's observation for its seat, ``out`` holding a copy of its state row: the seat
-    rows rotated to the observer (only the columns that move), the history most recent first
-    (its seats rotated too) and the observer's private block."""
-    state, private, events = T.state, T.private, T.events
+    """Each row's observation for its seat, every value of ``out``'s row written once: the
+    observer's private block, the public values from the state row (the seat rows rotated to
+    the observer, only the columns that move), the session block, the history most recent
+    first (its seats rotated too) and the B16 block. What is known to be zero is set, not
+    read: the history past the hand's events, and in one-hand sessions the session block of
+    a hand still on (no cards shown yet, no previous hand)."""
+    state, private, events, current = T.state, T.private, T.events, T.current
     rotation, moved, off = R.rotation, R.moved, R.off
-    n, a_n = R.num_players, R.num_actions
+    n, a_n, sessions = R.num_players, R.num_actions, R.sessions
+    size = state.shape[1]
+    session_at = off[F_HAND_NUMBER]
     seats_at, actions_at, paid_at = off[F_HIST_SEAT], off[F_HIST_ACTION], off[F_HIST_PAID]
+    tail_at = paid_at + HISTORY_LEN  # the B16 block, if any
     for k in range(rows.size):
         r, me = rows[k], seats[k]
-        row, st = out[k], state[r]
-        newest = ring_slot(events[r] - 1)
-        copy_history(row, st, actions_at, a_n, newest)
-        copy_history(row, st, paid_at, 1, newest)
+        at, st = k * size, r * size  # the flat offsets of the two rows
+        _copy(out, at, private, (r * n + me) * PRIVATE, PRIVATE)
+        _copy(out, at + PRIVATE, state, st + PRIVATE, session_at - PRIVATE)
+        if sessions or current[r] < 0:
+            _copy(out, at + session_at, state, st + session_at, seats_at - session_at)
+        else:
+            _zero(out, at + session_at, seats_at - session_at)
+        e = events[r]
+        newest, used = ring_slot(e - 1), min(e, HISTORY_LEN)
+        copy_history(out, at + actions_at, state, st + actions_at, a_n, newest, used)
+        copy_history(out, at + paid_at, state, st + paid_at, 1, newest, used)
+        _copy(out, at + tail_at, state, st + tail_at, size - tail_at)
         if me:
             for c in moved:
-                row[c] = st[rotation[me, c]]
-            for j in range(HISTORY_LEN):
+                out[k, c] = state[r, rotation[me, c]]
+            for j in range(used):
                 slot = wrap(newest + j, HISTORY_LEN)
                 for i in range(n):
-                    row[seats_at + j * n + i] = st[seats_at + slot * n + wrap(me + i, n)]
+                    out[k, seats_at + j * n + i] = state[r, seats_at + slot * n + wrap(me + i, n)]
+            _zero(out, at + seats_at + used * n, (HISTORY_LEN - used) * n)
         else:
-            copy_history(row, st, seats_at, n, newest)
-        _copy(row, 0, private[r, me], 0, PRIVATE)
+            copy_history(out, at + seats_at, state, st + seats_at, n, newest, used)
 
 
 # --------------------------------------------------------------------------- the disk cache
