@@ -200,3 +200,26 @@ def test_hand_episodes_are_put_only():
         BatchedSelfPlayVecEnv("brag", {"num_players": 2}, 2, episode="hand")
     with pytest.raises(ValueError, match="episode must be one of"):
         _venv(episode="deal")
+
+
+def test_a_dropped_snapshot_plays_out_its_matches_after_its_file_is_deleted(tmp_path):
+    """train.py deletes the files of snapshots the pool dropped (at its next checkpoint): the
+    tables whose match still has one as opponent play on (it is loaded before the file goes)."""
+    import shutil
+
+    snap = save_tiny_snapshot(tmp_path, _venv(), "put")
+    old, new = tmp_path / "old.zip", tmp_path / "new.zip"
+    shutil.copy(snap, old)
+    shutil.copy(snap, new)
+    venv = BatchedSelfPlayVecEnv(
+        "put", {}, 8, opponents=["random"], snapshot_prob=1.0, max_snapshots=1, seed=1
+    )
+    venv.env_method("add_snapshot", str(old))
+    play_random(venv, 3, 0)  # every table mid-match against the old snapshot
+    venv.env_method("add_snapshot", str(new))
+    old.unlink()
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        masks = venv.action_masks()
+        venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+    assert venv.pool.snapshots == [str(new)]

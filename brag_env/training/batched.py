@@ -161,10 +161,19 @@ class BatchedSelfPlayVecEnv(VecEnv):
 
     # --- pool ------------------------------------------------------------------------------------
     def add_snapshot(self, path: str) -> None:
+        """Add a snapshot to the pool. A snapshot the pool drops goes from the cache, unless a
+        table's match still plays it: that one is loaded now, while its file exists (train.py
+        deletes dropped snapshot files at its next checkpoint; as VsPoolEnv keeps an
+        opponent until its episode ends)."""
         self.pool.add_snapshot(str(path))
         live = set(self.pool.baselines) | set(self.pool.snapshots)
-        for spec in [s for s in self._agents if s not in live]:
+        drawn = self._specs[self._episodes > 0]  # the tables that have a match
+        drawn = drawn[drawn >= 0]
+        playing = {self._spec_names[sid] for sid in np.unique(drawn).tolist()}
+        for spec in [s for s in self._agents if s not in live and s not in playing]:
             del self._agents[spec]
+        for spec in sorted(playing - live - set(self._agents)):
+            self._agent(self._spec_names.index(spec))
 
     def _spec_id(self, spec: str) -> int:
         if spec not in self._spec_names:
