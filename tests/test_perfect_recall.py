@@ -209,15 +209,16 @@ def test_selfplay_env_takes_the_option(game):
     assert observation.shape == shape
 
 
-def test_batched_engines_refuse_perfect_recall():
+def test_batched_brag_refuses_perfect_recall_and_batched_put_builds_it():
     from brag_env.brag.batched import check_batched_brag
-    from brag_env.put.batched import check_batched_put
+    from brag_env.put.batched import BatchedPut, check_batched_put
     from brag_env.put.rules import PutConfig
 
     with pytest.raises(ValueError, match="perfect_recall"):
         check_batched_brag(BragConfig(perfect_recall=True))
-    with pytest.raises(ValueError, match="perfect_recall"):
-        check_batched_put(PutConfig(perfect_recall=True))
+    check_batched_put(PutConfig(perfect_recall=True))  # tests/test_put_batched.py: bit-equal
+    size = put_v1.raw_env(perfect_recall=True).observation_space("player_0")["observation"].shape
+    assert BatchedPut(2, PutConfig(perfect_recall=True)).obs_size == size[0]
 
 
 def test_perfect_recall_must_be_a_bool():

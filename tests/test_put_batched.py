@@ -1,15 +1,16 @@
 """The batched Put engine against put_v0, move for move: same deals, same actions (P1-P6).
 
 Every step compares, on every table, both seats' observation vectors (bit for bit), the mask
-of the seat to act and both seats' rewards; the scalar env is the reference.
+of the seat to act and both seats' rewards; the scalar env is the reference. With
+``perfect_recall`` (an option put_v1 added, heads-up the same game) the reference is put_v1.
 """
 
 import numpy as np
 import pytest
 
-from brag_env import put_v0
+from brag_env import put_v0, put_v1
 from brag_env.put.batched import BatchedPut
-from brag_env.put.rules import PutConfig
+from brag_env.put.rules import ACTION_NAMES, PutConfig
 
 
 class _Mirrored(BatchedPut):
@@ -29,7 +30,8 @@ class _Mirrored(BatchedPut):
 def _play_both(config: dict, tables: int, hands: int, seed: int) -> int:
     """Random legal play on both engines until ``hands`` hands finished; returns the count."""
     cfg = PutConfig.from_dict(config)
-    envs = [put_v0.raw_env(**config) for _ in range(tables)]
+    module = put_v1 if cfg.perfect_recall else put_v0
+    envs = [module.raw_env(**config) for _ in range(tables)]
     for i, env in enumerate(envs):
         env.reset(seed=seed * 100_003 + i)
     batched = _Mirrored(envs, cfg)
@@ -78,10 +80,18 @@ CONFIGS = [
     {},  # put_ppo.yaml: target 5, seen Put 2, match reward
     {"target_points": 7, "seen_put_points": "game", "reward": "points"},
     {"target_points": 3, "seen_put_points": 3, "put_draw_to_opponent": True},
+    {"deck_ranks": 2, "target_points": 3},  # eight cards: most tricks tie (P3)
+]
+# perfect_recall: the event block of this and the last hand (the tables' other options vary)
+RECALL_CONFIGS = [
+    {"perfect_recall": True},
+    {"perfect_recall": True, "target_points": 1, "reward": "points"},  # every hand ends a match
+    {"perfect_recall": True, "target_points": 7, "seen_put_points": "game", "reward": "points"},
+    {"perfect_recall": True, "deck_ranks": 4, "reward": "points"},  # the small-deck runs' table
 ]
 
 
-@pytest.mark.parametrize("config", CONFIGS)
+@pytest.mark.parametrize("config", CONFIGS + RECALL_CONFIGS)
 @pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
 def test_batched_put_equals_put_v0_move_for_move_P1_P6(config):
     assert _play_both(config, tables=32, hands=600, seed=1) >= 600
@@ -89,9 +99,29 @@ def test_batched_put_equals_put_v0_move_for_move_P1_P6(config):
 
 @pytest.mark.slow
 @pytest.mark.long  # left out of the default run: .ci/run runs -m long as its own step
-@pytest.mark.parametrize("config", CONFIGS)
+@pytest.mark.parametrize("config", CONFIGS + RECALL_CONFIGS)
 def test_batched_put_equals_put_v0_over_10000_hands(config):
     assert _play_both(config, tables=256, hands=10_000, seed=2) >= 10_000
+
+
+def test_perfect_recall_rows_follow_the_hand_and_move_to_the_last_hand_block():
+    """The event rows as put_v1 decodes them: a Put, its answer and the cards in order,
+    relative seats; at the next deal they are the last hand's and the hand in play has none."""
+    config = PutConfig(perfect_recall=True)
+    game = BatchedPut(1, config, seed=3)
+    game.new_session()
+    first = int(game.current_player[0])
+    plays = []
+    for action in (13, 14):  # the leader calls Put, the other sees it
+        game.step(np.array([0]), np.array([action]))
+    while game.hands_played[0] == 0:
+        legal = np.flatnonzero(game.legal_mask(np.array([0]))[0])
+        plays.append((int(game.current_player[0]), int(legal[-1])))
+        game.step(np.array([0]), np.array([legal[-1]]))
+    view = put_v1.decode_observation(game.observe(np.array([0]), np.array([first]))[0], config)
+    want = [(0, "put"), (1, "see")] + [(seat ^ first, ACTION_NAMES[a]) for seat, a in plays]
+    assert [(e["seat"], e["action"]) for e in view["last_history"]] == want
+    assert view["history"] == []
 
 
 def test_unsupported_options_are_named():

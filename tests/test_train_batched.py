@@ -133,14 +133,93 @@ class _MirroredEngine(BatchedPut):
 
 
 @pytest.mark.parametrize("opponent", ["put:greedy", "put:caller", "put:bluffer:bluff=0.0"])
-@pytest.mark.parametrize("options", [{}, {"reward": "points", "seen_put_points": "game"}])
+@pytest.mark.parametrize(
+    "options, episode",
+    [
+        ({}, "match"),
+        ({"reward": "points", "seen_put_points": "game"}, "match"),
+        ({"reward": "points", "perfect_recall": True}, "match"),
+        ({"reward": "points", "perfect_recall": True}, "hand"),  # put_selfplay_batched_recall
+        ({"reward": "points", "seen_put_points": "game"}, "hand"),
+    ],
+)
 @pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
-def test_same_run_as_vs_pool_env_on_the_same_deals(opponent, options):
+def test_same_run_as_vs_pool_env_on_the_same_deals(opponent, options, episode):
     # VsPoolEnv's contract, step for step: seat rotation, observations, masks, the learner's
     # rewards (including those of hands an opponent ends) and episode ends.
     from brag_env.selfplay import VsPoolEnv
 
-    scalar = VsPoolEnv(game="put", env_config=options, opponents=[opponent], seed=0)
-    venv = BatchedSelfPlayVecEnv("put", options, 1, opponents=[opponent], seed=0)
+    scalar = VsPoolEnv(
+        game="put", env_config=options, opponents=[opponent], seed=0, episode=episode
+    )
+    venv = BatchedSelfPlayVecEnv("put", options, 1, opponents=[opponent], seed=0, episode=episode)
     venv.engine = _MirroredEngine(scalar)
-    assert play_lockstep(scalar, venv, 3000) > 30
+    assert play_lockstep(scalar, venv, 3000) > (300 if episode == "hand" else 30)
+
+
+@pytest.mark.slow  # over 0.4 s: kept out of the quick subset (-m "not slow")
+def test_hand_episodes_return_each_hands_points_and_the_match_goes_on_P5_P6():
+    """episode="hand": every episode ends with a hand and returns the learner's points of it
+    (+points, -points or 0 for a drawn hand); a hand that does not end the match leaves the
+    match, its scores and the learner's seat as they were; a match to 5 has several hands."""
+    venv = BatchedSelfPlayVecEnv(
+        "put", {"reward": "points"}, 8, opponents=OPPONENTS, seed=5, episode="hand"
+    )
+    engine = venv.engine
+    obs = venv.reset()
+    scores = _offset("scores")
+    rng = np.random.default_rng(1)
+    going_on = ended_match = 0
+    for _ in range(1500):
+        hands, matches, seat = engine.hands_played.copy(), venv._episodes.copy(), venv._seat.copy()
+        total = engine.scores.sum(axis=1)
+        masks = venv.action_masks()
+        obs, reward, done, infos = venv.step(
+            np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        )
+        assert (reward[~done] == 0).all()  # points are paid when the hand ends, not before
+        assert (engine.hands_played[~done] == hands[~done]).all()
+        for t in np.flatnonzero(done):
+            if venv._episodes[t] == matches[t]:  # the same match: its next hand
+                going_on += 1
+                assert engine.hands_played[t] == hands[t] + 1 and venv._seat[t] == seat[t]
+                unit, points = engine.last_unit[t], engine.last_points[t]
+                want = 0 if unit < 0 else (points if unit == seat[t] else -points)
+                assert reward[t] == want
+                assert engine.scores[t].sum() == total[t] + (points if unit >= 0 else 0)
+                assert infos[t]["terminal_observation"].tobytes() == obs[t].tobytes()
+            else:  # the hand ended the match: a new one, the winner scored
+                ended_match += 1
+                assert reward[t] != 0
+    assert going_on > 4 * ended_match > 0
+    assert (obs[:, scores : scores + 2] > 0).any()  # scores carried into later hands
+
+
+def test_hand_episodes_are_put_only():
+    with pytest.raises(ValueError, match="episode='hand' is built for Put"):
+        BatchedSelfPlayVecEnv("brag", {"num_players": 2}, 2, episode="hand")
+    with pytest.raises(ValueError, match="episode must be one of"):
+        _venv(episode="deal")
+
+
+def test_a_dropped_snapshot_plays_out_its_matches_after_its_file_is_deleted(tmp_path):
+    """train.py deletes the files of snapshots the pool dropped (at its next checkpoint): the
+    tables whose match still has one as opponent play on (it is loaded before the file goes)."""
+    import shutil
+
+    snap = save_tiny_snapshot(tmp_path, _venv(), "put")
+    old, new = tmp_path / "old.zip", tmp_path / "new.zip"
+    shutil.copy(snap, old)
+    shutil.copy(snap, new)
+    venv = BatchedSelfPlayVecEnv(
+        "put", {}, 8, opponents=["random"], snapshot_prob=1.0, max_snapshots=1, seed=1
+    )
+    venv.env_method("add_snapshot", str(old))
+    play_random(venv, 3, 0)  # every table mid-match against the old snapshot
+    venv.env_method("add_snapshot", str(new))
+    old.unlink()
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        masks = venv.action_masks()
+        venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+    assert venv.pool.snapshots == [str(new)]

@@ -216,8 +216,8 @@ def test_schedules_interpolate_and_round_trip(tmp_path):
         ({"reward_scale": "inf"}, "reward_scale must be a number > 0"),
         ({"episode": "hand"}, "episode: hand needs game: put with env.reward: points"),
         (
-            {"episode": "hand", "env": {"reward": "points"}, "vec_env": "batched"},
-            "episode: hand needs the scalar envs",
+            {"episode": "hand", "env": {"reward": "points"}, "backend": "rllib"},
+            "episode: hand needs backend: sb3",
         ),
         ({"episode": "deal"}, "episode must be one of"),
     ],

@@ -24,9 +24,10 @@ Differences from ``PutGame`` that do not change the game:
   shows. The deal is the first six steps of a Fisher-Yates shuffle (uniform, as P2 asks).
 
 Supported options: ``num_players=2`` and every other ``PutConfig`` field (``target_points``,
-``seen_put_points`` including ``"game"``, ``put_draw_to_opponent``, ``reward``), without
-``perfect_recall``. Anything
-else is a one-line ``ValueError`` naming the option.
+``seen_put_points`` including ``"game"``, ``put_draw_to_opponent``, ``reward``,
+``perfect_recall``: the event block of both hands, kept like the rest; ``deck_ranks``: a
+short deck, play unchanged since it is by rank). Anything else is a one-line ``ValueError``
+naming the option.
 """
 
 from __future__ import annotations
@@ -42,7 +43,6 @@ from brag_env.batched_input import (
     checked_seats,
     illegal_action,
 )
-from brag_env.cards import NUM_CARDS
 from brag_env.put import batched_kernel as kernel
 from brag_env.put.batched_options import check_batched_put
 from brag_env.put.game import PHASE_OVER
@@ -67,9 +67,13 @@ def _announce_compile() -> None:
     announce_first_compile(COMPILING, kernel.cached)
 
 
-def _offsets(num_players: int) -> dict[str, int]:
+def _layout(config: PutConfig) -> list[tuple[str, tuple[int, ...]]]:
+    return observation_layout(_SEATS, perfect_recall=config.perfect_recall)
+
+
+def _offsets(config: PutConfig) -> dict[str, int]:
     off, pos = {}, 0
-    for name, shape in observation_layout(num_players):
+    for name, shape in _layout(config):
         off[name] = pos
         pos += int(np.prod(shape))
     off["size"] = pos
@@ -79,7 +83,7 @@ def _offsets(num_players: int) -> dict[str, int]:
 def _check_layout(off: dict[str, int]) -> None:
     """The kernels' assumptions: each block of the finished hand (the played cards, the trick
     winners and ties, the Put's caller, seen and folds) runs as one piece, as does its copy
-    in the last-hand block."""
+    in the last-hand block; so do the two event blocks, after the rest."""
     runs = (
         ("played", "trick_leader"),
         ("trick_winner", "tricks_won"),
@@ -90,6 +94,11 @@ def _check_layout(off: dict[str, int]) -> None:
     )
     sizes = [off[end] - off[start] for start, end in runs]
     assert sizes[:3] == sizes[3:], sizes
+    # perfect_recall: this hand's event rows, then the last hand's of the same size, at the end
+    if "recall_seat" in off:
+        last = off["last_recall_seat"]
+        assert last - off["recall_seat"] == off["size"] - last > 0, off
+        assert off["recall_seat"] > off["last_points"], off
 
 
 class BatchedPut:
@@ -105,7 +114,8 @@ class BatchedPut:
         self.n = num_tables
         self.target = config.target_points
         self.rng = np.random.default_rng(seed)
-        self.off = _offsets(_SEATS)
+        self._deck = np.array(config.deck_cards(), np.int64)  # the cards dealt from (P1)
+        self.off = _offsets(config)
         _check_layout(self.off)
         self.obs_size = self.off["size"]
         n = num_tables
@@ -130,12 +140,14 @@ class BatchedPut:
         self.last_unit = np.full(n, -1, np.int64)
         self.last_points = np.zeros(n, np.int64)
         self.hands_played = np.zeros(n, np.int64)  # hands finished, per table, since new_session
+        self.events = np.zeros(n, np.int64)  # perfect_recall: event rows of the hand in play
         # Both seats' observations of every table, kept up to date by every move (uint8:
         # every kept entry is a count or a flag; a 4x smaller buffer stays in cache)
         self._obs = np.zeros((n, _SEATS, self.obs_size), np.uint8)
         dealer = self.off["dealer"]
         self._obs[:, 0, dealer] = self._obs[:, 1, dealer + 1] = 1  # dealer 0, no match yet
-        self._off = np.array([self.off[name] for name in kernel.FIELDS], np.int64)
+        # -1: a field this layout lacks (the event block without perfect_recall; never written)
+        self._off = np.array([self.off.get(name, -1) for name in kernel.FIELDS], np.int64)
         _announce_compile()
         spp = config.seen_put_points
         self._rules = kernel.Rules(
@@ -144,6 +156,7 @@ class BatchedPut:
             draw_to_opponent=bool(config.put_draw_to_opponent),
             points_reward=config.reward == "points",
             inv=1.0 / config.target_points,
+            recall_width=dict(_layout(config)).get("recall_action", (0, 0))[1],
         )
 
     def _tables(self) -> kernel.Tables:
@@ -159,9 +172,11 @@ class BatchedPut:
 
     def _draw_deals(self, rows: np.ndarray) -> np.ndarray:
         """The 6 dealt cards of each new hand, in deal order (P2: a fresh shuffle per hand):
-        the first 6 steps of a Fisher-Yates shuffle per table."""
-        picks = self.rng.integers(_DEAL_ORDER, NUM_CARDS, size=(rows.size, _DEAL_ORDER.size))
-        return kernel.fisher_yates_top(picks, NUM_CARDS)
+        the first 6 steps of a Fisher-Yates shuffle of the deck per table (``deck_ranks``:
+        the short deck's cards; the full pack's are 0..51, so the draws are as before)."""
+        size = self._deck.size
+        picks = self.rng.integers(_DEAL_ORDER, size, size=(rows.size, _DEAL_ORDER.size))
+        return self._deck[kernel.fisher_yates_top(picks, size)]
 
     def _deal(self, rows: np.ndarray, fresh: bool) -> None:
         """A new hand on ``rows`` (their dealers set), from ``_draw_deals``."""

@@ -14,6 +14,12 @@ cached on disk (``cache=True``), so only a process that finds no cache pays the 
 Kept observations (``obs``, uint8, both seats' views of every table): heads-up, seat ``s``
 seen from seat ``q`` is the relative seat ``s ^ q``; the float fields (``acting``, ``scores``,
 ``last_points``) are written by ``observe`` from the state.
+
+With ``perfect_recall`` the kept views also hold the event block (``recall_*``, after every
+other field): ``events`` counts the rows of the hand in play, each move writes its row (who
+acted, the action) as ``HandRecord.actions`` records it, and a hand's end copies the block
+into ``last_recall_*``. Heads-up every answer takes effect at once and nothing is passed
+(P7/P8 are for more seats), so no row is ever hidden.
 """
 
 from __future__ import annotations
@@ -56,6 +62,7 @@ TABLE_ARRAYS = (
     "last_unit",
     "last_points",
     "hands_played",
+    "events",
     "_obs",
 )
 Tables = namedtuple("Tables", [name.lstrip("_") for name in TABLE_ARRAYS])
@@ -81,6 +88,9 @@ FIELDS = (
     "last_trick_winner",
     "last_put_caller",
     "last_points",
+    "recall_seat",
+    "recall_action",
+    "last_recall_seat",
 )
 (
     F_HAND,
@@ -102,11 +112,17 @@ FIELDS = (
     F_LAST_TRICK_WINNER,
     F_LAST_PUT_CALLER,
     F_LAST_POINTS,
+    F_RECALL_SEAT,
+    F_RECALL_ACTION,
+    F_LAST_RECALL_SEAT,
 ) = range(len(FIELDS))
 
 # A PutConfig as the kernels read it: (target_points, seen_put_points or -1 for "game",
-# put_draw_to_opponent, reward == "points", 1 / target_points) and the offsets.
-Rules = namedtuple("Rules", ["target", "seen_points", "draw_to_opponent", "points_reward", "inv"])
+# put_draw_to_opponent, reward == "points", 1 / target_points, and the width of a
+# ``recall_action`` row: 0 without ``perfect_recall``, whose offsets are then -1).
+Rules = namedtuple(
+    "Rules", ["target", "seen_points", "draw_to_opponent", "points_reward", "inv", "recall_width"]
+)
 
 
 # ---------------------------------------------------------------- kept observations
@@ -127,6 +143,16 @@ def set_seat(obs, r, at, seat, value):
     """A seat id one-hot from ``at``, relative to each view (``seat ^ view``)."""
     obs[r, 0, at + seat] = value
     obs[r, 1, at + (seat ^ 1)] = value
+
+
+@njit(cache=True, inline="always")
+def record_event(obs, off, R, events, r, seat, action):
+    """perfect_recall: the hand's next event row in both views, seat ``seat`` did ``action``
+    (the order of ``HandRecord.actions``)."""
+    e = events[r]
+    set_seat(obs, r, off[F_RECALL_SEAT] + e * SEATS, seat, 1)
+    set_both(obs, r, off[F_RECALL_ACTION] + e * R.recall_width + action, 1)
+    events[r] = e + 1
 
 
 # --------------------------------------------------------------------------- masks
@@ -242,6 +268,7 @@ def end_hand(T, R, off, r, unit, points, rewards, k):
     put_caller, put_folded, scores, winner = T.put_caller, T.put_folded, T.scores, T.winner
     last_caller, last_folded = T.last_caller, T.last_folded
     last_unit, last_points, hands_played, obs = T.last_unit, T.last_points, T.hands_played, T.obs
+    events = T.events
     scored = unit >= 0
     if scored:
         scores[r, unit] += points
@@ -272,6 +299,12 @@ def end_hand(T, R, off, r, unit, points, rewards, k):
         obs[r, q, off[F_LAST_HAND]] = 1
         obs[r, q, off[F_DEALER]] = 0
         obs[r, q, off[F_DEALER] + 1] = 0
+    recall = R.recall_width > 0
+    if recall:  # the event block follows the same move: this hand's rows become the last's
+        start, last = off[F_RECALL_SEAT], off[F_LAST_RECALL_SEAT]
+        for q in range(SEATS):
+            for i in range(last - start):
+                obs[r, q, last + i] = obs[r, q, start + i]
     if finished:  # P6: over; no trick in play, no phase, the last dealer shown
         winner[r] = unit
         phase[r] = PHASE_OVER
@@ -290,6 +323,10 @@ def end_hand(T, R, off, r, unit, points, rewards, k):
         for q in range(SEATS):
             for i in range(off[F_SCORES]):
                 obs[r, q, i] = 0
+            if recall:  # no events yet (a finished match keeps its last hand in both blocks)
+                for i in range(off[F_LAST_RECALL_SEAT] - off[F_RECALL_SEAT]):
+                    obs[r, q, off[F_RECALL_SEAT] + i] = 0
+        events[r] = 0
     return finished
 
 
@@ -301,10 +338,13 @@ def step(T, R, off, rows, actions, rewards, over, ended):
     counts, phase, current, leader, trick_no = T.counts, T.phase, T.current, T.leader, T.trick_no
     on_table, played, trick_win, tricks_won = T.on_table, T.played, T.trick_win, T.tricks_won
     put_caller, put_seen, put_folded = T.put_caller, T.put_seen, T.put_folded
-    scores, obs = T.scores, T.obs
+    scores, events, obs = T.scores, T.events, T.obs
+    recall = R.recall_width > 0
     for k in range(rows.size):
         r, a = rows[k], actions[k]
         p = current[r]
+        if recall:  # every action of a heads-up hand is an event the table sees (P3/P4)
+            record_event(obs, off, R, events, r, p, a)
         if a == PUT:  # P4: the opponent answers at once
             put_caller[r] = p
             phase[r] = PHASE_ANSWER
@@ -376,11 +416,12 @@ def deal(T, off, put_rank, rows, cards, fresh):
         T.put_seen,
         T.put_folded,
     )
-    obs = T.obs
+    obs, events = T.obs, T.events
     size = obs.shape[2]
     for k in range(rows.size):
         r = rows[k]
         first = 1 - dealer[r]
+        events[r] = 0
         for q in range(SEATS):
             for i in range(NUM_RANKS):
                 counts[r, q, i] = 0

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 
 from brag_env.batched_input import engine_unavailable
-from brag_env.put.rules import NUM_RANKS, PutConfig
+from brag_env.put.rules import PutConfig
 
 HEADS_UP = 2
 
@@ -22,16 +22,6 @@ def check_batched_put(config: PutConfig) -> None:
         raise ValueError(
             f"num_players={config.num_players} is not supported by the batched Put engine "
             "(heads-up only); use put_v1"
-        )
-    if config.deck_ranks != NUM_RANKS:
-        raise ValueError(
-            f"deck_ranks={config.deck_ranks} is not supported by the batched Put engine "
-            "(full pack only); use put_v1"
-        )
-    if config.perfect_recall:
-        raise ValueError(
-            "perfect_recall is not supported by the batched Put engine (the default "
-            "observation only); use put_v1"
         )
 
 

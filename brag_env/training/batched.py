@@ -21,6 +21,11 @@ The same as ``VsPoolEnv``:
   see are skipped (they made 4-player rollouts wait for the longest hand of every table);
 - in a Brag session of several hands the learner is paid each hand's chip change when that
   hand ends (as ``brag_v1``), and its episode is the session;
+- ``episode="hand"`` (Put, as ``VsPoolEnv``): the learner's episode ends at the step after
+  which its next decision is in a new hand (``hands_played`` moved on), so an episode's return
+  is that hand's points; the match goes on, and the next episode starts at that decision
+  (which is also the ended episode's ``terminal_observation``). Seats and opponents are drawn
+  per match, as with ``"match"``;
 - the same seed gives the same run (one generator for the pool draws and the agents' seeds,
   one for the deals). The random streams differ from ``DummyVecEnv``'s: same distribution,
   other deals.
@@ -39,7 +44,13 @@ import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
 from brag_env.games import GAMES
-from brag_env.selfplay import MAX_SKIPPED_EPISODES, OpponentPool, is_model_spec, make_aec_env
+from brag_env.selfplay import (
+    EPISODES,
+    MAX_SKIPPED_EPISODES,
+    OpponentPool,
+    is_model_spec,
+    make_aec_env,
+)
 from brag_env.training.config import BATCHED_GAMES
 
 
@@ -104,9 +115,16 @@ class BatchedSelfPlayVecEnv(VecEnv):
         max_snapshots: int = 5,
         reward_scale: float = 1.0,
         seed: int | None = None,
+        episode: str = "match",
     ) -> None:
         if not np.isfinite(reward_scale) or reward_scale <= 0:
             raise ValueError(f"reward_scale must be a positive number, got {reward_scale}")
+        if episode not in EPISODES:
+            raise ValueError(f"episode must be one of {', '.join(EPISODES)}, got {episode!r}")
+        spec = GAMES.get(game)
+        if episode == "hand" and not (spec is not None and spec.hand_episodes):
+            raise ValueError(f"episode='hand' is built for Put (its hand count), not {game!r}")
+        self.episode = episode
         self.game = game
         self.env_config = dict(env_config or {})
         aec = make_aec_env(game, self.env_config)  # the spaces and the agents' table info
@@ -137,16 +155,26 @@ class BatchedSelfPlayVecEnv(VecEnv):
         self._spec_names: list[str] = []
         self._spec_ids: dict[str, int] = {}  # spec -> its index in _spec_names
         self._pending = np.zeros(n)
+        self._hand = np.zeros(n, np.int64)  # hands_played at the learner's decision ("hand")
         self._skipped = 0
         self._actions = np.zeros(n, np.int64)
         self._obs = np.zeros((n, *self.observation_space.shape), np.float32)
 
     # --- pool ------------------------------------------------------------------------------------
     def add_snapshot(self, path: str) -> None:
+        """Add a snapshot to the pool. A snapshot the pool drops goes from the cache, unless a
+        table's match still plays it: that one is loaded now, while its file exists (train.py
+        deletes dropped snapshot files at its next checkpoint; as VsPoolEnv keeps an
+        opponent until its episode ends)."""
         self.pool.add_snapshot(str(path))
         live = set(self.pool.baselines) | set(self.pool.snapshots)
-        for spec in [s for s in self._agents if s not in live]:
+        drawn = self._specs[self._episodes > 0]  # the tables that have a match
+        drawn = drawn[drawn >= 0]
+        playing = {self._spec_names[sid] for sid in np.unique(drawn).tolist()}
+        for spec in [s for s in self._agents if s not in live and s not in playing]:
             del self._agents[spec]
+        for spec in sorted(playing - live - set(self._agents)):
+            self._agent(self._spec_names.index(spec))
 
     def _spec_id(self, spec: str) -> int:
         sid = self._spec_ids.get(spec)
@@ -252,6 +280,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
         tables = np.arange(self.num_envs)
         self._begin(tables)
         self.reset_infos = [{"learner_seat": int(s)} for s in self._seat]
+        self._hand[:] = self.engine.hands_played
         return self.engine.observe(tables, self._seat, self._obs).copy()
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -265,17 +294,20 @@ class BatchedSelfPlayVecEnv(VecEnv):
         self._pending += rewards[tables, self._seat]
         done = np.zeros(self.num_envs, bool)
         done[self._advance(tables)] = True
+        # episode "hand": the learner's next decision is in a new hand of the same match
+        new_hand = ~done & (engine.hands_played != self._hand) if self.episode == "hand" else done
         reward = (self._pending * self.reward_scale).astype(np.float32)
         self._pending[:] = 0.0
         infos: list[dict[str, Any]] = [{"learner_seat": s} for s in self._seat.tolist()]
-        finished = np.flatnonzero(done)
-        if finished.size:
-            final = engine.observe(finished, self._seat[finished])
-            for j, t in enumerate(finished.tolist()):
+        ended = np.flatnonzero(done | new_hand)
+        if ended.size:
+            final = engine.observe(ended, self._seat[ended])
+            for j, t in enumerate(ended.tolist()):
                 infos[t]["terminal_observation"] = final[j]
-            self._begin(finished)
+            self._begin(np.flatnonzero(done))  # only a finished match starts a new one
+        self._hand[:] = engine.hands_played
         obs = engine.observe(tables, self._seat, self._obs).copy()
-        return obs, reward, done.copy(), infos
+        return obs, reward, (done | new_hand), infos
 
     def action_masks(self) -> np.ndarray:
         """(num_envs, num_actions) legal actions of the learner on every table."""

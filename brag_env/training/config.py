@@ -398,8 +398,8 @@ class TrainConfig(Section):
                     "episode: hand needs game: put with env.reward: points (the points of each "
                     "hand, paid when it ends; with match rewards a hand earns nothing)"
                 )
-            if self.vec_env == "batched" or self.backend != "sb3":
-                raise ValueError("episode: hand needs the scalar envs (vec_env dummy or subproc)")
+            if self.backend != "sb3":
+                raise ValueError("episode: hand needs backend: sb3 (rllib's envs end at the match)")
         exact = self.game in games_with("exact_solver") and self.env.get("num_players", 2) == 2
         if self.eval.exploitability and not exact:
             raise ValueError("eval.exploitability is exact for heads-up Put only (put, 2 seats)")

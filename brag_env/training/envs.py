@@ -65,6 +65,7 @@ def make_vec_env(cfg: TrainConfig, seed: int, snapshots: Sequence[str] = ()) -> 
             max_snapshots=cfg.pool.max_snapshots,
             reward_scale=cfg.reward_scale,
             seed=seed,
+            episode=cfg.episode,
         )
         # One pool for all its tables; its draws follow the same sampling rule.
         batched.pool.sampling = cfg.pool.snapshot_sampling
