@@ -244,6 +244,24 @@ def test_B1_short_decks_batched_equal_brag_v1_move_for_move(config):
     assert stats["cycles"] > 0 or config.get("shuffle") != "after_prial_or_cycle"
 
 
+# One-hand tables (B9) on short decks: each deal resets only what the last hand wrote
+# (``deal_hands``), so these mix what a hand can write there: open play (every private block
+# set, B10), blind looks, sees (B14), covers' side pots and shown hands (B16), lowball (B21),
+# the prial bonus (B20) and a pot limit (B13), at 3 seats (sees happen) and 7 (covers end most
+# hands at big tables on short stacks).
+ONE_HAND_SHORT_DECKS = [
+    {**SHORT, "num_players": 3, "deck_ranks": 4, "allow_blind": False, "prial_bonus": 2},
+    {**SHORT, "num_players": 7, "deck_ranks": 6, "lowball": True, "pot_limit": True},
+]
+
+
+@pytest.mark.parametrize("config", ONE_HAND_SHORT_DECKS, ids=["3p_4ranks_open", "7p_6ranks_low"])
+def test_B9_B16_one_hand_short_decks_batched_equal_brag_v1_move_for_move(config):
+    stats = _play_both(config, tables=8, hands=48, seed=11)
+    assert stats["hands"] >= 48 and stats["covers"] > 0
+    assert stats["sees"] > 0 or config["num_players"] == 7
+
+
 @pytest.mark.parametrize("players", [2, 3, 4, pytest.param(8, marks=pytest.mark.slow)])
 def test_B1_B16_batched_brag_equals_brag_v1_move_for_move(players):
     stats = _play_both({**SHORT, "num_players": players}, tables=8, hands=24, seed=players)
