@@ -149,6 +149,24 @@ def test_deals_are_reproducible_and_legal():
     assert (a.counts.sum(axis=1) <= 4).all()  # four suits per rank
 
 
+def test_P2_full_pack_draws_are_the_ones_before_short_decks_and_short_decks_deal_their_cards():
+    """Seed reproducibility across the deck_ranks change: a full pack's deal is still the first
+    six Fisher-Yates steps over card ids 0..51 from the same draws; a short deck (P1) deals
+    distinct cards of its own ranks only."""
+    from brag_env.cards import NUM_CARDS
+    from brag_env.put import batched_kernel as kernel
+
+    rows = np.arange(64)
+    game = BatchedPut(64, seed=0)
+    game.rng = np.random.default_rng(11)
+    picks = np.random.default_rng(11).integers(np.arange(6), NUM_CARDS, size=(64, 6))
+    assert np.array_equal(game._draw_deals(rows), kernel.fisher_yates_top(picks, NUM_CARDS))
+    config = PutConfig(deck_ranks=3)
+    cards = BatchedPut(64, config, seed=11)._draw_deals(rows)
+    assert set(cards.ravel().tolist()) <= set(config.deck_cards())
+    assert all(len(set(row)) == 6 for row in cards.tolist())
+
+
 def test_rows_seats_and_actions_that_are_not_table_numbers_are_refused():
     """No silent cast (1.7 -> 1) or wrap-around (-1 -> the last table or seat)."""
     game = BatchedPut(4, seed=0)
