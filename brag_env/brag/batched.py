@@ -25,7 +25,8 @@ one at once (the ``hand_number`` attribute counts them).
 
 Not covered, a one-line ``ValueError`` naming the option (``check_batched_brag``, in
 ``batched_options.py`` so that checking options does not import Numba):
-Four-/Five-card Brag (``cards_dealt`` 4 or 5, B22) and ``perfect_recall``.
+Four-/Five-card Brag (``cards_dealt`` 4 or 5, B22), ``perfect_recall`` and wild cards
+(``wild_cards``, B25).
 
 Observations: each table keeps ONE float32 ``state`` row laid out as the observation of
 seat 0 (seat rows in absolute order, the history most recent first), updated by the few values
