@@ -150,6 +150,14 @@ def make_rng(seed: int | np.random.Generator | None = None) -> np.random.Generat
     return np.random.default_rng(check_seed(seed))
 
 
+def stacked_cards(top: list[int], pack: int | Sequence[int], rng: np.random.Generator) -> list[int]:
+    """A stacked deck: the distinct card ids ``top`` first (top card first), then the other
+    cards of ``pack`` (the card ids, or a count: ``range(pack)``) in an order drawn from
+    ``rng``: a permutation of the whole pack with the cards of ``top`` taken out."""
+    taken = set(top)
+    return top + [c for c in rng.permutation(pack).tolist() if c not in taken]
+
+
 class Deck:
     """An ordered deck: deal from the top, return cards to the bottom.
 
@@ -174,10 +182,7 @@ class Deck:
 
         ``top`` may be card text; it may hold up to 52 distinct cards.
         """
-        top_cards = parse_cards(top)
-        taken = set(top_cards)
-        rest = [c for c in rng.permutation(NUM_CARDS).tolist() if c not in taken]
-        return cls(top_cards + rest)
+        return cls(stacked_cards(parse_cards(top), NUM_CARDS, rng))
 
     def shuffle(self, rng: np.random.Generator) -> None:
         """Shuffle the cards now in the deck."""

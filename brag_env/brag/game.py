@@ -99,8 +99,11 @@ from brag_env.brag.rules import (
     STAY,
     BragConfig,
     ante_due,
+    best_seats,
+    check_in_deck,
     collect_bonus,
     cover_price,
+    deal_hands,
     deal_order,
     discard_choices,
     keep_offered,
@@ -119,7 +122,7 @@ from brag_env.brag.rules import (
     stay_price,
 )
 from brag_env.brag.wild import config_ranking
-from brag_env.cards import NUM_CARDS, Deck, format_cards, make_rng, parse_cards
+from brag_env.cards import Deck, format_cards, make_rng, parse_cards, stacked_cards
 from brag_env.clone import StateCopier
 
 _BONUS_CATEGORIES = ("prial", "running_flush")  # B20
@@ -420,13 +423,8 @@ class BragGame:
         if dealer is not None:
             dealer = _seat_number(dealer, n)
         top = None if deck is None else _deck_cards(deck)
-        if top is not None and len(self._pack) < NUM_CARDS:
-            outside = [c for c in top if c < self._pack[0]]
-            if outside:
-                raise ValueError(
-                    f"deck: {format_cards(outside[:3], symbols=False)} not in the "
-                    f"{self.config.deck_ranks}-rank deck (deck_ranks)"
-                )
+        if top is not None:
+            check_in_deck(top, self.config.deck_ranks, "deck")
         rng = make_rng(rng)
         self._rng = rng
         if dealer is None:
@@ -434,13 +432,8 @@ class BragGame:
         if top is None:
             self._deck = self._shuffled_deck(self._pack[:])  # B18: before hand 1
             self._stacked = False
-        elif len(self._pack) == NUM_CARDS:
-            self._deck = Deck.stacked(top, rng)
-            self._stacked = True
-        else:  # a short deck (deck_ranks < 13): the rest of its cards, shuffled
-            taken = set(top)
-            rest = [c for c in rng.permutation(self._pack).tolist() if c not in taken]
-            self._deck = Deck(top + rest)
+        else:  # the rest of the deck (B1: of deck_ranks ranks), shuffled
+            self._deck = Deck(stacked_cards(top, self._pack, rng))
             self._stacked = True
         cfg = self.config
         self._first_dealer = dealer
@@ -507,17 +500,7 @@ class BragGame:
         per = self._per
         self._dealt_since += per * k
         cards = self._deal_cards = self._deck.deal_many(per * k)
-        hands: list[list[int]] = [None] * n  # type: ignore[list-item]  # every seat set below
-        if per == 3:
-            for j, s in enumerate(order):
-                hands[s] = [cards[j], cards[j + k], cards[j + 2 * k]]
-        else:
-            for j, s in enumerate(order):
-                hands[s] = cards[j::k]
-        if k < n:
-            for s in range(n):
-                if hands[s] is None:
-                    hands[s] = []  # sits out (B16)
+        hands = deal_hands(cards, order, per, n)  # B16: a seat that sits out gets []
         self._open_hand(dealer, order, hands, antes, before, shuffled)
 
     def _open_hand(
@@ -970,8 +953,7 @@ class BragGame:
     @property
     def session_winners(self) -> list[int]:
         """B17: the seats with the most chips (more than one on a tie)."""
-        top = max(self.chips)
-        return [s for s, c in enumerate(self.chips) if c == top]
+        return list(best_seats(self.chips))
 
     @property
     def sitting_out(self) -> list[int]:

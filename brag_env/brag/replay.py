@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from brag_env.brag.game import BragGame, HandResult
-from brag_env.brag.rules import BragConfig, ante_due, next_dealer, shuffle_due
+from brag_env.brag.rules import BragConfig, ante_due, check_in_deck, next_dealer, shuffle_due
 from brag_env.brag.wild import config_ranking
 from brag_env.cards import format_card, format_cards, parse_cards
 
@@ -63,13 +63,8 @@ def replay_hand(
             f"hand {k}: recorded for {history.get('num_players')} players, config has {n}"
         )
     dealt, keep = _deal(history, n, cfg.cards_dealt)
-    pack = set(cfg.deck_cards())
-    outside = sorted({c for h in dealt for c in h} - pack)
-    if outside:  # B1: a short deck (deck_ranks) holds only its k highest ranks
-        raise ValueError(
-            f"hand {k}: {format_cards(outside[:3], symbols=False)} not in the "
-            f"{cfg.deck_ranks}-rank deck (deck_ranks)"
-        )
+    # B1: a short deck (deck_ranks) holds only its k highest ranks
+    check_in_deck(sorted({c for h in dealt for c in h}), cfg.deck_ranks, f"hand {k}")
     _check_antes(history, cfg, None)
     game = BragGame(cfg)
     game._setup_replay(

@@ -10,7 +10,7 @@ from enum import IntEnum
 from itertools import combinations
 from typing import Any, Literal
 
-from brag_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
+from brag_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, format_cards
 from brag_env.config_checks import check_bool as _check_bool
 from brag_env.config_checks import check_choice as _check_choice
 from brag_env.config_checks import check_int as _check_int
@@ -305,6 +305,50 @@ def settle_covers(
     return champion
 
 
+def best_seats(values: Any) -> tuple[int, ...]:
+    """The seats holding the highest of ``values`` (one per seat; several on a tie): B17's
+    session winners by chips, and B24's best first and second hands by strength."""
+    top = max(values)
+    return tuple(s for s, v in enumerate(values) if v == top)
+
+
+def deal_hands(cards: Any, order: Any, per: int, num_players: int) -> list[list[int]]:
+    """B9 (B22's four or five cards, and B24's seven, deal the same way): ``per`` cards to each
+    seat of ``order`` (the seats dealt in, the dealer's left first), one card at a time round
+    the table: seat ``order[j]`` of ``k`` gets ``cards[j]``, ``cards[j + k]``, ... from the
+    top of ``cards``. A seat outside ``order`` (B16: it sits out) gets an empty hand."""
+    k = len(order)
+    # With every seat dealt in, each entry is replaced below: no list to build per seat.
+    hands: list[list[int]] = (
+        [[]] * num_players if k == num_players else [[] for _ in range(num_players)]
+    )
+    if per == 3:  # the common deal, written out: the scalar engine deals one every hand
+        for j, s in enumerate(order):
+            hands[s] = [cards[j], cards[j + k], cards[j + 2 * k]]
+    else:
+        for j, s in enumerate(order):
+            hands[s] = cards[j : per * k : k]
+    return hands
+
+
+def deck_cards(deck_ranks: int) -> tuple[int, ...]:
+    """B1: the card ids of a deck of the ``deck_ranks`` highest ranks (A K Q ... down), every
+    suit of each; ``NUM_RANKS`` is the whole pack. Seven-card Brag (B24) deals from the same."""
+    return tuple(range((NUM_RANKS - deck_ranks) * NUM_SUITS, NUM_CARDS))
+
+
+def check_in_deck(cards: Any, deck_ranks: int, where: str) -> None:
+    """B1: a one-line ``ValueError`` (``where``: what it is about) naming the first three of
+    ``cards`` that a deck of the ``deck_ranks`` highest ranks does not hold."""
+    low = (NUM_RANKS - deck_ranks) * NUM_SUITS
+    outside = [c for c in cards if c < low]
+    if outside:
+        raise ValueError(
+            f"{where}: {format_cards(outside[:3], symbols=False)} not in the "
+            f"{deck_ranks}-rank deck (deck_ranks)"
+        )
+
+
 # The rules the batched kernel compiles (``shuffle_due`` is decided in Python, per batch).
 COMPILED_RULES = (
     ante_due,
@@ -443,7 +487,7 @@ class BragConfig:
 
     def deck_cards(self) -> tuple[int, ...]:
         """B1: the card ids in the deck, every suit of the ``deck_ranks`` highest ranks."""
-        return tuple(range((NUM_RANKS - self.deck_ranks) * NUM_SUITS, NUM_CARDS))
+        return deck_cards(self.deck_ranks)
 
     @property
     def deck_size(self) -> int:

@@ -33,11 +33,27 @@ import numpy as np
 
 from brag_env.brag.game import _seat_number, seeded_cut
 from brag_env.brag.hands import hand_strength
-from brag_env.brag7.rules import CARDS_EACH, Brag7Config, arrangement, check_arrangement
-from brag_env.cards import NUM_CARDS, format_cards, make_rng, parse_cards
+from brag_env.brag.rules import (
+    ANTE_EVERY_HAND,
+    ante_due,
+    best_seats,
+    check_in_deck,
+    deal_hands,
+    deal_order,
+    next_dealer,
+)
+from brag_env.brag7.rules import (
+    CARDS_EACH,
+    MAX_PLAYERS,
+    NO_WINNER,
+    Brag7Config,
+    arrangement,
+    check_arrangement,
+    scoop_winner,
+    share_out,
+)
+from brag_env.cards import NUM_CARDS, format_cards, make_rng, parse_cards, stacked_cards
 from brag_env.clone import StateCopier
-
-NO_WINNER = -1
 
 
 @dataclass(frozen=True)
@@ -143,11 +159,7 @@ def check_deal_record(record: dict[str, Any], config: Brag7Config) -> DealResult
         raise ValueError(f"a deal record of this table has {n} seats")
     if any(len(h) != CARDS_EACH for h in dealt) or len({c for h in dealt for c in h}) != 7 * n:
         raise ValueError("dealt must give 7 different cards to every seat")
-    outside = {c for h in dealt for c in h} - set(config.deck_cards())
-    if outside:
-        raise ValueError(
-            f"dealt holds {format_cards(sorted(outside), symbols=False)}, not in the deck"
-        )
+    check_in_deck(sorted(c for h in dealt for c in h), config.deck_ranks, "dealt")  # B1
     if not 0 <= deal < config.hands_per_session or pot < config.ante * n or pot % n:
         raise ValueError(f"deal_number {deal} or pot {pot} impossible at this table")
     rebuilt = replace(
@@ -180,27 +192,7 @@ def showdown(
     return laid, first, second, scoop_winner(first, second)
 
 
-def best_seats(strengths: Sequence[int]) -> tuple[int, ...]:
-    """The seats holding the highest strength (several: a tie)."""
-    top = max(strengths)
-    return tuple(s for s, v in enumerate(strengths) if v == top)
-
-
-def scoop_winner(first_strengths: Sequence[int], second_strengths: Sequence[int]) -> int:
-    """B24: the seat best in both hands and alone in both, else ``NO_WINNER``."""
-    first, second = best_seats(first_strengths), best_seats(second_strengths)
-    if len(first) == 1 and first == second:
-        return first[0]
-    return NO_WINNER
-
-
-def share_out(pot: int, num_players: int, dealer: int) -> list[int]:
-    """B24: ``pot`` shared equally; the odd chips one each to the seats from the dealer's left."""
-    base, odd = divmod(pot, num_players)
-    shares = [base] * num_players
-    for k in range(odd):
-        shares[(dealer + 1 + k) % num_players] += 1
-    return shares
+_NOBODY_OUT = (False,) * MAX_PLAYERS  # B24: no seat sits out (``out`` of Brag's seat rules)
 
 
 class Brag7Game:
@@ -266,32 +258,34 @@ class Brag7Game:
 
     def _start_deal(self, first: bool) -> None:
         cfg, n = self.config, self.num_players
+        nobody_out = _NOBODY_OUT[:n]  # B24: every seat plays every deal (B16 never applies)
         self.hand_number += 1
         if not first:
-            self.dealer = (self.dealer + 1) % n  # B7: the button moves one seat left
-        for seat in range(n):  # B24: every player antes (the config makes it affordable)
-            self.chips[seat] -= cfg.ante
-        self.pot += cfg.ante * n
+            self.dealer = next_dealer(self.dealer, nobody_out, n)  # B7: one seat left
+        # B24: every player antes, every deal (B8's every_hand; the config makes it affordable)
+        ante = ante_due(ANTE_EVERY_HAND, cfg.ante, first, False)
+        for seat in range(n):
+            self.chips[seat] -= ante
+        self.pot += ante * n
         assert self._rng is not None
         if self._stacked:  # a test's deck: its cards on top, the rest shuffled
-            top = self._stacked.pop(0)
-            taken = set(top)
-            rest = [c for c in self._rng.permutation(self._pack).tolist() if c not in taken]
-            cards = top + rest
-        else:  # B24: a fresh shuffle every deal
+            cards = stacked_cards(self._stacked.pop(0), self._pack, self._rng)
+        else:
+            # B24 shuffles every deal: B18's every_hand, where rules.shuffle_due always says
+            # yes; no deck is kept between deals, so there is no other case to ask it about.
             cards = self._pack[:]
             self._rng.shuffle(cards)
-        self._order = [(self.dealer + 1 + k) % n for k in range(n)]
-        hands: list[list[int]] = [[] for _ in range(n)]
-        for i in range(CARDS_EACH * n):  # one card at a time from the dealer's left (B9)
-            hands[self._order[i % n]].append(cards[i])
-        self.hands = [sorted(h) for h in hands]
+        order = [-1] * n
+        deal_order(self.dealer, nobody_out, n, order)  # B9: the dealer's left first
+        self._order = order
+        self.hands = [sorted(h) for h in deal_hands(cards, order, CARDS_EACH, n)]
         self._choices = {}
         self.current_player = self._order[0]
 
     # ------------------------------------------------------------------ decisions
     def legal_mask(self) -> list[int]:
-        """Every arrangement is legal for the player to act (none once the session is over)."""
+        """Every arrangement is legal for the player to act (none once the session is over).
+        B24 has no betting, so Brag's ``rules.legal_bits`` has nothing to say here."""
         return [int(not self.session_over)] * self.config.num_actions
 
     def legal_actions(self) -> list[int]:
@@ -369,12 +363,7 @@ def _stacked_decks(deck: Any, pack: set[int]) -> list[list[int]]:
         except ValueError as err:
             where = f"deck {i}" if len(decks) > 1 else "deck"
             raise ValueError(f"{where}: {err}") from None
-        outside = [c for c in cards if c not in pack]
-        if outside:
-            raise ValueError(
-                f"deck: {format_cards(outside[:3], symbols=False)} not in the "
-                f"{len(pack) // 4}-rank deck (deck_ranks)"
-            )
+        check_in_deck(cards, len(pack) // 4, "deck")  # B1
         if len(cards) > NUM_CARDS:
             raise ValueError("deck: more than 52 cards")
         out.append(cards)

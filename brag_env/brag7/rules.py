@@ -28,9 +28,11 @@ from typing import Any
 
 import numpy as np
 
+from brag_env.brag.rules import best_seats, deck_cards
 from brag_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, format_cards
 from brag_env.config_checks import check_bool, check_int, known_options
 
+NO_WINNER = -1  # B24: nobody scooped the pot
 MIN_PLAYERS, MAX_PLAYERS = 2, 7  # B24: seven cards each to at most seven players (49 cards)
 CARDS_EACH = 7  # B24
 NUM_ARRANGEMENTS = 140  # B24: 35 triples for the first hand, then 4 for the second
@@ -163,7 +165,7 @@ class Brag7Config:
 
     def deck_cards(self) -> tuple[int, ...]:
         """B1: the card ids in the deck, every suit of the ``deck_ranks`` highest ranks."""
-        return tuple(range((NUM_RANKS - self.deck_ranks) * NUM_SUITS, NUM_CARDS))
+        return deck_cards(self.deck_ranks)
 
     @property
     def action_names(self) -> list[str]:
@@ -173,3 +175,28 @@ class Brag7Config:
     @property
     def num_actions(self) -> int:
         return NUM_ARRANGEMENTS
+
+
+# ------------------------------------------------------------- the rules of B24 alone
+# Seven-card Brag shares the deck (B1), the ranking (B2-B6, B21), the cut and the button (B7),
+# the deal (B9) and the antes (B8, every hand) with Brag and calls ``brag_env.brag.rules`` for
+# them. What follows has no counterpart there: a Brag pot always goes to one hand (B14-B16),
+# while here it goes only to a seat alone on top in both hands, stays on the table otherwise
+# and is shared out when the session ends.
+
+
+def scoop_winner(first_strengths: Sequence[int], second_strengths: Sequence[int]) -> int:
+    """B24: the seat best in both hands and alone in both, else ``NO_WINNER``."""
+    first, second = best_seats(first_strengths), best_seats(second_strengths)
+    if len(first) == 1 and first == second:
+        return first[0]
+    return NO_WINNER
+
+
+def share_out(pot: int, num_players: int, dealer: int) -> list[int]:
+    """B24: ``pot`` shared equally; the odd chips one each to the seats from the dealer's left."""
+    base, odd = divmod(pot, num_players)
+    shares = [base] * num_players
+    for k in range(odd):
+        shares[(dealer + 1 + k) % num_players] += 1
+    return shares
