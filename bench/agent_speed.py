@@ -1,28 +1,58 @@
-"""Microseconds per decision of the Put and Brag baselines and of a snapshot ``ModelAgent``.
+"""Microseconds per decision of each game's baselines and of a snapshot ``ModelAgent``.
 
     python bench/agent_speed.py                 # 20,000 recorded decisions per agent
     python bench/agent_speed.py --decisions 5000
 
 The decisions are recorded first (observation vector and mask of every turn of random
-self-play in put_v1 / brag_v1 heads-up, the envs the shipped models play), then each agent's
-``act()`` is timed over all of them (process CPU time). The model is an untrained MaskablePPO
+self-play heads-up in each game's default env of the game table, the one its shipped models
+play: brag_v1, put_v1, brag7_v0), then each agent's ``act()`` is timed over all of them
+(process CPU time). The model is an untrained MaskablePPO
 ``[128, 128]`` tanh MLP (the training configs' shape): its cost does not depend on its weights.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents import make_agent, table_info_from_env
-from brag_env import brag_v1, put_v1
+from brag_env.games import GAME_NAMES, game_spec
+
+
+class Timed(NamedTuple):
+    """The baselines of one game timed besides the model: the cheap rule-based ones a pool or
+    a table plays (the equilibrium agents' solves and the test-only planted ones left out)."""
+
+    game: str  # a name of the game table (brag_env/games.py)
+    baselines: tuple[str, ...]
+
+
+#: Every game with timed baselines; the rows follow the game table's order.
+TIMED: dict[str, Timed] = {
+    game_spec(timed.game).name: timed  # a name the table does not know fails here
+    for timed in (
+        Timed("put", ("random", "put:greedy", "put:caller", "put:bluffer")),
+        Timed("brag", ("brag:caller", "brag:tight", "brag:bluffer")),
+        Timed("brag7", ("brag7:strongest_first", "brag7:balanced")),
+    )
+}
+
+
+def heads_up_env(game: str):
+    """The raw env of the game's default env (the game table's: the one its models play) at
+    the smallest table the rules allow, heads-up for every game."""
+    spec = game_spec(game)
+    module = importlib.import_module(spec.env_module)
+    return module.raw_env(num_players=min(spec.num_players))
 
 
 def record(env, decisions: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -87,11 +117,9 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.set_num_threads(1)
     print(f"{'agent':<28} {'us/decision':>12}")
-    games = (  # each game's table and the agents timed at it
-        ("put", put_v1.raw_env(), ["random", "put:greedy", "put:caller", "put:bluffer"]),
-        ("brag", brag_v1.raw_env(num_players=2), ["brag:caller", "brag:tight", "brag:bluffer"]),
-    )
-    for game, env, specs in games:
+    for game in (name for name in GAME_NAMES if name in TIMED):
+        env = heads_up_env(game)
+        specs = list(TIMED[game].baselines)
         samples = record(env, args.decisions, 0)
         table = table_info_from_env(env)
         with tempfile.TemporaryDirectory() as tmp:

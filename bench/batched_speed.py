@@ -45,6 +45,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from brag_env.games import game_spec, games_with
 from brag_env.training.batched import BatchedSelfPlayVecEnv, make_engine
+from brag_env.training.cli import SHIPPED_CONFIGS
+from brag_env.training.config import TrainConfig, load_config
 
 
 def _uniform_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -64,35 +66,34 @@ def batched(game: str, options: dict[str, Any], tables: int, decisions: int) -> 
 
 class GameRows(NamedTuple):
     """One game's rows: its batched engine at each table count, per table of rules, and its
-    self-play VecEnv at 4096 tables."""
+    self-play VecEnv at 4096 tables. The rules and the VecEnv's opponents are a shipped
+    training config's (``training``), so the rows time the tables that config trains on."""
 
-    game: str  # a name of the game table (brag_env/games.py)
-    engines: dict[str, dict[str, Any]]  # a row's label (" N=..." follows) -> the table options
+    game: str  # a name of the game table (brag_env/games.py), the config's ``game``
+    config: str  # the training config in brag_env/configs/, without ".yaml"
+    engines: dict[str, dict[str, Any]]  # a row's label (" N=..." follows) -> options changed
     vecenv: str  # the VecEnv row's label
-    vecenv_options: dict[str, Any]
-    pool: list[str]  # the VecEnv's opponents
+
+    @property
+    def training(self) -> TrainConfig:
+        return load_config(SHIPPED_CONFIGS / f"{self.config}.yaml")
+
+    def engine_options(self) -> dict[str, dict[str, Any]]:
+        """Each engine row's table options: the config's, with the row's changes."""
+        table = self.training.env
+        return {label: {**table, **changes} for label, changes in self.engines.items()}
 
 
-# brag_headsup_ppo.yaml / brag_ppo.yaml's table (the player count aside)
-BRAG_TRAINING = {"ante": 1, "min_stake": 2, "max_stake": 32, "raise_sizes": [2]}
-BRAG_POOL = ["random", "brag:caller", "brag:tight", "brag:bluffer", "brag:blind", "brag:tips"]
 #: Every game with a batched engine, in the order of the printed rows.
 GAME_ROWS: dict[str, GameRows] = {
     game_spec(rows.game).name: rows  # a name the table does not know fails here
     for rows in (
-        GameRows(
-            "put",
-            {"batched put": {}},
-            "self-play VecEnv N=4096",
-            {},
-            ["random", "put:greedy", "put:caller", "put:bluffer"],
-        ),
+        GameRows("put", "put_ppo", {"batched put": {}}, "self-play VecEnv N=4096"),
         GameRows(
             "brag",
-            {f"batched brag {p}p": {**BRAG_TRAINING, "num_players": p} for p in (2, 4)},
+            "brag_headsup_ppo",  # brag_ppo.yaml's table too, the player count aside
+            {f"batched brag {p}p": {"num_players": p} for p in (2, 4)},
             "brag VecEnv 2p N=4096",
-            {**BRAG_TRAINING, "num_players": 2},
-            BRAG_POOL,
         ),
     )
 }
@@ -118,8 +119,9 @@ def _random_play(game, decisions: int) -> float:
 
 
 def selfplay_vecenv(tables: int, decisions: int, rows: GameRows) -> float:
+    training = rows.training
     venv = BatchedSelfPlayVecEnv(
-        rows.game, rows.vecenv_options, tables, opponents=rows.pool, seed=0
+        rows.game, training.env, tables, opponents=list(training.pool.opponents), seed=0
     )
     venv.reset()
     rng = np.random.default_rng(0)
@@ -185,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     rows: dict[str, Callable[[], float]] = {}
     for game in GAME_ROWS.values():
         if args.only in (None, game.game):
-            for label, options in game.engines.items():
+            for label, options in game.engine_options().items():
                 for n in sizes:
                     rows[f"{label} N={n}"] = partial(batched, game.game, options, n, decisions)
             rows[game.vecenv] = partial(selfplay_vecenv, 4096, decisions, game)

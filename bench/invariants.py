@@ -1,7 +1,8 @@
 """Random-play invariants of ``brag_v1`` and ``put_v1`` (not in CI: minutes, not seconds).
 
-Plays ``brag_v1`` and ``put_v1`` (raw envs) with uniformly random legal actions, over rule
-configs drawn at random. Brag: 2-8 players, antes and ante modes, stakes, raise sizes, pot
+Plays ``brag_v1`` and ``put_v1`` (raw envs: each game's default env in the game table, as
+``Fuzz.make`` takes it) with uniformly random legal actions, over rule configs drawn at
+random. Brag: 2-8 players, antes and ante modes, stakes, raise sizes, pot
 limit, sessions, every B18 shuffle (``after_prial_or_cycle`` included), B15 carried pots
 (``blind_alone`` / ``unopened_pot`` "wins" | "carries"), B16 covering (``cover_pot``), B19-B21
 options and B22 Four-/Five-card Brag (``cards_dealt`` 3, 4 or 5; 4 and 5 with
@@ -52,6 +53,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import importlib
 import random
 import sys
 import time
@@ -62,7 +64,6 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from brag_env import brag_v1, put_v1
 from brag_env.brag.game import OPEN
 from brag_env.brag.observation import observation_layout
 from brag_env.games import GAME_NAMES, game_spec
@@ -348,7 +349,6 @@ class Fuzz:
     (brag_env/games.py), which orders the games and names them on the command line."""
 
     game: str
-    make: Callable[..., Any]  # the raw env, from the drawn options
     draw: Callable[[random.Random], dict[str, Any]]  # a random rules config
     episode: Callable[[Any, int, random.Random, Checker], tuple[int, int]]
     #: ``--variant`` name -> what it plays and the options it fixes.
@@ -358,13 +358,17 @@ class Fuzz:
     #: The game's own lines of the report, from the checker's counts.
     report: Callable[[Checker], list[str]] = lambda checker: []
 
+    @property
+    def make(self) -> Callable[..., Any]:
+        """The raw env from the drawn options: the game's default env in the game table."""
+        return importlib.import_module(game_spec(self.game).env_module).raw_env
+
 
 FUZZERS: dict[str, Fuzz] = {
     game_spec(fuzz.game).name: fuzz  # a name the table does not know fails here
     for fuzz in (
         Fuzz(
             "brag",
-            brag_v1.raw_env,
             brag_options,
             brag_episode,
             variants={
@@ -378,7 +382,7 @@ FUZZERS: dict[str, Fuzz] = {
                 f"with a cover: {checker.covered:,}"
             ],
         ),
-        Fuzz("put", put_v1.raw_env, put_options, put_episode),
+        Fuzz("put", put_options, put_episode),
     )
 }
 #: The games with checks, in the table's order.

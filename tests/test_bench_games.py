@@ -1,5 +1,6 @@
-"""The bench scripts' per-game data (bench/invariants.py, bench/batched_speed.py) is keyed by
-the game table's names, and bench/invariants.py still runs each game's checks end to end.
+"""The bench scripts' per-game data (bench/invariants.py, bench/batched_speed.py,
+bench/agent_speed.py) is keyed by the game table's names, what the table or a shipped config
+holds is read from there, and bench/invariants.py still runs each game's checks end to end.
 
 Tiny budgets: this keeps the scripts working, it does not fuzz (the script's own runs do).
 """
@@ -7,6 +8,7 @@ Tiny budgets: this keeps the scripts working, it does not fuzz (the script's own
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import importlib.util
 import sys
 from pathlib import Path
@@ -14,7 +16,7 @@ from types import ModuleType
 
 import pytest
 
-from brag_env.games import GAME_NAMES, games_with
+from brag_env.games import GAME_NAMES, game_spec, games_with
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 
@@ -93,6 +95,38 @@ def test_the_batched_rows_are_the_games_with_a_batched_engine():
     batched_speed = _load("batched_speed")
     assert set(batched_speed.GAME_ROWS) == set(games_with("batched_engine"))
     assert all(name == rows.game for name, rows in batched_speed.GAME_ROWS.items())
+
+
+def test_the_checked_envs_are_the_tables_default_envs(invariants):
+    for name, fuzz in invariants.FUZZERS.items():
+        module = importlib.import_module(game_spec(name).env_module)
+        assert fuzz.make is module.raw_env
+
+
+def test_the_batched_rows_time_their_training_configs_tables():
+    """Each game's rows play the table and the pool of the shipped config they name, with only
+    the row's own changes (the player count) on top."""
+    batched_speed = _load("batched_speed")
+    for name, rows in batched_speed.GAME_ROWS.items():
+        training = rows.training
+        assert training.game == name and training.pool.opponents
+        for label, options in rows.engine_options().items():
+            assert options == {**training.env, **rows.engines[label]}
+    brag = batched_speed.GAME_ROWS["brag"].engine_options()
+    assert [options["num_players"] for options in brag.values()] == [2, 4]
+    assert all(options["raise_sizes"] == [2] for options in brag.values())
+
+
+def test_the_agent_rows_are_each_games_baselines_at_its_default_env():
+    agent_speed = _load("agent_speed")
+    assert set(agent_speed.TIMED) <= set(GAME_NAMES)
+    for name, timed in agent_speed.TIMED.items():
+        assert timed.game == name
+        games = {spec.partition(":")[0] for spec in timed.baselines if ":" in spec}
+        assert games == {name}  # every game-named baseline is of the row's game
+        env = agent_speed.heads_up_env(name)
+        assert type(env).__module__ == game_spec(name).env_module
+        assert len(env.possible_agents) == 2
 
 
 def test_a_batched_row_plays_an_untimed_warm_up_first(monkeypatch):
