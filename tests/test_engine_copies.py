@@ -156,3 +156,24 @@ def test_a_copy_keeps_the_lists_the_original_shares():
     twin = game.copy()
     assert twin._dealt is twin.hands
     assert twin.hands is not game.hands and twin.hands[0] is not game.hands[0]
+
+
+def test_a_put_copy_keeps_the_last_hand_on_its_own_lists():
+    """At the end of a hand PutGame's ``last_hand`` holds the hand's lists (the cards played,
+    the trick results, the seats that folded), which are still the game's own until the next
+    deal: the copy's holds the copy's lists, the same one by both names, and a later hand's
+    (whose lists no longer change) is shared."""
+    game = PutGame(PutConfig(num_players=3, target_points=9), deal_between_hands=False)
+    game.new_session(np.random.default_rng(5))
+    rnd = random.Random(5)
+    while not game.awaiting_deal:
+        game.apply(rnd.choice(game.legal_actions()))
+    assert game.last_hand is not None and game.last_hand[0] is game.plays
+    twin = game.copy()
+    assert twin.last_hand == game.last_hand and twin.plays is not game.plays
+    for name, i in (("plays", 0), ("trick_results", 1), ("put_folded", 4)):
+        assert twin.last_hand[i] is getattr(twin, name), name
+    twin.deal_next_hand(list(range(9)))
+    twin.apply(twin.legal_actions()[0])
+    later = twin.copy()
+    assert later.last_hand is twin.last_hand and later.plays is not twin.plays

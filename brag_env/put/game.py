@@ -218,8 +218,8 @@ class PutGame:
         """An independent copy of the match in its current state, for tree walks and exploit
         tools (much cheaper than a deep copy): the lists, the generator and the record of the
         hand in play are copied (:class:`brag_env.clone.StateCopier`); finished records, the
-        last hand's facts, the config and the read-only masks never change and are shared,
-        as is the mask cache (a memo of pure results)."""
+        last hand's facts (once a new hand is dealt), the config and the read-only masks never
+        change and are shared, as is the mask cache (a memo of pure results)."""
         other = PutGame.__new__(PutGame)
         twin = StateCopier()
         state = {name: twin(value) for name, value in self.__dict__.items()}
@@ -227,6 +227,13 @@ class PutGame:
         record = self.record
         if record is not None and record is not self.last_record:  # the hand still in play
             state["record"] = record.copy()
+        last = self.last_hand
+        if last is not None and last[0] is self.plays:
+            # The hand just ended (waiting for a deal, or the match over): its lists are still
+            # the game's own, so the copy's last hand holds the copy's lists (the copier made
+            # them once), as the original's holds its own. Once the next hand has new lists,
+            # the last hand's never change and the tuple is shared.
+            state["last_hand"] = tuple(twin(value) for value in last)
         other.__dict__.update(state)
         return other
 
