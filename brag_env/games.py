@@ -218,6 +218,9 @@ BRAG = GameSpec(
         "cover_pot",  # the cover action and the cover block (B16): off for brag_v0 models
         "perfect_recall",  # the recall block appended to the vector
         "wild_cards",  # the strength order and percentiles, and the B25 block
+        # the percentiles' deck (B1): a record without it was trained on the full pack, which
+        # is the config's default
+        "deck_ranks",
     ),
     action_flags=("cover_pot",),  # B16, from brag_v1
     default_num_players=4,

@@ -283,6 +283,32 @@ def test_a_put_model_is_refused_at_another_deck(tmp_path):
         )
 
 
+@pytest.mark.parametrize("game", ["brag", "brag7"])
+def test_a_brag_model_is_refused_at_another_deck_and_an_old_record_is_the_full_pack(game):
+    """B1: Brag's observation ranks hands within the deck it deals (``deck_ranks``), as
+    Seven-card Brag's does; a model trained on one deck is refused at another in one line, and
+    a record written before ``deck_ranks`` was recorded reads as the full pack (13 ranks)."""
+    from agents.model import SavedModelInfo, TrainedEnv, check_table
+    from brag_env.games import game_spec
+
+    actions = game_spec(game).config_class(num_players=2).num_actions  # Brag's: with cover
+
+    def info(options: dict) -> SavedModelInfo:
+        trained = TrainedEnv(game, {"num_players": 2, **options}, "config.yaml")
+        return SavedModelInfo("m.zip", (10,), actions, 0, trained)
+
+    check_table(info({"deck_ranks": 5}), table_info(game, num_players=2, deck_ranks=5))
+    check_table(info({}), table_info(game, num_players=2))  # an old record: 13 ranks
+    for trained, here in (({"deck_ranks": 5}, 13), ({}, 5)):
+        with pytest.raises(ValueError) as err:
+            check_table(info(trained), table_info(game, num_players=2, deck_ranks=here))
+        assert str(err.value) == (
+            "model 'm.zip' was trained with other table options (per config.yaml): "
+            f"deck_ranks={trained.get('deck_ranks', 13)} in training, {here} here: its "
+            "observations would mean something else; evaluate it with the training options"
+        )
+
+
 def test_matching_options_load_quietly_and_other_rules_warn(tmp_path, model_path):
     import warnings
 
