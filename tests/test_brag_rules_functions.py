@@ -31,6 +31,7 @@ from brag_env.brag.rules import (
     STAY,
     BragConfig,
 )
+from brag_env.cards import format_card, stacked_cards
 
 RULE_NAMES = (
     "ante_due",
@@ -334,6 +335,57 @@ def test_B16_settle_covers_with_one_coverer_who_closed_the_whole_pot():
 
 
 # ------------------------------------------------------------- one source for every engine
+@pytest.mark.parametrize("per", [3, 4, 7])
+def test_B9_deal_hands_one_card_at_a_time_from_the_dealers_left(per):
+    """B9 (B22's four and five cards, B24's seven): round the seats of the order, a card each,
+    ``per`` rounds; a seat outside the order (B16) gets no cards."""
+    order = [2, 0]  # seat 1 deals and sits out (B16): seat 2, on its left, is dealt first
+    cards = list(range(100, 100 + per * 3 + 5))  # more cards than dealt: the rest stay
+    hands = rules.deal_hands(cards, order, per, 3)
+    assert hands[2] == cards[0 : per * 2 : 2] and hands[0] == cards[1 : per * 2 : 2]
+    assert hands[1] == []
+    full = rules.deal_hands(cards, [1, 2, 0], per, 3)
+    assert [full[s][0] for s in (1, 2, 0)] == cards[:3] and all(len(h) == per for h in full)
+    assert len({id(h) for h in full}) == 3  # one list per seat, never shared
+
+
+def test_B17_B24_best_seats_lists_every_seat_on_top():
+    assert rules.best_seats([3, 9, 1]) == (1,)
+    assert rules.best_seats([9, 2, 9, 9]) == (0, 2, 3)  # a tie keeps them all, in seat order
+
+
+@pytest.mark.parametrize("deck_ranks", [1, 4, 13])
+def test_B1_a_short_deck_holds_the_highest_ranks_and_refuses_the_others(deck_ranks):
+    deck = rules.deck_cards(deck_ranks)
+    assert len(deck) == 4 * deck_ranks and deck[-1] == 51 and list(deck) == sorted(deck)
+    rules.check_in_deck(deck, deck_ranks, "deck")  # every card of the deck passes
+    if deck_ranks < 13:
+        below = [deck[0] - 1, deck[0] - 2, 0, 1]
+        with pytest.raises(ValueError) as err:
+            rules.check_in_deck([deck[0], *below], deck_ranks, "hand 3")
+        names = " ".join(format_card(c, symbols=False) for c in below[:3])
+        assert str(err.value) == f"hand 3: {names} not in the {deck_ranks}-rank deck (deck_ranks)"
+
+
+def test_B1_both_brag_configs_deal_from_the_shared_deck():
+    from brag_env.brag7.rules import Brag7Config
+
+    assert BragConfig(num_players=2, deck_ranks=4).deck_cards() == rules.deck_cards(4)
+    assert Brag7Config(num_players=2, deck_ranks=4).deck_cards() == rules.deck_cards(4)
+
+
+def test_B24_seven_card_brag_calls_the_shared_rule_functions():
+    """Seven-card Brag's engine keeps no copy of the rules it shares with Brag (B1, B7-B9)."""
+    from brag_env.brag7 import game as brag7_game
+    from brag_env.brag7 import rules as brag7_rules
+
+    shared = ("ante_due", "next_dealer", "deal_order", "deal_hands", "best_seats", "check_in_deck")
+    for name in shared:
+        assert getattr(brag7_game, name) is getattr(rules, name), name
+    assert brag7_rules.deck_cards is rules.deck_cards
+    assert brag7_game.stacked_cards is stacked_cards
+
+
 def test_kernel_compiles_the_rule_functions_and_defines_none_of_its_own():
     compiled = [name for name in RULE_NAMES if name != "shuffle_due"]  # B18: decided in Python
     assert [f.__name__ for f in rules.COMPILED_RULES] == compiled

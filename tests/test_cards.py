@@ -16,6 +16,7 @@ from brag_env.cards import (
     make_rng,
     parse_card,
     parse_cards,
+    stacked_cards,
 )
 
 
@@ -120,3 +121,14 @@ def test_deck_shuffle_is_seeded_and_keeps_cards():
     deck2.shuffle(make_rng(3))
     assert deck1.cards() == deck2.cards()
     assert sorted(deck1.cards()) == list(range(10))
+
+
+def test_stacked_cards_puts_the_top_first_then_the_rest_of_the_pack_drawn():
+    """A stacked deck over a pack (B1's short deck too): the top, then every other card of the
+    pack once, in an order the generator fixes; over the whole pack it is ``Deck.stacked``."""
+    pack = list(range(36, 52))  # the 4-rank deck
+    top = [51, 40]
+    cards = stacked_cards(top, pack, make_rng(3))
+    assert cards[:2] == top and sorted(cards) == pack
+    assert cards == stacked_cards(top, pack, make_rng(3)) != stacked_cards(top, pack, make_rng(4))
+    assert stacked_cards([7], NUM_CARDS, make_rng(5)) == Deck.stacked([7], make_rng(5)).cards()
