@@ -11,6 +11,7 @@ import torch
 from agents import make_agent, table_info_from_env
 from agents.model import ModelAgent
 from brag_env import put_v0
+from brag_env.games import GAME_NAMES
 from tests.seat_spaces import SeatSpaces
 
 # sha256 of the decisions of ``_decisions`` computed with the code before the fast paths
@@ -37,11 +38,18 @@ _record = _bench.record  # (observation, mask) of every decision of random play
 
 @pytest.mark.slow
 def test_agent_speed_bench_runs(capsys):
-    """The whole bench: every baseline and a saved model seated at its own game's table."""
+    """The whole bench: every baseline and a saved model seated at its own game's table, the
+    games in the game table's order."""
     assert _bench.main(["--decisions", "30"]) == 0
     rows = capsys.readouterr().out.splitlines()[1:]
-    assert [row.split()[0] for row in rows][-1] == "brag:model"
-    assert len(rows) == 9
+    expected = [
+        label
+        for game in GAME_NAMES
+        if game in _bench.TIMED
+        for label in (*_bench.TIMED[game].baselines, f"{game}:model")
+    ]
+    assert [row.split()[0] for row in rows] == expected
+    assert len(rows) == 12  # Brag 3 + 1, Put 4 + 1, Seven-card Brag 2 + 1
 
 
 SPECS = ("put:greedy", "put:caller", "put:bluffer", "put:bluffer:bluff=1.0")
