@@ -339,7 +339,8 @@ def stacked_deck(hands: Sequence[Sequence[int] | str], dealer: int) -> list[int]
     seven = [parse_cards(h) for h in hands]
     if any(len(h) != CARDS_EACH for h in seven):
         raise ValueError("stacked_deck needs 7 cards for every seat")
-    order = [(dealer + 1 + k) % n for k in range(n)]
+    order = [-1] * n
+    deal_order(_seat_number(dealer, n), (False,) * n, n, order)  # B9: the dealer's left first, as the deal
     return [seven[order[i % n]][i // n] for i in range(CARDS_EACH * n)]
 
 
