@@ -21,6 +21,8 @@ from brag_env.brag.wild import ranking
 # The seat_status column of a blind seat in the observation, as a plain int for indexing.
 _BLIND = int(SeatStatus.BLIND)  # blind and open (the next column): still in the hand
 NO_ACTION = -1  # padding of a preference list
+# The styles compiled in agents.brag_kernel (``CompiledStyle.compiled_style``).
+CALLER, TIGHT, BLUFFER, BLIND, TIPS, NEVER_LOOK = range(6)
 
 _MAX_OPPONENTS = 16  # opponents + coverers never exceed 2 * 7
 
