@@ -76,6 +76,23 @@ def _open_play(prefs, equity, strength, heads_up, can_see, bets, play, raise_at,
 
 
 @njit(cache=True)
+def _blind_play(prefs, looks, blind_raise, small, rng) -> int:
+    """Blind play of ``blind`` and ``tips``: look when told to; else stay, raising the
+    smallest legal raise with chance ``blind_raise`` (a draw only then). Returns how many."""
+    if looks:
+        prefs[0], prefs[1] = LOOK, STAY
+        return 2
+    if rng.random() < blind_raise:
+        if small < 0:
+            prefs[0] = STAY
+            return 1
+        prefs[0], prefs[1] = small, STAY
+        return 2
+    prefs[0], prefs[1] = STAY, LOOK
+    return 2
+
+
+@njit(cache=True)
 def decide(
     obs, masks, rows, bets, hands, chips_ins, bluffs, style, params, layout, scales, n,
     raise_ids, is_bet, is_raise, percentiles, equities, take_id, keep_id, cover_id, rng,
@@ -135,19 +152,12 @@ def decide(
                 prefs[0] = STAY
         elif style == TIPS:
             if blind:
-                if (
+                looks = (
                     hand >= params[0]
                     or stake >= params[1] * min_stake
                     or pot >= params[2] * min_stake
-                ):
-                    prefs[0], prefs[1], count = LOOK, STAY, 2
-                elif rng.random() < params[3]:
-                    if small >= 0:
-                        prefs[0], prefs[1], count = small, STAY, 2
-                    else:
-                        prefs[0] = STAY
-                else:
-                    prefs[0], prefs[1], count = STAY, LOOK, 2
+                )
+                count = _blind_play(prefs, looks, params[3], small, rng)
             elif strength >= params[10]:  # a prial: slow-play it
                 if pot >= params[7] * min_stake:
                     if big >= 0:
@@ -174,15 +184,7 @@ def decide(
             else:
                 prefs[0] = STAY if heads_up and strength >= 0.5 else FOLD
         elif blind and style == BLIND:
-            if stake >= params[4] * min_stake:
-                prefs[0], prefs[1], count = LOOK, STAY, 2
-            elif rng.random() < params[5]:
-                if small >= 0:
-                    prefs[0], prefs[1], count = small, STAY, 2
-                else:
-                    prefs[0] = STAY
-            else:
-                prefs[0], prefs[1], count = STAY, LOOK, 2
+            count = _blind_play(prefs, stake >= params[4] * min_stake, params[5], small, rng)
         elif blind:  # tight, bluffer: look at once
             prefs[0] = LOOK
         else:

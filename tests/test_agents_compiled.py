@@ -1,10 +1,11 @@
 """The compiled batch paths (``agents.put_kernel``, ``agents.brag_kernel``,
 ``brag_env.training.pool_draws``) decide and draw exactly as the scalar code does.
 
-The lockstep tests in ``test_fastpaths_agents`` and ``test_agents_brag_batched`` compare the
-batch with one scalar agent per table, so they need parameters whose draws cannot change a
-decision; here one agent of each kind plays every row from the same seed, the row path's
-``act`` in the batch's row order, so the random styles must draw the same stream too.
+The lockstep tests of ``test_agents_brag_batched`` compare the batch with one scalar agent
+per table, so they need parameters whose draws cannot change a decision; here one agent of
+each kind plays every row from the same seed, the row path's ``act`` in the batch's row order,
+so the random styles must draw the same stream too (the Put bluffer's stream:
+``test_fastpaths_agents``).
 """
 
 from typing import ClassVar
@@ -38,27 +39,6 @@ def test_put_view_rows_reads_what_put_view_reads_P1_P8(num_players):
         assert batch.leading[i] == view.leading and batch.held[i] == len(view.ranks)
         assert batch.tricks_ahead[i] == view.tricks_ahead
         assert batch.strength[i] == view.strength()
-
-
-@pytest.mark.parametrize("num_players", [2, 4])
-@pytest.mark.parametrize("spec", ["put:bluffer", "put:bluffer:bluff=0.6,put_at=0.9"])
-def test_put_bluffer_batch_draws_the_scalar_stream_P4(num_players, spec):
-    env = put_v0.raw_env(num_players=num_players)
-    samples = _record(env, 1500, 6)
-    table = table_info_from_env(env)
-    obs = np.stack([o for o, _ in samples])
-    masks = np.stack([m for _, m in samples])
-    rows = np.arange(len(samples))
-    batch = make_agent(spec, table, seed=4)
-    batch.reset_rows(rows)
-    got = batch.act_batch(obs, masks, rows)
-    scalar = make_agent(spec, table, seed=4)  # one generator, rows in order
-    want = []
-    for o, m in samples:
-        scalar.reset()  # each row is its own table
-        want.append(scalar.act(o, m))
-    assert got.tolist() == want
-    assert (got == 13).sum() > 0  # some Puts were called (P4)
 
 
 RANDOM_STYLES = [
