@@ -223,7 +223,9 @@ class BragBaseline(StyleAgent):
         ones, the other styles and B22 go through ``act`` in a loop over rows."""
         vector = self.vector_rules and not self.discard_choices
         if vector and len(rows) >= self.vector_min_rows:
-            return self._act_vector(np.asarray(observations), np.asarray(masks).astype(bool), rows)
+            return self._act_vector(
+                np.asarray(observations), np.asarray(masks).astype(bool, copy=False), rows
+            )
         return self._act_rows(observations, masks, rows)
 
     #: Whether the style has ``preferences_batch`` (its rules as arrays).
@@ -438,7 +440,7 @@ class CompiledStyle(BragBaseline):
         params[: len(values)] = values
         v = self.view
         return decide(
-            np.asarray(observations), np.asarray(masks).astype(bool), rows, state.bets,
+            np.asarray(observations), np.asarray(masks).astype(bool, copy=False), rows, state.bets,
             state.hand, state.chips_in, state.bluff, self.compiled_style, params, self._layout,
             self._scales, v.n, self._raise_ids, v.is_bet, v._is_raise, self._percentiles,
             self._equities, self.take_id, self.keep_id,

@@ -269,7 +269,7 @@ class PutBaseline(StyleAgent):
         One compiled call (``agents.put_kernel.decide``) for the whole batch."""
         from agents.put_kernel import decide
 
-        masks = np.asarray(masks).astype(bool)
+        masks = np.asarray(masks).astype(bool, copy=False)
         tables = np.asarray(rows, np.int64)
         b = PutBatchView(self.view)
         b.load(np.asarray(observations))

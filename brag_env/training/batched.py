@@ -263,11 +263,11 @@ class BatchedSelfPlayVecEnv(VecEnv):
             live = live[waiting]
             if not live.size:
                 break
-            seats = engine.current_player[live]
+            seats = current[waiting]  # nothing has moved since it was read
             specs = self._specs[live, seats]
             actions = np.empty(live.size, np.int64)
             obs = engine.observe(live, seats)  # once for all the opponents to act
-            masks = engine.legal_mask(live)
+            masks = engine.legal_mask(live).view(bool)  # 0/1 int8: read as bool, no copy
             state_rows = live * p + seats  # an agent's per-table state: one per seat
             for sid in np.unique(specs).tolist():
                 k = np.flatnonzero(specs == sid)
