@@ -1,10 +1,14 @@
 """The Brag baselines' ``act`` for many tables at once: observation fields as arrays.
 
-``BragBatchView`` decodes what ``agents.brag.BragView`` decodes, for a (k, size) batch of
-observations; ``BragRows`` keeps the per-hand state ``act`` keeps (bets made, the hand seen
-last, a bluff), one slot per table id. The arithmetic is ``BragView``'s, value for value: the
-equity ``p ** k`` comes from a table computed with Python's ``**`` on every percentile a hand
-can have, so no vector power function can round it differently.
+The shipped styles decide batches in ``agents.brag_kernel`` (compiled; their codes are here,
+so that ``agents.brag`` names them without importing Numba); these arrays serve the styles
+with numpy rules (``planted_never_fold``, the rule exploiter, the adaptive exploiter's view)
+and the kernel's equity table. ``BragBatchView`` decodes what ``agents.brag.BragView``
+decodes, for a (k, size) batch of observations; ``BragRows`` keeps the per-hand state ``act``
+keeps (bets made, the hand seen last, a bluff), one slot per table id. The arithmetic is
+``BragView``'s, value for value: the equity ``p ** k`` comes from a table computed with
+Python's ``**`` on every percentile a hand can have, so no vector power function can round it
+differently.
 """
 
 from __future__ import annotations
