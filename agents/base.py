@@ -153,7 +153,7 @@ class RandomAgent(Agent):
         self, observations: np.ndarray, masks: np.ndarray, rows: np.ndarray
     ) -> np.ndarray:
         """One uniform legal action per row (``rows``, the table ids, are not needed)."""
-        masks = np.asarray(masks).astype(bool)
+        masks = np.asarray(masks).astype(bool, copy=False)
         counts = masks.sum(axis=1)
         if not counts.all():
             raise ValueError("the action mask allows no action")

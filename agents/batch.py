@@ -3,9 +3,9 @@
 The batched self-play env (``brag_env.training.batched``) asks each opponent for the moves of
 all the tables where it sits, in one call. ``rows`` are those tables' ids: an agent with
 per-episode state keeps it per table and ``reset_rows(rows)`` forgets it when their episodes
-start. The Put and Brag baselines, ``random`` and ``ModelAgent`` implement both natively
-(vectorised over rows); any other agent is wrapped in ``PerTableAgents``, one scalar agent per
-table.
+start. The Put and Brag baselines (compiled: ``agents.put_kernel``, ``agents.brag_kernel``),
+``random`` and ``ModelAgent`` (vectorised over rows) implement both natively; any other
+agent is wrapped in ``PerTableAgents``, one scalar agent per table.
 """
 
 from __future__ import annotations

@@ -61,13 +61,17 @@ import numpy as np
 
 from agents.base import RandomAgent, StyleAgent, TableInfo, legal_actions
 from agents.brag_batch import (
+    BLIND,
+    BLUFFER,
+    CALLER,
+    NEVER_LOOK,
     NO_ACTION,
+    TIGHT,
+    TIPS,
     BragBatchView,
     BragRows,
-    biggest_raise,
+    _equity_table,
     first_legal,
-    prefer,
-    smallest_raise,
 )
 from agents.registry import register
 from brag_env.brag.hands import FLUSH, PAIR, PRIAL
@@ -219,7 +223,9 @@ class BragBaseline(StyleAgent):
         ones, the other styles and B22 go through ``act`` in a loop over rows."""
         vector = self.vector_rules and not self.discard_choices
         if vector and len(rows) >= self.vector_min_rows:
-            return self._act_vector(np.asarray(observations), np.asarray(masks).astype(bool), rows)
+            return self._act_vector(
+                np.asarray(observations), np.asarray(masks).astype(bool, copy=False), rows
+            )
         return self._act_rows(observations, masks, rows)
 
     #: Whether the style has ``preferences_batch`` (its rules as arrays).
@@ -379,28 +385,67 @@ class BragBaseline(StyleAgent):
             return [STAY]
         return [FOLD]
 
-    def open_play_batch(
-        self,
-        b: BragBatchView,
-        masks: np.ndarray,
-        bets: np.ndarray,
-        play: float,
-        raise_at: float,
-        see_at: float,
-        patience: int,
+
+class CompiledStyle(BragBaseline):
+    """A style whose ``act_batch`` is one compiled call (``agents.brag_kernel.decide``) for
+    every batch: the kernel holds the style's rules for many tables, ``preferences`` for one.
+    A subclass that changes ``preferences`` must say how the kernel plays it."""
+
+    #: the style's code in ``agents.brag_kernel``
+    compiled_style: ClassVar[int]
+    #: The kernel for batches of any size (tests raise it to mix in the row path).
+    vector_min_rows = 1
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "preferences" in cls.__dict__ and "compiled_style" not in cls.__dict__:
+            raise TypeError(
+                f"{cls.__name__} changes preferences: give it compiled_style and "
+                "kernel_params, or derive it from BragBaseline"
+            )
+
+    def bind(self, table: TableInfo) -> None:
+        super().bind(table)
+        config = table.config
+        off = observation_layout(config).offset
+        fields = ("own_category", "own_strength", "seat_status", "seat_chips", "seat_chips_in")
+        covered = off("seat_covered") if config.cover_pot else -1  # B16: the block, if any
+        tail = [off(f) for f in ("stake", "pot", "hand_number", "history_seat", "history_action")]
+        self._layout = np.array([*map(off, fields), covered, *tail], np.int64)
+        scales = [config.max_stake, config.starting_chips, config.hands_per_session]
+        self._scales = np.array([*scales, config.min_stake], np.float64)
+        self._percentiles, self._equities = _equity_table(config.deck_ranks, config.wild_cards)
+        self._raise_ids = np.array(self.view.raise_ids, np.int64)
+
+    def kernel_params(self) -> list[float]:
+        """The style's parameters in ``agents.brag_kernel``'s order."""
+        return []
+
+    def act_batch(
+        self, observations: np.ndarray, masks: np.ndarray, rows: np.ndarray
     ) -> np.ndarray:
-        """``open_play`` for every row: (k, 2) preferences."""
-        equity = b.equity()
-        see = (
-            (b.opponents == 1)
-            & masks[:, SEE]
-            & ((b.strength >= see_at) | ((bets >= patience) & (equity >= play)))
-        )
-        big = biggest_raise(masks, self.view.raise_ids)
-        raising = ~see & (equity >= raise_at)
-        first = np.where(see, SEE, np.where(equity >= play, STAY, FOLD))
-        first = np.where(raising, np.where(big >= 0, big, STAY), first)
-        return prefer(first, np.where(raising & (big >= 0), STAY, NO_ACTION))
+        """One action per row, each exactly as ``act`` decides it, with the per-hand state of
+        the row's table (``rows``: the table ids) and this agent's one generator, drawn row
+        after row; B22's discards go through ``act``."""
+        if self.discard_choices or len(rows) < self.vector_min_rows:
+            return self._act_rows(observations, masks, rows)
+        from agents.brag_kernel import NUM_PARAMS, decide
+
+        rows = np.asarray(rows, np.int64)
+        state = self._state
+        if rows.size:
+            state.grow(int(rows.max()) + 1)
+        params = np.zeros(NUM_PARAMS)
+        values = self.kernel_params()
+        params[: len(values)] = values
+        v = self.view
+        return decide(
+            np.asarray(observations), np.asarray(masks).astype(bool, copy=False), rows, state.bets,
+            state.hand, state.chips_in, state.bluff, self.compiled_style, params, self._layout,
+            self._scales, v.n, self._raise_ids, v.is_bet, v._is_raise, self._percentiles,
+            self._equities, self.take_id, self.keep_id,
+            self.cover_id, self.rng,
+        )  # fmt: skip
 
 
 @register("brag", "random")
@@ -412,7 +457,7 @@ class BragRandom(RandomAgent):
 
 
 @register("brag", "caller")
-class CallingStation(BragBaseline):
+class CallingStation(CompiledStyle):
     """Looks at once, stays to the end, never raises, sees whenever it can (module docstring)."""
 
     def preferences(self, v: BragView, mask: np.ndarray) -> list[int]:
@@ -420,14 +465,11 @@ class CallingStation(BragBaseline):
             return [LOOK, STAY]
         return [SEE, STAY]
 
-    vector_rules: ClassVar[bool] = True
-
-    def preferences_batch(self, b, masks, bets, rows) -> np.ndarray:
-        return prefer(np.where(b.blind, LOOK, SEE), STAY)
+    compiled_style: ClassVar[int] = CALLER
 
 
 @register("brag", "tight")
-class Tight(BragBaseline):
+class Tight(CompiledStyle):
     """Looks at once and plays only strong hands (module docstring)."""
 
     DEFAULTS: ClassVar[dict[str, Any]] = {
@@ -442,16 +484,16 @@ class Tight(BragBaseline):
             return [LOOK]
         return self.open_play(v, mask, self.play, self.raise_at, self.see_at, self.patience)
 
-    vector_rules: ClassVar[bool] = True
+    compiled_style: ClassVar[int] = TIGHT
+    #: planted_fold_to_raise's extra rule (a fold to any raise since its last move)
+    fold_to_raise: ClassVar[bool] = False
 
-    def preferences_batch(self, b, masks, bets, rows) -> np.ndarray:
-        args = (self.play, self.raise_at, self.see_at, self.patience)
-        open_ = self.open_play_batch(b, masks, bets, *args)
-        return np.where(b.blind[:, None], prefer(LOOK, NO_ACTION), open_)
+    def kernel_params(self) -> list[float]:
+        return [self.play, self.raise_at, self.see_at, self.patience, self.fold_to_raise]
 
 
 @register("brag", "bluffer")
-class Bluffer(BragBaseline):
+class Bluffer(CompiledStyle):
     """Raises weak hands with probability ``bluff``, committing for the hand (module docstring)."""
 
     DEFAULTS: ClassVar[dict[str, Any]] = {
@@ -483,32 +525,15 @@ class Bluffer(BragBaseline):
             return [*self.biggest_raise(mask), STAY]
         return self.open_play(v, mask, self.play, self.raise_at, self.see_at, self.patience)
 
-    vector_rules: ClassVar[bool] = True
+    compiled_style: ClassVar[int] = BLUFFER
 
-    def preferences_batch(self, b, masks, bets, rows) -> np.ndarray:
-        state = self._state
-        bluff = state.bluff[rows]
-        undecided = ~b.blind & (bluff < 0)
-        if undecided.any():  # once per hand; a draw only for a weak hand (as `weak and ...`)
-            weak = undecided & (b.equity() < self.play)
-            draws = np.zeros(len(rows), bool)
-            draws[weak] = self.rng.random(int(weak.sum())) < self.bluff
-            bluff = np.where(undecided, draws, bluff).astype(np.int8)
-            state.bluff[rows] = bluff
-        args = (self.play, self.raise_at, self.see_at, self.patience)
-        out = self.open_play_batch(b, masks, bets, *args)
-        big = biggest_raise(masks, self.view.raise_ids)
-        bluffing = np.where(
-            bets[:, None] >= self.bluff_bets,
-            prefer(FOLD, NO_ACTION),
-            prefer(np.where(big >= 0, big, STAY), np.where(big >= 0, STAY, NO_ACTION)),
-        )
-        out = np.where((bluff == 1)[:, None], bluffing, out)
-        return np.where(b.blind[:, None], prefer(LOOK, NO_ACTION), out)
+    def kernel_params(self) -> list[float]:
+        open_ = [self.play, self.raise_at, self.see_at, self.patience]
+        return [*open_, self.bluff, self.bluff_bets]
 
 
 @register("brag", "blind")
-class BlindSpecialist(BragBaseline):
+class BlindSpecialist(CompiledStyle):
     """Plays blind while the stake is low, looks when it grows (module docstring)."""
 
     DEFAULTS: ClassVar[dict[str, Any]] = {
@@ -529,24 +554,15 @@ class BlindSpecialist(BragBaseline):
             return [STAY, LOOK]
         return self.open_play(v, mask, self.play, self.raise_at, self.see_at, self.patience)
 
-    vector_rules: ClassVar[bool] = True
+    compiled_style: ClassVar[int] = BLIND
 
-    def preferences_batch(self, b, masks, bets, rows) -> np.ndarray:
-        args = (self.play, self.raise_at, self.see_at, self.patience)
-        out = self.open_play_batch(b, masks, bets, *args)
-        looks = b.blind & (b.stake >= self.look_stake * b.min_stake)
-        stays = b.blind & ~looks
-        raises = np.zeros(len(rows), bool)
-        raises[stays] = self.rng.random(int(stays.sum())) < self.blind_raise
-        small = smallest_raise(masks, self.view.raise_ids)
-        out = np.where(looks[:, None], prefer(LOOK, STAY), out)
-        out = np.where((stays & ~raises)[:, None], prefer(STAY, LOOK), out)
-        with_raise = prefer(np.where(small >= 0, small, STAY), np.where(small >= 0, STAY, -1))
-        return np.where((stays & raises)[:, None], with_raise, out)
+    def kernel_params(self) -> list[float]:
+        open_ = [self.play, self.raise_at, self.see_at, self.patience]
+        return [*open_, self.look_stake, self.blind_raise]
 
 
 @register("brag", "tips")
-class SeedTips(BragBaseline):
+class SeedTips(CompiledStyle):
     """Follows the seed documents' strategy advice as a whole (module docstring)."""
 
     DEFAULTS: ClassVar[dict[str, Any]] = {
@@ -597,48 +613,17 @@ class SeedTips(BragBaseline):
         # A high card only: fold; heads-up, play one better than the median hand.
         return [STAY] if heads_up and p >= 0.5 else [FOLD]
 
-    vector_rules: ClassVar[bool] = True
+    compiled_style: ClassVar[int] = TIPS
 
-    def preferences_batch(self, b, masks, bets, rows) -> np.ndarray:
-        k, m = len(rows), b.min_stake
-        small = smallest_raise(masks, self.view.raise_ids)
-        big = biggest_raise(masks, self.view.raise_ids)
-        small_stay = prefer(np.where(small >= 0, small, STAY), np.where(small >= 0, STAY, -1), -1)
-        # open: the first matching rule of ``preferences``, from the last to the first
-        p, heads_up = b.strength, b.opponents == 1
-        scared = b.raises_since_mine() >= self.fear_raises
-        committed = b.chips_in >= b.chips
-        too_dear = (b.stake > self.max_share * np.maximum(b.chips, 1)) & ~committed
-        out = np.where((heads_up & (p >= 0.5))[:, None], prefer(STAY, -1, -1), prefer(FOLD, -1, -1))
-        pair = np.where((scared | too_dear)[:, None], prefer(FOLD, -1, -1), prefer(STAY, -1, -1))
-        out = np.where((p >= self.view.pair_at)[:, None], pair, out)
-        out = np.where((p >= self.view.flush_at)[:, None], small_stay, out)
-        sees = heads_up & masks[:, SEE] & (p >= self.see_at)
-        out = np.where(sees[:, None], prefer(SEE, STAY, -1), out)
-        big_pot = b.pot >= self.slowplay_pot * m
-        slowplay = prefer(
-            np.where(big_pot, np.where(big >= 0, big, SEE), STAY),
-            np.where(big_pot, np.where(big >= 0, SEE, STAY), -1),
-            np.where(big_pot & (big >= 0), STAY, -1),
-        )
-        out = np.where((p >= self.view.prial_at)[:, None], slowplay, out)
-        # blind: look once the session, the stake or the pot says so; else stay, raising now
-        # and then (a draw only for those rows, in row order)
-        looks = b.blind & (
-            (b.hand_number >= self.blind_hands)
-            | (b.stake >= self.look_stake * m)
-            | (b.pot >= self.look_pot * m)
-        )
-        stays = b.blind & ~looks
-        raises = np.zeros(k, bool)
-        raises[stays] = self.rng.random(int(stays.sum())) < self.blind_raise
-        out = np.where(looks[:, None], prefer(LOOK, STAY, -1), out)
-        out = np.where((stays & ~raises)[:, None], prefer(STAY, LOOK, -1), out)
-        return np.where((stays & raises)[:, None], small_stay, out)
+    def kernel_params(self) -> list[float]:
+        v = self.view
+        blind = [self.blind_hands, self.look_stake, self.look_pot, self.blind_raise]
+        open_ = [self.fear_raises, self.max_share, self.see_at, self.slowplay_pot]
+        return [*blind, *open_, v.pair_at, v.flush_at, v.prial_at]
 
 
 @register("brag", "never_look")
-class NeverLook(BragBaseline):
+class NeverLook(CompiledStyle):
     """Never looks; stays blind (raising with probability ``raise``) and covers when short."""
 
     DEFAULTS: ClassVar[dict[str, Any]] = {"raise": 0.0}
@@ -649,12 +634,7 @@ class NeverLook(BragBaseline):
             return [*self.smallest_raise(mask), STAY]
         return [STAY]
 
-    vector_rules: ClassVar[bool] = True
+    compiled_style: ClassVar[int] = NEVER_LOOK
 
-    def preferences_batch(self, b, masks, bets, rows) -> np.ndarray:
-        chance = self.params["raise"]
-        raises = np.zeros(len(rows), bool)
-        if chance > 0:
-            raises = self.rng.random(len(rows)) < chance
-        small = np.where(raises, smallest_raise(masks, self.view.raise_ids), NO_ACTION)
-        return prefer(np.where(small >= 0, small, STAY), np.where(small >= 0, STAY, NO_ACTION))
+    def kernel_params(self) -> list[float]:
+        return [self.params["raise"]]

@@ -1,10 +1,14 @@
 """The Brag baselines' ``act`` for many tables at once: observation fields as arrays.
 
-``BragBatchView`` decodes what ``agents.brag.BragView`` decodes, for a (k, size) batch of
-observations; ``BragRows`` keeps the per-hand state ``act`` keeps (bets made, the hand seen
-last, a bluff), one slot per table id. The arithmetic is ``BragView``'s, value for value: the
-equity ``p ** k`` comes from a table computed with Python's ``**`` on every percentile a hand
-can have, so no vector power function can round it differently.
+The shipped styles decide batches in ``agents.brag_kernel`` (compiled; their codes are here,
+so that ``agents.brag`` names them without importing Numba); these arrays serve the styles
+with numpy rules (``planted_never_fold``, the rule exploiter, the adaptive exploiter's view)
+and the kernel's equity table. ``BragBatchView`` decodes what ``agents.brag.BragView``
+decodes, for a (k, size) batch of observations; ``BragRows`` keeps the per-hand state ``act``
+keeps (bets made, the hand seen last, a bluff), one slot per table id. The arithmetic is
+``BragView``'s, value for value: the equity ``p ** k`` comes from a table computed with
+Python's ``**`` on every percentile a hand can have, so no vector power function can round it
+differently.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from brag_env.brag.wild import ranking
 # The seat_status column of a blind seat in the observation, as a plain int for indexing.
 _BLIND = int(SeatStatus.BLIND)  # blind and open (the next column): still in the hand
 NO_ACTION = -1  # padding of a preference list
+# The styles compiled in agents.brag_kernel (``CompiledStyle.compiled_style``).
+CALLER, TIGHT, BLUFFER, BLIND, TIPS, NEVER_LOOK = range(6)
 
 _MAX_OPPONENTS = 16  # opponents + coverers never exceed 2 * 7
 

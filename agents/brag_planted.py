@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from agents.brag import BragBaseline, BragView, Tight
-from agents.brag_batch import NO_ACTION, biggest_raise, prefer
+from agents.brag_batch import NO_ACTION, TIGHT, biggest_raise, prefer
 from agents.registry import register
 from brag_env.brag.rules import FOLD, LOOK, STAY
 
@@ -51,7 +51,5 @@ class PlantedFoldToRaise(Tight):
             return [FOLD]
         return super().preferences(v, mask)
 
-    def preferences_batch(self, b, masks, bets, rows) -> np.ndarray:
-        out = super().preferences_batch(b, masks, bets, rows)
-        scared = ~b.blind & (b.raises_since_mine() > 0)
-        return np.where(scared[:, None], prefer(FOLD, NO_ACTION), out)
+    compiled_style: ClassVar[int] = TIGHT
+    fold_to_raise: ClassVar[bool] = True

@@ -196,44 +196,24 @@ class PutView:
 
 
 class PutBatchView:
-    """``PutView``'s fields for many observations at once (rows of one array)."""
+    """``PutView``'s fields for many observations at once (rows of one array), decoded by
+    ``agents.put_kernel.view_rows`` (compiled; imported on first use)."""
 
     def __init__(self, view: PutView) -> None:
         self.view = view
+        self._opponents = np.array(view._opponents, np.int64)
 
     def load(self, obs: np.ndarray) -> None:
+        from agents.put_kernel import view_rows
+
         v = self.view
-        n, k = v.n, len(obs)
-        ix = np.arange(k)
-        counts = obs[:, :NUM_RANKS]
-        won = obs[:, v._won : v._won + n]
-        if v.partnerships:
-            ahead = won[:, 0] + won[:, 2] - (won[:, 1] + won[:, 3])
-        else:
-            ahead = won[:, 0] - won[:, v._opponents].max(axis=1)
-        self.tricks_ahead = np.rint(ahead)
-        current = obs[:, v._cur : v._end]
-        self.trick = np.where(current.max(axis=1) != 0, current.argmax(axis=1), 2)
-        size = TRICKS_PER_HAND * n * NUM_RANKS
-        played = obs[:, v._played : v._played + size].reshape(k, TRICKS_PER_HAND, n, NUM_RANKS)
-        played = played[ix, self.trick]  # (k, n, 13): the trick in play
-        on_table = played.max(axis=2) != 0  # (k, n)
-        rank = played.argmax(axis=2)
-        best_rank = np.full(k, NUM_RANKS)
-        best_seat = np.full(k, -1)
-        for seat in range(n):
-            better = on_table[:, seat] & (rank[:, seat] < best_rank)
-            best_rank = np.where(better, rank[:, seat], best_rank)
-            best_seat = np.where(better, seat, best_seat)
-        self.best_rank, self.best_seat = best_rank, best_seat
-        self.leading = best_seat < 0
-        self.held = counts.sum(axis=1)  # len(PutView.ranks)
-        mine = on_table[:, 0]
-        cards = self.held + mine
-        total = counts @ _CARD_VALUES + np.where(mine, NUM_RANKS - 1 - rank[:, 0], 0)
-        pct = _PERCENTILE_GRID[cards.astype(np.int64), total.astype(np.int64)]
-        live = np.minimum(1.0, np.maximum(0.0, pct + TRICK_WEIGHT * self.tricks_ahead))
-        self.strength = np.where(cards == 0, 0.0, live)
+        fields = view_rows(
+            np.asarray(obs), v._won, v._cur, v._played, v.n, v.partnerships,
+            self._opponents, _PERCENTILE_GRID, _CARD_VALUES,
+        )  # fmt: skip
+        self.tricks_ahead, self.trick, self.best_rank, self.best_seat, self.held = fields[:5]
+        self.strength = fields[5]
+        self.leading = self.best_seat < 0
 
 
 class PutBaseline(StyleAgent):
@@ -285,40 +265,33 @@ class PutBaseline(StyleAgent):
     def act_batch(
         self, observations: np.ndarray, masks: np.ndarray, rows: np.ndarray
     ) -> np.ndarray:
-        """One action per row, each as ``act`` would choose it; ``rows`` are the table ids."""
-        masks = np.asarray(masks).astype(bool)
+        """One action per row, each as ``act`` would choose it; ``rows`` are the table ids.
+        One compiled call (``agents.put_kernel.decide``) for the whole batch."""
+        from agents.put_kernel import decide
+
+        masks = np.asarray(masks).astype(bool, copy=False)
+        tables = np.asarray(rows, np.int64)
         b = PutBatchView(self.view)
         b.load(np.asarray(observations))
-        out = np.full(len(masks), -1, np.int64)
-        answer = masks[:, SEE] | masks[:, FOLD]
-        out[answer] = np.where(self.answer_put_batch(b)[answer], SEE, FOLD)
-        passing = ~answer & masks[:, PASS:].any(axis=1)
-        out[passing] = PASS + masks[passing, PASS:].argmax(axis=1)
-        todo = ~answer & ~passing
-        may_put = todo & masks[:, PUT]
-        if may_put.any():
-            calls = np.zeros(len(masks), bool)
-            calls[may_put] = self.call_put_batch(b, np.flatnonzero(may_put), rows)
-            out[calls] = PUT
-            todo &= ~calls
-        held = masks[:, PLAY : PLAY + NUM_RANKS]
-        has = held.any(axis=1)
-        first = held.argmax(axis=1)  # best card held
-        last = NUM_RANKS - 1 - held[:, ::-1].argmax(axis=1)  # lowest card held
-        beaters = held & (np.arange(NUM_RANKS) < b.best_rank[:, None])
-        cheapest = NUM_RANKS - 1 - beaters[:, ::-1].argmax(axis=1)
-        partner_holds = self.view.partnerships & (b.best_seat == 2)
-        follow = np.where(beaters.any(axis=1) & ~partner_holds, cheapest, last)
-        card = PLAY + np.where(b.leading, first, follow)
-        out[todo] = np.where(has, card, masks.argmax(axis=1))[todo]
-        return out
+        put_at, see_at, bluff = self.batch_thresholds()
+        bluffing = self._bluff_flags(int(tables.max()) + 1 if tables.size else 0)
+        return decide(
+            masks, b.trick, b.best_rank, b.best_seat, b.held, b.strength, tables, bluffing,
+            put_at, see_at, bluff, self.view.partnerships, self.rng,
+        )  # fmt: skip
 
-    def call_put_batch(self, b: PutBatchView, idx: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """``call_put`` for the rows ``idx`` of the batch (``rows``: their tables)."""
-        return np.zeros(idx.size, bool)
+    def batch_thresholds(self) -> tuple[float, float, float]:
+        """``call_put``/``answer_put`` as numbers for ``act_batch``: the live strength from
+        which it calls Put and sees one, and the bluff chance (< 0: no bluff draw). Greedy:
+        never calls, always sees."""
+        return np.inf, -np.inf, -1.0
 
-    def answer_put_batch(self, b: PutBatchView) -> np.ndarray:
-        return np.ones(len(b.strength), bool)
+    def _bluff_flags(self, size: int) -> np.ndarray:
+        """The per-table bluff decisions (``act_batch``), at least ``size`` of them."""
+        flags = getattr(self, "_bluff_rows", np.zeros(0, bool))
+        if flags.size < size:
+            flags = self._bluff_rows = np.concatenate([flags, np.zeros(size - flags.size, bool)])
+        return flags
 
     def reset_rows(self, rows: np.ndarray) -> None:
         """Forget the per-hand state of these tables (``reset`` of one table)."""
@@ -349,11 +322,8 @@ class PutCaller(PutBaseline):
     def answer_put(self, v: PutView) -> bool:
         return v.strength() >= self.see_at
 
-    def call_put_batch(self, b: PutBatchView, idx: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        return b.strength[idx] >= self.put_at
-
-    def answer_put_batch(self, b: PutBatchView) -> np.ndarray:
-        return b.strength >= self.see_at
+    def batch_thresholds(self) -> tuple[float, float, float]:
+        return float(self.put_at), float(self.see_at), -1.0
 
 
 @register("put", "bluffer")
@@ -379,21 +349,10 @@ class PutBluffer(PutCaller):
     def reset_rows(self, rows: np.ndarray) -> None:
         rows = np.asarray(rows, np.int64)
         if rows.size:
-            self._grow(int(rows.max()) + 1)
-            self._bluff_rows[rows] = False
+            self._bluff_flags(int(rows.max()) + 1)[rows] = False
 
-    def _grow(self, size: int) -> None:
-        flags = getattr(self, "_bluff_rows", np.zeros(0, bool))
-        if flags.size < size:
-            self._bluff_rows = np.concatenate([flags, np.zeros(size - flags.size, bool)])
-
-    def call_put_batch(self, b: PutBatchView, idx: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        tables = np.asarray(rows, np.int64)[idx]
-        self._grow(int(tables.max()) + 1)
-        first = (b.trick[idx] == 0) & (b.held[idx] == 3)  # the hand's first chance (call_put)
-        draw = tables[first]
-        self._bluff_rows[draw] = self.rng.random(draw.size) < self.bluff
-        return (b.strength[idx] >= self.put_at) | self._bluff_rows[tables]
+    def batch_thresholds(self) -> tuple[float, float, float]:
+        return float(self.put_at), float(self.see_at), float(self.bluff)
 
 
 @register("put", "tips")

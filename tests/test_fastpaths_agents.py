@@ -137,7 +137,16 @@ def test_model_act_batch_matches_act_when_deterministic_and_repeats_with_its_see
 
 @pytest.mark.parametrize("num_players", [2, 3, 4])
 @pytest.mark.parametrize(
-    "spec", ["random", "put:greedy", "put:caller", "put:bluffer:bluff=0.0", "put:bluffer:bluff=1.0"]
+    "spec",
+    [
+        "random",
+        "put:greedy",
+        "put:caller",
+        "put:bluffer:bluff=0.0",
+        "put:bluffer:bluff=1.0",
+        "put:bluffer",  # one generator, rows in order: the batch draws the scalar stream (P4)
+        "put:bluffer:bluff=0.6,put_at=0.9",
+    ],
 )
 def test_put_act_batch_decides_as_act_row_by_row(num_players, spec):
     env = put_v0.raw_env(num_players=num_players)

@@ -193,26 +193,46 @@ class BatchedSelfPlayVecEnv(VecEnv):
             self._agents[spec] = agent
         return agent
 
+    def _number_specs(self, entries: list[str], drawn: np.ndarray) -> None:
+        """Spec ids for the pool ``entries`` in ``drawn`` (draw order; -1: a learner's seat),
+        given in the order they first appear, as drawing them one by one gave them."""
+        drawn = drawn[drawn >= 0]
+        found, first = np.unique(drawn, return_index=True)
+        for entry in found[np.argsort(first)].tolist():
+            self._spec_id(entries[entry])
+
     # --- episodes --------------------------------------------------------------------------------
     def _start_episodes(self, tables: np.ndarray) -> None:
         """New matches on ``tables``: the learner's seat rotates, opponents are drawn."""
         p = self.num_players
         self._seat[tables] = (tables + self._episodes[tables]) % p
         self._episodes[tables] += 1
-        # Table after table, seat after seat (the run's stream of draws), into a Python list
-        # written once: per-element numpy reads and writes cost more than the draws here.
-        draw, rng, agents = self.pool.draw, self._rng, self._agents
-        drawn_rows = []
-        for learner in self._seat[tables].tolist():
-            row = [-1] * p
-            for seat in range(p):
-                if seat != learner:
-                    spec = draw(rng)
-                    row[seat] = sid = self._spec_id(spec)
-                    if spec not in agents and not is_model_spec(spec):
-                        self._agent(sid)  # built here: its seed comes next in the run's stream
-            drawn_rows.append(row)
-        self._specs[tables] = drawn = np.array(drawn_rows, np.int64).reshape(tables.size, p)
+        # Table after table, seat after seat (the run's stream of draws), compiled, as pool
+        # entries; it stops at a spec drawn for the first time: its agent is built there, its
+        # seed the next draw in the stream.
+        from brag_env.training.pool_draws import draw_opponents
+
+        pool = self.pool
+        entries = [*pool.baselines, *pool.snapshots]
+        b = len(pool.baselines)
+        ready = np.array([s in self._agents or is_model_spec(s) for s in entries], dtype=bool)
+        drawn = np.full((tables.size, p), -1, np.int64)
+        learners, latest = self._seat[tables], pool.sampling == "latest"
+        at = 0
+        while at >= 0:
+            at = draw_opponents(
+                learners, p, np.arange(b), np.arange(b, len(entries)), pool.snapshot_prob,
+                latest, ready, self._rng, drawn, at,
+            )  # fmt: skip
+            if at >= 0:
+                self._number_specs(entries, drawn.ravel()[: at + 1])
+                spec = entries[int(drawn.flat[at])]
+                self._agent(self._spec_ids[spec])
+                ready[[e == spec for e in entries]] = True
+                at += 1
+        self._number_specs(entries, drawn.ravel())
+        ids = np.array([self._spec_ids.get(s, -1) for s in entries], np.int64)
+        self._specs[tables] = drawn = np.where(drawn >= 0, ids[drawn], -1)
         # Each baseline forgets its new tables' state in one call (seat rows t * p + seat).
         for sid in np.unique(drawn[drawn >= 0]).tolist():
             if not is_model_spec(self._spec_names[sid]):
@@ -243,11 +263,11 @@ class BatchedSelfPlayVecEnv(VecEnv):
             live = live[waiting]
             if not live.size:
                 break
-            seats = engine.current_player[live]
+            seats = current[waiting]  # nothing has moved since it was read
             specs = self._specs[live, seats]
             actions = np.empty(live.size, np.int64)
             obs = engine.observe(live, seats)  # once for all the opponents to act
-            masks = engine.legal_mask(live)
+            masks = engine.legal_mask(live).view(bool)  # 0/1 int8: read as bool, no copy
             state_rows = live * p + seats  # an agent's per-table state: one per seat
             for sid in np.unique(specs).tolist():
                 k = np.flatnonzero(specs == sid)
