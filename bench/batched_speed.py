@@ -53,7 +53,10 @@ from brag_env.games import game_spec, games_with
 from brag_env.training.batched import BatchedSelfPlayVecEnv, make_engine
 
 
-@njit(cache=True)
+# Not cached on disk: Numba's cache would name the module the function was first compiled in,
+# and this file runs as a script and is loaded under other names (the tests), which then fail
+# to load it. The compile (well under a second) falls in each row's untimed warm-up.
+@njit
 def _pick_legal(masks: np.ndarray, uniforms: np.ndarray, out: np.ndarray) -> None:
     """Row k's action: the first whose running count of legal actions exceeds
     ``int(uniforms[k] * legal)``, that is how many running counts do not (no branch on the
@@ -73,11 +76,13 @@ def _pick_legal(masks: np.ndarray, uniforms: np.ndarray, out: np.ndarray) -> Non
 
 def _uniform_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A uniform legal action per row of 0/1 masks, one uniform of ``rng`` per row: the same
-    actions as ``_uniform_legal_numpy`` (the bench's earlier numpy draw), about 20 times faster
-    at 4,096 rows, so that the draw weighs less in the rows' time than the engines' calls."""
+    actions as ``_uniform_legal_numpy`` (the bench's earlier numpy draw), 4-5 times faster at
+    4,096 rows, so that the draw weighs less in the rows' time than the engines' calls."""
     uniforms = rng.random(len(masks))
     out = np.empty(len(masks), np.int64)
-    _pick_legal(masks, uniforms, out)
+    # bool masks (the VecEnv's) as the int8 they are in memory: one compiled version, the
+    # engines' rows' warm-up compiles it
+    _pick_legal(masks.view(np.int8) if masks.dtype == np.bool_ else masks, uniforms, out)
     return out
 
 
@@ -165,6 +170,7 @@ def selfplay_vecenv(tables: int, decisions: int, rows: GameRows) -> float:
         return step(rows, actions)
 
     venv.engine.step = counting_step
+    _uniform_legal(venv.action_masks(), np.random.default_rng(1))  # compiled before the clock
     start = time.process_time()
     while counted[0] < decisions:
         venv.step(_uniform_legal(venv.action_masks(), rng))
