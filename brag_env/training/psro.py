@@ -29,7 +29,6 @@ A DIR that holds a PSRO run is refused unless ``--force`` (which starts over).
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import resource
@@ -42,8 +41,16 @@ from typing import Any
 
 import numpy as np
 
+from brag_env.exploit import agent_profile, model_observation
+from brag_env.put.rules import PutConfig
+from brag_env.put.solver.diagnose import average, pair
+from brag_env.put.solver.game import HandGame, exploitability
+from brag_env.put.solver.passes import expected_values
+from brag_env.training.cli import find_config
+from brag_env.training.cli import main as train_main
 from brag_env.training.config import TrainConfig, load_config
 from brag_env.training.files import write_file
+from brag_env.ui.cli import OneLineParser, one_line
 
 PROG = "python -m brag_env.training.psro"
 META_SOLVERS = ("uniform", "nash")
@@ -115,23 +122,17 @@ class ExactGame:
     policy added, their pair payoffs and mix exploitabilities (``brag_env.put.solver``)."""
 
     def __init__(self, env: dict[str, Any]) -> None:
-        from brag_env.put.rules import PutConfig
-        from brag_env.put.solver.game import HandGame
-
         self.config = PutConfig.from_dict(env)
         self.game = HandGame.build(self.config, (0, 0))
         self.strategies: list[Any] = []
 
     def add(self, spec: str) -> None:
-        from brag_env.exploit import agent_profile, model_observation
 
         config = model_observation([spec], self.config)
         self.strategies.append(agent_profile(spec, config, self.game))
 
     def value(self, i: int, j: int) -> float:
         """Policy i's expected points a hand against policy j, each dealing half the hands."""
-        from brag_env.put.solver.diagnose import pair
-        from brag_env.put.solver.passes import expected_values
 
         tree, points = self.game.tree, self.game.points
         s_i, s_j = self.strategies[i], self.strategies[j]
@@ -150,10 +151,8 @@ class ExactGame:
             new[j, n - 1] = -new[n - 1, j]
         return new
 
-    def exploitability(self, weights: np.ndarray | None = None, index: int | None = None):
+    def measure(self, weights: np.ndarray | None = None, index: int | None = None) -> Any:
         """Exact exploitability (``Exploitability``) of policy ``index``, or of the mix."""
-        from brag_env.put.solver.diagnose import average
-        from brag_env.put.solver.game import exploitability
 
         if index is not None:
             return exploitability(self.game, self.strategies[index])
@@ -193,9 +192,8 @@ def check_setup(job: Psro) -> TrainConfig:
         raise ValueError(f"--steps must be >= 1, got {job.steps}")
     if not 1 <= job.pool_slots <= 64:  # pool.opponents holds at most 64 specs
         raise ValueError(f"--pool-slots must be between 1 and 64, got {job.pool_slots}")
-    from brag_env.training.cli import find_config
 
-    cfg = load_config(find_config(job.config), train_overrides(job, 0, [job.initial], None))
+    cfg = load_config(find_config(job.config), train_overrides(job, [job.initial], None))
     env = cfg.env
     if cfg.game != "put" or env.get("num_players", 2) != 2 or env.get("reward") != "points":
         raise ValueError(
@@ -217,8 +215,8 @@ def check_setup(job: Psro) -> TrainConfig:
     return cfg
 
 
-def train_overrides(job: Psro, k: int, opponents: list[str], init: str | None) -> list[str]:
-    """The ``--set`` items of iteration k's train.py run (after the user's own)."""
+def train_overrides(job: Psro, opponents: list[str], init: str | None) -> list[str]:
+    """The ``--set`` items of one iteration's train.py run (after the user's own)."""
     items = list(job.overrides)
     if job.steps is not None:
         items.append(f"total_timesteps={job.steps}")
@@ -227,17 +225,14 @@ def train_overrides(job: Psro, k: int, opponents: list[str], init: str | None) -
     return items
 
 
-def train_iteration(
-    job: Psro, k: int, opponents: list[str], init: str | None, seed: int
-) -> Path:
+def train_iteration(job: Psro, k: int, opponents: list[str], init: str | None, seed: int) -> Path:
     """Iteration k's learner: one train.py run in DIR/iter_KK, seeded ``seed``; returns its
     model.zip."""
-    from brag_env.training.cli import main as train_main
 
     run_dir = job.out / f"iter_{k:02d}"
     argv = ["--config", job.config, "--out", str(run_dir), "--progress", "off"]
     argv += ["--seed", str(seed)]
-    for item in train_overrides(job, k, opponents, init):
+    for item in train_overrides(job, opponents, init):
         argv += ["--set", item]
     status = train_main(argv)
     if status != 0:
@@ -283,8 +278,8 @@ def run(job: Psro) -> dict[str, Any]:
         payoffs = game.payoffs(payoffs)
         trained_against = weights
         weights = meta_weights(job.meta, payoffs)
-        mix = game.exploitability(weights)
-        newest = game.exploitability(index=len(population) - 1)
+        mix = game.measure(weights)
+        newest = game.measure(index=len(population) - 1)
         row = {
             "iteration": k,
             "cpu_minutes": round(cpu_minutes(), 2),
@@ -321,7 +316,6 @@ def format_table(record: dict[str, Any]) -> str:
 
 
 def parse_args(argv: list[str] | None) -> Psro:
-    from brag_env.ui.cli import OneLineParser
 
     p = OneLineParser(prog=PROG, description=__doc__.split("\n")[0])
     p.add_argument("--config", required=True, help="train.py config (heads-up Put, points)")
@@ -347,8 +341,6 @@ def main(argv: list[str] | None = None) -> int:
     try:
         record = run(job)
     except (ValueError, RuntimeError, OSError) as error:
-        from brag_env.ui.cli import one_line
-
         print(f"{PROG}: error: {one_line(error)}", file=sys.stderr)
         return 2
     print(format_table(record))
