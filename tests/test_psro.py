@@ -63,6 +63,10 @@ def test_uniform_run_measures_what_the_exploit_tool_measures(tmp_path, capsys) -
     np.testing.assert_allclose(record["weights"], [1 / 3] * 3)
     payoffs = np.array(record["payoffs"])
     np.testing.assert_allclose(payoffs, -payoffs.T, atol=1e-12)  # zero-sum, roles alternating
+    # No policy gains more against policy j than a best response: j's exploitability.
+    alone = [0.690966] + [row["newest"]["exploitability"] for row in record["rows"]]  # random
+    for j, bound in enumerate(alone):
+        assert payoffs[:, j].max() <= bound + 1e-5
     # The mix is the exploit tool's average of the population; the newest is its own figure.
     config = PutConfig.from_dict(record["env"])
     mix = measure(population, config).exploitability
