@@ -67,6 +67,16 @@ def test_uniform_run_measures_what_the_exploit_tool_measures(tmp_path, capsys) -
     alone = [0.690966] + [row["newest"]["exploitability"] for row in record["rows"]]  # random
     for j, bound in enumerate(alone):
         assert payoffs[:, j].max() <= bound + 1e-5
+    # A policy against itself, dealing half the hands, scores 0 although each role does not.
+    game = psro.ExactGame(record["env"])
+    for spec in population:
+        game.add(spec)
+    for k in range(3):
+        assert game.value(k, k) == pytest.approx(0.0, abs=1e-12)
+        assert abs(game.measure(index=k).value_non_dealer) > 1e-3
+    assert [game.value(i, j) for i in range(3) for j in range(3)] == pytest.approx(
+        payoffs.ravel().tolist(), abs=1e-12
+    )
     # The mix is the exploit tool's average of the population; the newest is its own figure.
     config = PutConfig.from_dict(record["env"])
     mix = measure(population, config).exploitability
