@@ -192,7 +192,6 @@ def check_setup(job: Psro) -> TrainConfig:
         raise ValueError(f"--steps must be >= 1, got {job.steps}")
     if not 1 <= job.pool_slots <= 64:  # pool.opponents holds at most 64 specs
         raise ValueError(f"--pool-slots must be between 1 and 64, got {job.pool_slots}")
-
     cfg = load_config(find_config(job.config), train_overrides(job, [job.initial], None))
     env = cfg.env
     if cfg.game != "put" or env.get("num_players", 2) != 2 or env.get("reward") != "points":
@@ -228,7 +227,6 @@ def train_overrides(job: Psro, opponents: list[str], init: str | None) -> list[s
 def train_iteration(job: Psro, k: int, opponents: list[str], init: str | None, seed: int) -> Path:
     """Iteration k's learner: one train.py run in DIR/iter_KK, seeded ``seed``; returns its
     model.zip."""
-
     run_dir = job.out / f"iter_{k:02d}"
     argv = ["--config", job.config, "--out", str(run_dir), "--progress", "off"]
     argv += ["--seed", str(seed)]
@@ -288,7 +286,7 @@ def run(job: Psro) -> dict[str, Any]:
             "newest": newest.as_dict(),
             # the newest's points a hand against the mix it trained against (its BR gain)
             "newest_vs_trained_mix": float(payoffs[-1, :-1] @ trained_against),
-            "trained_against": [float(w) for w in trained_against],
+            "trained_against": [float(w) for w in trained_against],  # nash: before rounding
         }
         record["rows"].append(row)
         record.update(population=population, weights=weights.tolist(), payoffs=payoffs.tolist())
