@@ -121,6 +121,21 @@ def stamp_source_into_caches(namespace: dict, source: object) -> None:
             cache_file._source_stamp = (stamp, extra)
 
 
+def stamped_sources(function: object) -> dict[str, tuple] | None:
+    """The files ``stamp_source_into_caches`` joined to a compiled function's cache stamp, by
+    file name: (mtime, size, constants); None when this Numba keeps its stamp elsewhere."""
+    cache_file = getattr(getattr(function, "_cache", None), "_cache_file", None)
+    stamp = getattr(cache_file, "_source_stamp", None)
+    if stamp is None:
+        return None
+    found = {}
+    while isinstance(stamp, tuple) and len(stamp) == 2 and isinstance(stamp[1], tuple):
+        name, mtime, size, constants = stamp[1]
+        found[name] = (mtime, size, constants)
+        stamp = stamp[0]
+    return found
+
+
 def announce_first_compile(line: str, cached: Callable[[], bool]) -> None:
     """``line`` before a first compile (silent otherwise, for many seconds) when the kernels
     are not cached yet, on a terminal's stderr only: logs, pipes and tests stay as they were."""

@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from brag_env.exploit import agent_profile, model_observation
+from brag_env.games import game_spec
 from brag_env.put.rules import PutConfig
 from brag_env.put.solver.diagnose import average, pair
 from brag_env.put.solver.game import HandGame, exploitability
@@ -194,7 +195,8 @@ def check_setup(job: Psro) -> TrainConfig:
         raise ValueError(f"--pool-slots must be between 1 and 64, got {job.pool_slots}")
     cfg = load_config(find_config(job.config), train_overrides(job, [job.initial], None))
     env = cfg.env
-    if cfg.game != "put" or env.get("num_players", 2) != 2 or env.get("reward") != "points":
+    solved = game_spec(cfg.game).exact_solver  # the exact solver's games (today Put)
+    if not solved or env.get("num_players", 2) != 2 or env.get("reward") != "points":
         raise ValueError(
             "PSRO is measured by the exact solver: the config must be heads-up Put "
             "(game: put, env.num_players 2) with env.reward: points"
