@@ -76,7 +76,8 @@ def _compiled_engine(unavailable: Callable[[], str | None], build: Callable[[], 
 
 
 def make_put_engine(env_config: Mapping[str, Any], num_tables: int, seed: int) -> Any:
-    """``BatchedPut`` over ``num_tables`` matches of the table options ``env_config``."""
+    """``BatchedPut`` over ``num_tables`` matches of the table options ``env_config``, its
+    kernels loaded (``warm_up``), as ``BatchedBrag``'s constructor loads its own."""
     from brag_env.put.batched_options import batched_put_unavailable
     from brag_env.put.rules import PutConfig
 
