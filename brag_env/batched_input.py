@@ -50,6 +50,18 @@ def checked_actions(actions, rows: np.ndarray) -> np.ndarray:
     return given.astype(np.int64, copy=False)
 
 
+def checked_out(out, rows: int, size: int) -> np.ndarray:
+    """The first ``rows`` rows of a caller's ``out`` for ``observe`` (rows of ``size``
+    values); any dtype and layout numpy can assign into."""
+    shape = getattr(out, "shape", None)
+    if not isinstance(out, np.ndarray) or len(shape) != 2 or shape[0] < rows or shape[1] != size:
+        got = shape if shape is not None else type(out).__name__
+        raise ValueError(
+            f"out must be an array of at least {rows} rows of {size} values, got {got}"
+        )
+    return out[:rows]
+
+
 def engine_unavailable(module: str, game: str) -> str | None:
     """Why a compiled batched engine's ``module`` cannot be imported here (one line), or
     None: Numba compiles or loads its kernels on import, which fails when Numba is missing

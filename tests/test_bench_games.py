@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import numpy as np
 import pytest
 
 from brag_env.games import GAME_NAMES, game_spec, games_with
@@ -144,6 +145,31 @@ def test_a_batched_row_plays_an_untimed_warm_up_first(monkeypatch):
     monkeypatch.setattr(batched_speed, "_random_play", lambda game, n: played.append(game.n))
     batched_speed.batched("put", {}, 256, 1000)
     assert built == [2, 256] and played == [2, 256]
+
+
+@pytest.mark.parametrize("actions", [8, 29])  # heads-up Brag's training table, Put
+def test_the_compiled_random_draw_picks_as_the_numpy_one(actions):
+    """batched_speed's random player: the compiled draw gives the numpy draw's action on every
+    row (the same uniform per row, so the rows play the same games as before), a legal one,
+    and 0 on a row with nothing legal; both mask dtypes the loops pass (int8, the VecEnv's
+    bool)."""
+    batched_speed = _load("batched_speed")
+    rng = np.random.default_rng(3)
+    masks = (rng.random((2000, actions)) < rng.random((2000, 1))).astype(np.int8)
+    masks[:7] = 0
+    masks[7:9] = 1
+    for given in (masks, masks.astype(bool)):
+        fast = batched_speed._uniform_legal(given, np.random.default_rng(5))
+        slow = batched_speed._uniform_legal_numpy(given, np.random.default_rng(5))
+        assert fast.dtype == np.int64 and (fast == slow).all()
+        some = masks.any(axis=1)
+        assert (masks[some, fast[some]] == 1).all() and (fast[~some] == 0).all()
+    # each of three legal actions about a third of the time (3,000 draws; 1,000 +- 8 sd)
+    row = np.zeros((3000, actions), np.int8)
+    row[:, [1, 4, actions - 1]] = 1
+    drawn = np.bincount(batched_speed._uniform_legal(row, rng), minlength=actions)
+    assert set(np.flatnonzero(drawn)) == {1, 4, actions - 1}
+    assert all(800 <= drawn[a] <= 1200 for a in (1, 4, actions - 1))
 
 
 @pytest.mark.parametrize(

@@ -563,3 +563,34 @@ def test_rebinding_an_array_the_kernels_share_is_refused():
     assert engine.chips is chips
     engine.chips[...] = 7  # in place: what the kernels read
     engine.note = "any other attribute"  # still free
+
+
+
+def _three_seat_brag():
+    return BatchedBrag(4, BragConfig(num_players=3), seed=0)
+
+
+def _put():
+    from brag_env.put.batched import BatchedPut
+
+    return BatchedPut(4, seed=0)
+
+
+@pytest.mark.parametrize("make", [_three_seat_brag, _put], ids=["brag", "put"])
+@pytest.mark.parametrize("shape", [(1, None), (3, 7), (3,)])
+def test_observe_refuses_an_out_of_the_wrong_size(make, shape):
+    """Both batched engines: a too-small or mis-shaped ``out`` is one line naming what fits,
+    not a numpy broadcast error; a larger one is filled in its first rows (a VecEnv's
+    buffer)."""
+    game = make()
+    game.new_session()
+    rows = np.array([0, 1])
+    seats = game.current_player[rows]
+    size = game.observe(rows, seats).shape[1]
+    bad = np.zeros(tuple(size if n is None else n for n in shape), np.float32)
+    expected = rf"out must be an array of at least 2 rows of {size} values"
+    with pytest.raises(ValueError, match=expected):
+        game.observe(rows, seats, bad)
+    big = np.full((4, size), -1.0, np.float32)
+    game.observe(rows, seats, big)
+    assert np.array_equal(big[:2], game.observe(rows, seats)) and (big[2:] == -1).all()

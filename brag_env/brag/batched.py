@@ -53,6 +53,7 @@ import numpy as np
 from brag_env.batched_input import (
     announce_first_compile,
     checked_actions,
+    checked_out,
     checked_rows,
     checked_seats,
     illegal_action,
@@ -374,7 +375,10 @@ class BatchedBrag:
         rows = checked_rows(rows, self.n)
         seats = checked_seats(seats, rows, self.num_players)
         k = rows.size
-        out = np.empty((k, self.obs_size), np.float32) if out is None else out[:k]
+        if out is None:
+            out = np.empty((k, self.obs_size), np.float32)
+        else:
+            out = checked_out(out, k, self.obs_size)
         # the kernel writes C-ordered float32 rows of this shape (at flat offsets: it must be
         # exact); any other ``out`` gets a copy of them
         shape = (k, self.obs_size)

@@ -24,7 +24,9 @@ from numba.core import cgutils
 from numba.experimental import structref
 from numba.extending import intrinsic, register_jitable
 
+from brag_env import batched_native
 from brag_env.batched_input import kernels_cached, stamp_source_into_caches
+from brag_env.batched_native import borrowed as _borrowed
 from brag_env.brag import rules
 from brag_env.brag.hands import PRIAL, RUNNING_FLUSH
 from brag_env.brag.observation import HISTORY_LEN
@@ -230,24 +232,6 @@ def rules_of(**values) -> tuple[_Proxy, tuple]:
     ``tables_of``'s arrays)."""
     values = RuleValues(**values)
     return _new_rules(values), values
-
-
-@intrinsic
-def _borrowed(typingctx, array):
-    """``array``'s view without its reference count (the data stay owned by the caller)."""
-    if not isinstance(array, types.Array):
-        return None
-
-    def codegen(context, builder, signature, args):
-        source = context.make_array(array)(context, builder, args[0])
-        view = context.make_array(array)(context, builder)
-        for name in ("data", "shape", "strides", "itemsize", "nitems"):
-            setattr(view, name, getattr(source, name))
-        view.meminfo = context.get_constant_null(types.MemInfoPointer(types.voidptr))
-        view.parent = context.get_constant_null(types.pyobject)
-        return view._getvalue()
-
-    return array(array), codegen
 
 
 @njit(cache=True)
@@ -1078,6 +1062,7 @@ ENTRY_POINTS = (
 
 
 stamp_source_into_caches(globals(), rules)  # a change to rules.py recompiles the kernels
+stamp_source_into_caches(globals(), batched_native)  # ... as one to the shared intrinsics
 
 
 def cached() -> bool:

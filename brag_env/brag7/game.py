@@ -340,7 +340,8 @@ def stacked_deck(hands: Sequence[Sequence[int] | str], dealer: int) -> list[int]
     if any(len(h) != CARDS_EACH for h in seven):
         raise ValueError("stacked_deck needs 7 cards for every seat")
     order = [-1] * n
-    deal_order(_seat_number(dealer, n), (False,) * n, n, order)  # B9: the dealer's left first, as the deal
+    # B9: the dealer's left first, as the deal
+    deal_order(_seat_number(dealer, n), (False,) * n, n, order)
     return [seven[order[i % n]][i // n] for i in range(CARDS_EACH * n)]
 
 

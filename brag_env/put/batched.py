@@ -39,6 +39,7 @@ import numpy as np
 from brag_env.batched_input import (
     announce_first_compile,
     checked_actions,
+    checked_out,
     checked_rows,
     checked_seats,
     illegal_action,
@@ -241,6 +242,8 @@ class BatchedPut:
         k = rows.size
         if out is None:
             out = np.empty((k, self.obs_size), np.float32)
+        else:
+            out = checked_out(out, k, self.obs_size)
         # the kernel writes C-ordered float32 rows; any other ``out`` gets a copy of them
         shape = (k, self.obs_size)
         fits = out.dtype == np.float32 and out.flags.c_contiguous and out.shape == shape

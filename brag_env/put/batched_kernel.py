@@ -30,7 +30,9 @@ import numpy as np
 from numba import njit
 from numba.extending import register_jitable
 
+from brag_env import batched_native
 from brag_env.batched_input import kernels_cached, stamp_source_into_caches
+from brag_env.batched_native import borrowed
 from brag_env.put import rules
 from brag_env.put.game import PHASE_ANSWER, PHASE_OVER, PHASE_PLAY
 from brag_env.put.rules import FOLD, NUM_RANKS, PUT, SEE, TRICKS_PER_HAND
@@ -171,6 +173,7 @@ def legal(phase, counts, current, put_caller, a):
 @njit(cache=True)
 def masks(T, rows, out):
     """int8 masks of the seat to act into ``out`` (zero on finished tables)."""
+    T = borrowed(T)  # no reference counts in the loop (batched_native)
     phases, counts, current, put_caller = T.phase, T.counts, T.current, T.put_caller
     for k in range(rows.size):
         r = rows[k]
@@ -189,6 +192,7 @@ def masks(T, rows, out):
 @njit(cache=True)
 def first_illegal(T, rows, actions):
     """The index of the first row whose action is not legal, or -1."""
+    T = borrowed(T)  # no reference counts in the loop (batched_native)
     phase, counts, current, put_caller = T.phase, T.counts, T.current, T.put_caller
     for k in range(rows.size):
         r = rows[k]
@@ -335,6 +339,7 @@ def step(T, R, off, rows, actions, rewards, over, ended):
     """Each row's (legal) action for its seat to act; ``ended`` gets ENDED_BY_FOLD or
     ENDED_BY_PLAY where the hand ended (the match went on: deal it with ``deal``, or not:
     ``over``)."""
+    T = borrowed(T)  # no reference counts in the loop (batched_native)
     counts, phase, current, leader, trick_no = T.counts, T.phase, T.current, T.leader, T.trick_no
     on_table, played, trick_win, tricks_won = T.on_table, T.played, T.trick_win, T.tricks_won
     put_caller, put_seen, put_folded = T.put_caller, T.put_seen, T.put_folded
@@ -408,6 +413,7 @@ def deal(T, off, put_rank, rows, cards, fresh):
     """P2: a new hand on each row, three cards each one at a time from the dealer's left, who
     leads (P3); its kept entries (the current-hand part is zero: ``fresh`` rows, new matches,
     are cleared whole first)."""
+    T = borrowed(T)  # no reference counts in the loop (batched_native)
     counts, phase, current, leader, dealer = T.counts, T.phase, T.current, T.leader, T.dealer
     trick_no, on_table, played, trick_win = T.trick_no, T.on_table, T.played, T.trick_win
     tricks_won, put_caller, put_seen, put_folded = (
@@ -457,6 +463,7 @@ def deal(T, off, put_rank, rows, cards, fresh):
 def observe(T, R, off, rows, seats, out):
     """Each row's kept view for its seat as float32, with the fields kept as state: the seat
     to act, the scores (own first) and the last hand's points."""
+    T = borrowed(T)  # no reference counts in the loop (batched_native)
     size = out.shape[1]
     current, scores, last_unit, last_points = T.current, T.scores, T.last_unit, T.last_points
     obs = T.obs
@@ -480,6 +487,7 @@ ENTRY_POINTS = (masks, first_illegal, step, fisher_yates_top, deal, observe)
 
 
 stamp_source_into_caches(globals(), rules)  # a change to rules.py recompiles the kernels
+stamp_source_into_caches(globals(), batched_native)  # ... as one to the shared intrinsics
 
 
 def cached() -> bool:
