@@ -123,6 +123,7 @@ class PutView:
         self._played = offsets["played"][0]
         self._end = self._cur + TRICKS_PER_HAND  # load reads nothing beyond current_trick
         self._opponents = [s for s in range(1, n) if not (self.partnerships and s == 2)]
+        self.opponent_seats = np.array(self._opponents, np.int64)  # the kernels' copy
 
     def load(self, obs: np.ndarray) -> None:
         vals = obs[: self._end].tolist()
@@ -201,7 +202,6 @@ class PutBatchView:
 
     def __init__(self, view: PutView) -> None:
         self.view = view
-        self._opponents = np.array(view._opponents, np.int64)
 
     def load(self, obs: np.ndarray) -> None:
         from agents.put_kernel import view_rows
@@ -209,7 +209,7 @@ class PutBatchView:
         v = self.view
         fields = view_rows(
             np.asarray(obs), v._won, v._cur, v._played, v.n, v.partnerships,
-            self._opponents, _PERCENTILE_GRID, _CARD_VALUES,
+            v.opponent_seats, _PERCENTILE_GRID, _CARD_VALUES,
         )  # fmt: skip
         self.tricks_ahead, self.trick, self.best_rank, self.best_seat, self.held = fields[:5]
         self.strength = fields[5]
@@ -266,18 +266,18 @@ class PutBaseline(StyleAgent):
         self, observations: np.ndarray, masks: np.ndarray, rows: np.ndarray
     ) -> np.ndarray:
         """One action per row, each as ``act`` would choose it; ``rows`` are the table ids.
-        One compiled call (``agents.put_kernel.decide``) for the whole batch."""
-        from agents.put_kernel import decide
+        One compiled call (``agents.put_kernel.act_rows``: decode and decide) for the batch."""
+        from agents.put_kernel import act_rows
 
         masks = np.asarray(masks).astype(bool, copy=False)
         tables = np.asarray(rows, np.int64)
-        b = PutBatchView(self.view)
-        b.load(np.asarray(observations))
+        v = self.view
         put_at, see_at, bluff = self.batch_thresholds()
         bluffing = self._bluff_flags(int(tables.max()) + 1 if tables.size else 0)
-        return decide(
-            masks, b.trick, b.best_rank, b.best_seat, b.held, b.strength, tables, bluffing,
-            put_at, see_at, bluff, self.view.partnerships, self.rng,
+        return act_rows(
+            np.asarray(observations), v._won, v._cur, v._played, v.n, v.partnerships,
+            v.opponent_seats, _PERCENTILE_GRID, _CARD_VALUES, masks, tables, bluffing,
+            put_at, see_at, bluff, self.rng,
         )  # fmt: skip
 
     def batch_thresholds(self) -> tuple[float, float, float]:

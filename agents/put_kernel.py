@@ -3,9 +3,10 @@
 ``view_rows`` decodes, per observation row, what ``agents.put.PutView.load`` decodes for one
 (the trick in play, the best card on the table and its seat, the cards held, the live strength);
 ``decide`` then applies ``PutBaseline.act``'s order (answer a Put, pass, call Put, greedy card)
-row after row. Greedy, caller and bluffer differ only in their thresholds and the bluff draw,
-which ``decide`` takes from the agent's own ``np.random.Generator``: the same draws in the same
-order as the scalar ``act`` makes them table after table, so both paths decide alike.
+row after row; ``act_rows`` runs both in one call. Greedy, caller and bluffer differ only in
+their thresholds and the bluff draw, which ``decide`` takes from the agent's own
+``np.random.Generator``: the same draws in the same order as the scalar ``act`` makes them
+table after table, so both paths decide alike.
 
 Imported on first use (``agents.put`` loads it lazily): the batched tools that call
 ``act_batch`` already need Numba for their engines, the scalar agents do not. Compiled code is
@@ -134,6 +135,22 @@ def decide(
         else:
             out[i] = PLAY + last  # dump the lowest
     return out
+
+
+@njit(cache=True)
+def act_rows(
+    obs, won_at, cur_at, played_at, n, partnerships, opponents, grid, values, masks, tables,
+    bluffing, put_at, see_at, bluff, rng,
+):  # fmt: skip
+    """``view_rows`` then ``decide`` in one compiled call (``PutBaseline.act_batch``: one
+    dispatch a batch instead of two, the decoded fields never leave compiled code)."""
+    _, trick, best_rank, best_seat, held, strength = view_rows(
+        obs, won_at, cur_at, played_at, n, partnerships, opponents, grid, values
+    )
+    return decide(
+        masks, trick, best_rank, best_seat, held, strength, tables, bluffing, put_at, see_at,
+        bluff, partnerships, rng,
+    )  # fmt: skip
 
 
 stamp_source_into_caches(globals(), rules)  # a change to rules.py recompiles the kernels

@@ -150,3 +150,26 @@ def test_draw_opponents_stops_at_a_spec_not_built_yet():
     first = int(drawn.flat[at])
     assert first == 1 and drawn.flat[at + 1 :].tolist() == [-1] * (5 - at)
     assert (drawn.ravel()[:at] != 1).all()
+
+
+def test_put_act_rows_is_view_rows_then_decide_with_the_same_draws_P4():
+    from agents.put import _CARD_VALUES, _PERCENTILE_GRID
+    from agents.put_kernel import act_rows, decide, view_rows
+
+    env = put_v0.raw_env()
+    samples = _record(env, 600, 2)
+    view = PutView(table_info_from_env(env))
+    obs = np.stack([o for o, _ in samples])
+    masks = np.stack([m for _, m in samples]).astype(bool)
+    tables = np.arange(len(samples)) % 7
+    shared = (view._won, view._cur, view._played, view.n, view.partnerships)
+    fields = view_rows(obs, *shared, view.opponent_seats, _PERCENTILE_GRID, _CARD_VALUES)
+    rng_a, rng_b = np.random.default_rng(5), np.random.default_rng(5)
+    flags_a, flags_b = np.zeros(7, bool), np.zeros(7, bool)
+    want = decide(masks, *fields[1:], tables, flags_a, 0.8, 0.3, 0.5, view.partnerships, rng_a)
+    got = act_rows(
+        obs, *shared, view.opponent_seats, _PERCENTILE_GRID, _CARD_VALUES, masks, tables,
+        flags_b, 0.8, 0.3, 0.5, rng_b,
+    )  # fmt: skip
+    assert got.tolist() == want.tolist() and np.array_equal(flags_a, flags_b)
+    assert rng_a.random() == rng_b.random()  # as many draws

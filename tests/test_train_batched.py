@@ -223,3 +223,42 @@ def test_a_dropped_snapshot_plays_out_its_matches_after_its_file_is_deleted(tmp_
         masks = venv.action_masks()
         venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
     assert venv.pool.snapshots == [str(new)]
+
+
+def _engine_state(engine: BatchedPut) -> dict:
+    """Every array of the engine and its generator's state."""
+    state = {k: v.copy() for k, v in vars(engine).items() if isinstance(v, np.ndarray)}
+    state["rng"] = engine.rng.bit_generator.state
+    return state
+
+
+def test_warm_up_draws_nothing_and_changes_no_state():
+    from brag_env.put.batched_kernel import masks, observe, step
+    from brag_env.training.batched import make_put_engine, warm_up
+
+    engine = BatchedPut(4, PutConfig(), seed=11)
+    engine.new_session()
+    before = _engine_state(engine)
+    warm_up(engine)
+    after = _engine_state(engine)
+    assert before.keys() == after.keys()
+    for key, value in before.items():
+        assert np.array_equal(value, after[key]) if key != "rng" else value == after[key], key
+    assert all(kernel.signatures for kernel in (masks, step, observe))  # loaded
+    # the VecEnv's engine deals what an engine built without the warm-up deals
+    built, plain = make_put_engine({}, 4, 11), BatchedPut(4, PutConfig(), seed=11)
+    built.new_session()
+    plain.new_session()
+    want = _engine_state(plain)
+    for key, value in _engine_state(built).items():
+        assert np.array_equal(value, want[key]) if key != "rng" else value == want[key], key
+
+
+def test_returned_observations_stay_until_the_step_after():
+    venv = _venv()
+    first = venv.reset()
+    kept = first.copy()
+    masks = venv.env_method("action_masks")
+    second, *_ = venv.step(np.array([int(np.flatnonzero(m)[0]) for m in masks]))
+    assert second is not first and np.array_equal(first, kept)  # SB3 stores it after the step
+    assert np.array_equal(second, venv.engine.observe(np.arange(8), venv._seat))

@@ -76,16 +76,31 @@ def _compiled_engine(unavailable: Callable[[], str | None], build: Callable[[], 
 
 
 def make_put_engine(env_config: Mapping[str, Any], num_tables: int, seed: int) -> Any:
-    """``BatchedPut`` over ``num_tables`` matches of the table options ``env_config``."""
+    """``BatchedPut`` over ``num_tables`` matches of the table options ``env_config``, its
+    kernels loaded (``warm_up``), as ``BatchedBrag``'s constructor loads its own."""
     from brag_env.put.batched_options import batched_put_unavailable
     from brag_env.put.rules import PutConfig
 
     def build() -> Any:
         from brag_env.put.batched import BatchedPut
 
-        return BatchedPut(num_tables, PutConfig.from_dict(dict(env_config)), seed=seed)
+        engine = BatchedPut(num_tables, PutConfig.from_dict(dict(env_config)), seed=seed)
+        warm_up(engine)
+        return engine
 
     return _compiled_engine(batched_put_unavailable, build)
+
+
+def warm_up(engine: Any) -> None:
+    """Load an engine's compiled masks, step and observation once, on no table: no draw, no
+    state changed. ``BatchedBrag``'s constructor already calls its kernels; ``BatchedPut``'s
+    first kernel call would otherwise come at the first ``reset()``, inside ``learn()``, and pay
+    Numba's one-time start in the process there (about 0.3-0.4 s: its registries import
+    ``scipy.linalg``), besides loading each kernel from the cache."""
+    none = np.zeros(0, np.int64)
+    engine.legal_mask(none)
+    engine.step(none, none)
+    engine.observe(none, none)
 
 
 def make_brag_engine(env_config: Mapping[str, Any], num_tables: int, seed: int) -> Any:
@@ -158,7 +173,10 @@ class BatchedSelfPlayVecEnv(VecEnv):
         self._hand = np.zeros(n, np.int64)  # hands_played at the learner's decision ("hand")
         self._skipped = 0
         self._actions = np.zeros(n, np.int64)
-        self._obs = np.zeros((n, *self.observation_space.shape), np.float32)
+        # Two observation buffers, in turns: what reset/step_wait return is written in place
+        # of the one returned the call before last (see ``_observe``).
+        shape = (n, *self.observation_space.shape)
+        self._obs_buffers = [np.zeros(shape, np.float32), np.zeros(shape, np.float32)]
 
     # --- pool ------------------------------------------------------------------------------------
     def add_snapshot(self, path: str) -> None:
@@ -301,7 +319,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
         self._begin(tables)
         self.reset_infos = [{"learner_seat": int(s)} for s in self._seat]
         self._hand[:] = self.engine.hands_played
-        return self.engine.observe(tables, self._seat, self._obs).copy()
+        return self._observe(tables)
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions, np.int64).reshape(self.num_envs)
@@ -326,12 +344,20 @@ class BatchedSelfPlayVecEnv(VecEnv):
                 infos[t]["terminal_observation"] = final[j]
             self._begin(np.flatnonzero(done))  # only a finished match starts a new one
         self._hand[:] = engine.hands_played
-        obs = engine.observe(tables, self._seat, self._obs).copy()
-        return obs, reward, (done | new_hand), infos
+        return self._observe(tables), reward, (done | new_hand), infos
+
+    def _observe(self, tables: np.ndarray) -> np.ndarray:
+        """The learner's observation on every table, in the buffer not returned last time, not
+        copied: SB3 copies the previous step's array into its rollout buffer (after the next
+        ``step``) before it is written again, one call later. A caller that keeps these
+        arrays longer copies them itself."""
+        out = self._obs_buffers.pop(0)
+        self._obs_buffers.append(out)
+        return self.engine.observe(tables, self._seat, out)
 
     def action_masks(self) -> np.ndarray:
         """(num_envs, num_actions) legal actions of the learner on every table."""
-        return self.engine.legal_mask().astype(bool)
+        return self.engine.legal_mask().view(bool)  # a new 0/1 int8 array: read as bool
 
     def close(self) -> None:
         self._agents.clear()
