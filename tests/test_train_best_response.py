@@ -25,7 +25,14 @@ sys.path.insert(0, str(ROOT))
 
 from brag_env.training import cli as train  # noqa: E402  (what train.py runs)
 
-BR_CONFIGS = ("brag_headsup_br", "brag_br", "brag_br_long", "put_br", "put_br_hand")
+BR_CONFIGS = (
+    "brag_headsup_br",
+    "brag_headsup_br_batched",
+    "brag_br",
+    "brag_br_long",
+    "put_br",
+    "put_br_hand",
+)
 
 
 # --- the config -------------------------------------------------------------------------------
