@@ -50,16 +50,24 @@ def checked_actions(actions, rows: np.ndarray) -> np.ndarray:
     return given.astype(np.int64, copy=False)
 
 
-def checked_out(out, rows: int, size: int) -> np.ndarray:
-    """The first ``rows`` rows of a caller's ``out`` for ``observe`` (rows of ``size``
-    values); any dtype and layout numpy can assign into."""
-    shape = getattr(out, "shape", None)
-    if not isinstance(out, np.ndarray) or len(shape) != 2 or shape[0] < rows or shape[1] != size:
-        got = shape if shape is not None else type(out).__name__
+def observation_buffers(out, rows: int, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """For ``observe``: the array to return (``out``'s first ``rows`` rows, or a new one) and
+    the array the kernel writes, C-ordered float32 of exactly (rows, size) (the kernels write
+    at flat offsets). They are one array unless ``out`` has another dtype or layout, which then
+    gets a copy of the kernel's rows."""
+    shape = (rows, size)
+    if out is None:
+        out = np.empty(shape, np.float32)
+        return out, out
+    given = getattr(out, "shape", None)
+    if not isinstance(out, np.ndarray) or len(given) != 2 or given[0] < rows or given[1] != size:
+        got = given if given is not None else type(out).__name__
         raise ValueError(
             f"out must be an array of at least {rows} rows of {size} values, got {got}"
         )
-    return out[:rows]
+    out = out[:rows]
+    fits = out.dtype == np.float32 and out.flags.c_contiguous
+    return out, out if fits else np.empty(shape, np.float32)
 
 
 def engine_unavailable(module: str, game: str) -> str | None:

@@ -53,10 +53,10 @@ import numpy as np
 from brag_env.batched_input import (
     announce_first_compile,
     checked_actions,
-    checked_out,
     checked_rows,
     checked_seats,
     illegal_action,
+    observation_buffers,
 )
 from brag_env.brag import batched_kernel as kernel
 from brag_env.brag.batched_options import check_batched_brag
@@ -374,18 +374,9 @@ class BatchedBrag:
         (see the module docstring)."""
         rows = checked_rows(rows, self.n)
         seats = checked_seats(seats, rows, self.num_players)
-        k = rows.size
-        if out is None:
-            out = np.empty((k, self.obs_size), np.float32)
-        else:
-            out = checked_out(out, k, self.obs_size)
-        # the kernel writes C-ordered float32 rows of this shape (at flat offsets: it must be
-        # exact); any other ``out`` gets a copy of them
-        shape = (k, self.obs_size)
-        fits = out.dtype == np.float32 and out.flags.c_contiguous and out.shape == shape
-        work = out if fits else np.empty(shape, np.float32)
+        out, work = observation_buffers(out, rows.size, self.obs_size)
         kernel.observe(self._tables, self._rules, rows, seats, work)
-        if not fits:
+        if work is not out:
             out[...] = work
         return out
 

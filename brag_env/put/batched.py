@@ -39,10 +39,10 @@ import numpy as np
 from brag_env.batched_input import (
     announce_first_compile,
     checked_actions,
-    checked_out,
     checked_rows,
     checked_seats,
     illegal_action,
+    observation_buffers,
 )
 from brag_env.put import batched_kernel as kernel
 from brag_env.put.batched_options import check_batched_put
@@ -239,16 +239,8 @@ class BatchedPut:
         act, the scores, the last hand's points) written into the copy."""
         rows = checked_rows(rows, self.n)
         seats = checked_seats(seats, rows, _SEATS)  # e.g. -1: a finished match's seat to act
-        k = rows.size
-        if out is None:
-            out = np.empty((k, self.obs_size), np.float32)
-        else:
-            out = checked_out(out, k, self.obs_size)
-        # the kernel writes C-ordered float32 rows; any other ``out`` gets a copy of them
-        shape = (k, self.obs_size)
-        fits = out.dtype == np.float32 and out.flags.c_contiguous and out.shape == shape
-        work = out if fits else np.empty(shape, np.float32)
+        out, work = observation_buffers(out, rows.size, self.obs_size)
         kernel.observe(self._tables(), self._rules, self._off, rows, seats, work)
-        if not fits:
+        if work is not out:
             out[...] = work
         return out
