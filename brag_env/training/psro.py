@@ -128,7 +128,6 @@ class ExactGame:
         self.strategies: list[Any] = []
 
     def add(self, spec: str) -> None:
-
         config = model_observation([spec], self.config)
         self.strategies.append(agent_profile(spec, config, self.game))
 
@@ -321,7 +320,6 @@ def format_table(record: dict[str, Any]) -> str:
 
 
 def parse_args(argv: list[str] | None) -> Psro:
-
     p = OneLineParser(prog=PROG, description=__doc__.split("\n")[0])
     p.add_argument("--config", required=True, help="train.py config (heads-up Put, points)")
     p.add_argument("--out", required=True, help="directory of the PSRO run")
