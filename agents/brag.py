@@ -396,11 +396,18 @@ class CompiledStyle(BragBaseline):
     #: The kernel for batches of any size (tests raise it to mix in the row path).
     vector_min_rows = 1
 
+    #: What ``act`` decides with: a subclass that changes any of them plays otherwise than
+    #: the kernel, so it must say how the kernel plays it (``compiled_style``).
+    DECISION_METHODS: ClassVar[tuple[str, ...]] = (
+        "act", "preferences", "open_play", "biggest_raise", "smallest_raise", "new_hand",
+    )  # fmt: skip
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if "preferences" in cls.__dict__ and "compiled_style" not in cls.__dict__:
+        changed = [name for name in cls.DECISION_METHODS if name in cls.__dict__]
+        if changed and "compiled_style" not in cls.__dict__:
             raise TypeError(
-                f"{cls.__name__} changes preferences: give it compiled_style and "
+                f"{cls.__name__} changes {', '.join(changed)}: give it compiled_style and "
                 "kernel_params, or derive it from BragBaseline"
             )
 

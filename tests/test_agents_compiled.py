@@ -103,6 +103,11 @@ def test_a_compiled_style_that_changes_its_rules_must_say_how_the_kernel_plays_t
             def preferences(self, v, mask):
                 return [0]
 
+    # the helpers ``act`` decides with count as well: the kernel would not play them
+    for name in ("open_play", "biggest_raise", "smallest_raise", "new_hand", "act"):
+        with pytest.raises(TypeError, match=f"changes {name}"):
+            type("Looser", (Tight,), {name: lambda self, *args: [0]})
+
     class Marked(Tight):  # the same rules: the kernel's tight
         marked: ClassVar[bool] = True
 

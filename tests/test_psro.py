@@ -142,3 +142,14 @@ def test_bad_setups_are_one_line_errors_before_anything_is_written(
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
     assert not out.exists()
+
+
+def test_a_uniform_run_longer_than_the_pool_holds_is_refused_before_it_starts(tmp_path):
+    # iteration k's pool lists the k policies so far: the 65th would not fit pool.opponents
+    job = psro.parse_args(["--config", CONFIG, "--out", str(tmp_path / "o"), "--iterations", "65"])
+    with pytest.raises(ValueError, match="--iterations must be <= 64, got 65"):
+        psro.check_setup(job)
+    job.meta = "nash"  # its pool has --pool-slots entries whatever the population
+    psro.check_setup(job)
+    job.meta, job.iterations = "uniform", 64
+    psro.check_setup(job)

@@ -49,7 +49,7 @@ from brag_env.put.solver.game import HandGame, exploitability
 from brag_env.put.solver.passes import expected_values
 from brag_env.training.cli import find_config
 from brag_env.training.cli import main as train_main
-from brag_env.training.config import TrainConfig, load_config
+from brag_env.training.config import MAX_SPECS, TrainConfig, load_config
 from brag_env.training.files import write_file
 from brag_env.ui.cli import OneLineParser, one_line
 
@@ -128,7 +128,6 @@ class ExactGame:
         self.strategies: list[Any] = []
 
     def add(self, spec: str) -> None:
-
         config = model_observation([spec], self.config)
         self.strategies.append(agent_profile(spec, config, self.game))
 
@@ -191,8 +190,13 @@ def check_setup(job: Psro) -> TrainConfig:
         raise ValueError(f"--init must be one of {', '.join(INITS)}, got {job.init!r}")
     if job.steps is not None and job.steps < 1:
         raise ValueError(f"--steps must be >= 1, got {job.steps}")
-    if not 1 <= job.pool_slots <= 64:  # pool.opponents holds at most 64 specs
+    if not 1 <= job.pool_slots <= MAX_SPECS:  # pool.opponents holds at most 64 specs
         raise ValueError(f"--pool-slots must be between 1 and 64, got {job.pool_slots}")
+    if job.meta == "uniform" and job.iterations > MAX_SPECS:  # the last pool: every policy
+        raise ValueError(
+            f"--meta uniform lists every policy in pool.opponents (at most {MAX_SPECS}): "
+            f"--iterations must be <= {MAX_SPECS}, got {job.iterations}"
+        )
     cfg = load_config(find_config(job.config), train_overrides(job, [job.initial], None))
     env = cfg.env
     solved = game_spec(cfg.game).exact_solver  # the exact solver's games (today Put)
@@ -316,7 +320,6 @@ def format_table(record: dict[str, Any]) -> str:
 
 
 def parse_args(argv: list[str] | None) -> Psro:
-
     p = OneLineParser(prog=PROG, description=__doc__.split("\n")[0])
     p.add_argument("--config", required=True, help="train.py config (heads-up Put, points)")
     p.add_argument("--out", required=True, help="directory of the PSRO run")
