@@ -53,8 +53,8 @@ def checked_actions(actions, rows: np.ndarray) -> np.ndarray:
 def observation_buffers(out, rows: int, size: int) -> tuple[np.ndarray, np.ndarray]:
     """For ``observe``: the array to return (``out``'s first ``rows`` rows, or a new one) and
     the array the kernel writes, C-ordered float32 of exactly (rows, size) (the kernels write
-    at flat offsets). They are one array unless ``out`` has another dtype or layout, which then
-    gets a copy of the kernel's rows."""
+    at flat offsets). They are one array unless ``out`` has another float dtype or layout,
+    which then gets a copy of the kernel's rows."""
     shape = (rows, size)
     if out is None:
         out = np.empty(shape, np.float32)
@@ -65,6 +65,8 @@ def observation_buffers(out, rows: int, size: int) -> tuple[np.ndarray, np.ndarr
         raise ValueError(
             f"out must be an array of at least {rows} rows of {size} values, got {got}"
         )
+    if not np.issubdtype(out.dtype, np.floating):  # an int array would truncate silently
+        raise ValueError(f"out must be a float array, got {out.dtype}")
     out = out[:rows]
     fits = out.dtype == np.float32 and out.flags.c_contiguous
     return out, out if fits else np.empty(shape, np.float32)

@@ -594,3 +594,7 @@ def test_observe_refuses_an_out_of_the_wrong_size(make, shape):
     big = np.full((4, size), -1.0, np.float32)
     game.observe(rows, seats, big)
     assert np.array_equal(big[:2], game.observe(rows, seats)) and (big[2:] == -1).all()
+    with pytest.raises(ValueError, match="out must be a float array, got int64"):
+        game.observe(rows, seats, np.zeros((2, size), np.int64))  # not truncated silently
+    wide = np.zeros((2, size), np.float64)  # another float dtype gets the values cast
+    assert np.array_equal(game.observe(rows, seats, wide), game.observe(rows, seats))
