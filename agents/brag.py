@@ -389,7 +389,7 @@ class BragBaseline(StyleAgent):
 class CompiledStyle(BragBaseline):
     """A style whose ``act_batch`` is one compiled call (``agents.brag_kernel.decide``) for
     every batch: the kernel holds the style's rules for many tables, ``preferences`` for one.
-    A subclass that changes ``preferences`` must say how the kernel plays it."""
+    A subclass that changes any of ``DECISION_METHODS`` must say how the kernel plays it."""
 
     #: the style's code in ``agents.brag_kernel``
     compiled_style: ClassVar[int]
