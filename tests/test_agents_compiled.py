@@ -178,3 +178,44 @@ def test_put_act_rows_is_view_rows_then_decide_with_the_same_draws_P4():
     )  # fmt: skip
     assert got.tolist() == want.tolist() and np.array_equal(flags_a, flags_b)
     assert rng_a.random() == rng_b.random()  # as many draws
+
+
+# Table options that change what the styles read (the prices, the mask, the statuses) and
+# parameters away from each style's defaults: the kernel's copy of every branch must follow.
+# (Four- and five-card Brag, wild cards and perfect recall have no batched engine, so no
+# act_batch is ever called there.)
+OPTION_TABLES = [
+    {"num_players": 3, "allow_blind": False},  # B10: nobody blind, every seat looks at once
+    {"num_players": 2, "pot_limit": True, "raise_sizes": [2, 3]},  # B13
+    {"num_players": 4, "blind_may_see_open": False, "starting_chips": 16},  # B14, B16
+    {"num_players": 3, "cover_pot": False, "starting_chips": 14},  # B16: short seats must fold
+    {"num_players": 3, "blind_alone": "carries", "unopened_pot": "carries"},  # B15
+    {"num_players": 2, "ante_mode": "after_prial", "hands_per_session": 4},  # B8
+    {"num_players": 3, "blind_keep_hand": False, "hands_per_session": 3},  # B19
+    {"num_players": 3, "lowball": True, "prial_bonus": 2},  # B20, B21
+    {"num_players": 2, "max_stake": 8, "min_stake": 4},  # B11, B13: the cap reached at once
+    {"num_players": 5, "shuffle": "every_hand", "hands_per_session": 2},  # B18
+]
+TUNED_STYLES = [
+    "brag:tight:play=0.2,raise_at=0.5,see_at=0.6,patience=1",
+    "brag:planted_fold_to_raise",
+    "brag:bluffer:bluff=0.7,bluff_bets=1,play=0.5",
+    "brag:blind:look_stake=2,blind_raise=0.8,see_at=0.5",
+    "brag:tips:blind_hands=2,look_pot=4,fear_raises=1,max_share=0.6,slowplay_pot=4",
+    "brag:never_look:raise=0.6",
+    "brag:caller",
+]
+
+
+def _option_id(options: dict) -> str:
+    return ",".join(f"{k}={v}" for k, v in options.items())
+
+
+@pytest.mark.parametrize("options", OPTION_TABLES, ids=_option_id)
+def test_brag_kernel_follows_every_style_at_every_table_option_B8_B22(options):
+    moves = set()
+    for spec in TUNED_STYLES:
+        got, want = _lockstep(spec, options, tables=12, decisions=40, seed=3)
+        assert got == want, spec
+        moves |= set(got)
+    assert len(moves) >= 3  # the table let the styles play more than one kind of move
