@@ -72,9 +72,11 @@ class MaskedOnceCategorical(MaskableCategorical):
     def sample(self, sample_shape: torch.Size = torch.Size()) -> torch.Tensor:  # noqa: B008
         """One action per row by the inverse of the cumulative probabilities: one uniform a
         row from torch's global generator (``torch.multinomial``, the parent's, draws an
-        exponential for every action: 1 ms against 0.16 ms for 1,024 rows of 29). An action of
-        probability 0 is never drawn: the first entry above ``u`` rises there, and
-        ``u < total`` keeps a row's last legal action the furthest a pick can go."""
+        exponential for every action: 1 ms against 0.16 ms for 1,024 rows of 29). The pick is
+        the first action whose running sum exceeds ``u``; the sum rises only at an action of
+        positive probability, so a masked one is never drawn, and ``u < total`` keeps the pick
+        within the row. In float32 an action whose probability is below the sum's rounding step
+        (about 6e-8 near 1) can be drawn less often than that probability, or not at all."""
         if sample_shape != torch.Size():
             return super().sample(sample_shape)
         with torch.no_grad():
