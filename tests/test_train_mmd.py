@@ -14,6 +14,7 @@ from sb3_contrib import MaskablePPO
 from brag_env.training.checkpoint import load_parameters
 from brag_env.training.config import load_config
 from brag_env.training.envs import make_vec_env
+from brag_env.training.learner import LearnerPPO
 from brag_env.training.mmd import MagnetPPO, masked_kl
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,8 +44,8 @@ def batch(model: MaskablePPO, n: int = 64) -> tuple[torch.Tensor, np.ndarray]:
     return obs, masks
 
 
-def test_the_option_off_builds_plain_maskable_ppo_and_on_the_subclass():
-    assert type(built([])) is MaskablePPO  # off: the learner every shipped model was trained by
+def test_the_option_off_builds_the_plain_learner_and_on_the_subclass():
+    assert type(built([])) is LearnerPPO  # off: train.py's learner without the magnet
     model = built(MMD)
     assert isinstance(model, MagnetPPO)
     assert (model.magnet_kl, model.magnet_update) == (0.1, 3)

@@ -336,7 +336,8 @@ def test_build_model_turns_the_distributions_checks_off_and_trains_the_same_weig
 @pytest.mark.slow  # a short training run
 def test_a_diverged_run_is_a_one_line_error(tmp_path, capsys):
     """build_model turns torch's distribution checks off, so a policy whose logits overflow
-    fails inside torch.multinomial: train.py says so in one line (exit 2), no traceback. (No
+    fails its next sample (LearnerPPO's sampler raises torch.multinomial's error): train.py
+    says so in one line (exit 2), no traceback. (No
     evaluation comes first: the model loader would refuse the non-finite weights itself.)"""
     args = smoke_args("put_ppo_smoke", tmp_path / "run", "--progress", "off")
     args += ["--set", "ppo.learning_rate=1e30", "--set", "total_timesteps=4096"]

@@ -33,6 +33,7 @@ naming the option.
 from __future__ import annotations
 
 import functools
+import operator
 
 import numpy as np
 
@@ -58,6 +59,10 @@ _DEAL_ORDER = np.arange(kernel.HAND_CARDS)
 # The kernels' table fields whose BatchedPut attribute has the engines' shared name
 # (docs/development.md "Vocabulary"); every other field is the attribute of its own name.
 _ATTRIBUTE_OF = {"current": "current_player"}
+# one C-level call reads them all: _tables runs at every kernel call, a dozen times a step
+_TABLE_ATTRIBUTES = operator.attrgetter(
+    *(_ATTRIBUTE_OF.get(name, name) for name in kernel.TABLE_ARRAYS)
+)
 COMPILING = "compiling the batched Put engine (first use; cached afterwards) ..."
 
 
@@ -162,9 +167,7 @@ class BatchedPut:
 
     def _tables(self) -> kernel.Tables:
         """The arrays the kernels change in place (read each call: a test may swap one)."""
-        return kernel.Tables(
-            *(getattr(self, _ATTRIBUTE_OF.get(name, name)) for name in kernel.TABLE_ARRAYS)
-        )
+        return kernel.Tables._make(_TABLE_ATTRIBUTES(self))
 
     # ------------------------------------------------------------------ deals
     def _draw_dealers(self, rows: np.ndarray) -> np.ndarray:

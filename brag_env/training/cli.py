@@ -89,6 +89,7 @@ try:
         write_file,
         writing,
     )
+    from brag_env.training.learner import NOT_FINITE_PROBABILITIES, LearnerPPO
     from brag_env.training.progress import ProgressBar
 except ModuleNotFoundError as missing:
     if (missing.name or "").partition(".")[0] not in TRAIN_EXTRA:
@@ -257,11 +258,6 @@ def truncate_evals(path: Path, step: int) -> None:
     write_file(path, "".join(kept))
 
 
-#: torch.multinomial's error when a distribution's probabilities hold a NaN, an inf or a
-#: negative number: how a diverged policy fails once the argument checks are off.
-NOT_FINITE_PROBABILITIES = "probability tensor contains either `inf`, `nan` or element < 0"
-
-
 @contextlib.contextmanager
 def diverged_as_error(model: MaskablePPO) -> Iterator[None]:
     """A policy whose logits are no longer finite (a step too large for the run) fails its
@@ -279,18 +275,19 @@ def diverged_as_error(model: MaskablePPO) -> Iterator[None]:
 
 
 def build_model(cfg: TrainConfig, venv: Any, seed: int) -> MaskablePPO:
-    """MaskablePPO with every hyper-parameter from the config. A schedule (``learning_rate``,
-    ``clip_range``) is a callable of SB3's ``progress_remaining``; a number stays a number.
+    """``LearnerPPO`` (``MaskablePPO`` with a cheaper masked distribution and info walk,
+    ``brag_env/training/learner.py``) with every hyper-parameter from the config. A schedule
+    (``learning_rate``, ``clip_range``) is a callable of SB3's ``progress_remaining``; a number
+    stays a number.
 
-    Turns off torch.distributions' argument checks for the process: MaskablePPO builds three
-    ``Categorical`` a batch (the mask re-normalises the logits), each checking its logits, and
-    checks every ``log_prob`` argument, about 2% of a batched run. The logits come from the
+    Turns off torch.distributions' argument checks for the process: each distribution checks
+    its logits when built, and every ``log_prob`` argument. The logits come from the
     network and the actions from the masked distribution, so the checks fire only once the
     policy has diverged (logits no longer finite; ``diverged_as_error`` reports that), and they
     change no value (the same seed trains the same weights, bit for bit)."""
     torch.distributions.Distribution.set_default_validate_args(False)
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.ppo.activation]
-    algorithm: type[MaskablePPO] = MaskablePPO
+    algorithm: type[MaskablePPO] = LearnerPPO
     magnet: dict[str, Any] = {}
     if cfg.ppo.magnet_kl > 0:  # magnetic mirror descent; off: exactly the plain learner
         from brag_env.training.mmd import MagnetPPO

@@ -21,7 +21,7 @@ both distributions masked with the rollout's legal-action masks).
 
 The magnet's weights are saved in the model zip as ``magnet.pth`` (SB3's ``set_parameters``
 restores them on ``--resume``); ``agents`` loads only ``policy.pth``, so an MMD model plays like
-any other. With ``magnet_kl = 0`` ``build_model`` uses plain ``MaskablePPO``.
+any other. With ``magnet_kl = 0`` ``build_model`` uses plain ``LearnerPPO``.
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ from typing import Any
 
 import numpy as np
 import torch
-from sb3_contrib import MaskablePPO
+
+from brag_env.training.learner import LearnerPPO
 
 
 def masked_kl(current: Any, magnet: Any) -> torch.Tensor:
@@ -44,9 +45,10 @@ def masked_kl(current: Any, magnet: Any) -> torch.Tensor:
     return (p * (log_p - log_q)).sum(dim=-1)
 
 
-class MagnetPPO(MaskablePPO):
-    """``MaskablePPO`` with MMD's magnet term (module docstring). Extra constructor arguments:
-    ``magnet_kl`` (the KL coefficient, > 0) and ``magnet_update`` (rollouts between moves)."""
+class MagnetPPO(LearnerPPO):
+    """``LearnerPPO`` (train.py's learner) with MMD's magnet term (module docstring). Extra
+    constructor arguments: ``magnet_kl`` (the KL coefficient, > 0) and ``magnet_update``
+    (rollouts between moves)."""
 
     def __init__(self, *args: Any, magnet_kl: float, magnet_update: int, **kwargs: Any) -> None:
         if magnet_kl <= 0 or magnet_update < 1:
