@@ -487,12 +487,17 @@ def _build_policy(path: Path, custom: dict[str, Any]) -> Any:
         if floating and not bool(torch.isfinite(tensor).all()):
             raise _fail(path, f"its weight {quoted(name)} holds NaN or infinite values")
     try:
-        policy = MaskableActorCriticPolicy(
-            custom["observation_space"],
-            custom["action_space"],
-            lambda _: 0.0,  # the learning rate: only the (unused) optimizer reads it
-            **custom.get("policy_kwargs", {}),
-        )
+        # Building the layers draws their initial weights from torch's global stream, which a
+        # training run samples its actions from: a model loaded mid-run (an evaluation, a
+        # snapshot joining the pool) would change what the run trains. The weights are
+        # overwritten anyway, so the stream is put back as it was.
+        with torch.random.fork_rng(devices=[]):
+            policy = MaskableActorCriticPolicy(
+                custom["observation_space"],
+                custom["action_space"],
+                lambda _: 0.0,  # the learning rate: only the (unused) optimizer reads it
+                **custom.get("policy_kwargs", {}),
+            )
         policy.load_state_dict(state, strict=True)
     except Exception as e:  # e.g. weights of another shape than the recorded network
         raise _fail(path, f"its weights do not fit its policy: {_first_line(e)}") from None

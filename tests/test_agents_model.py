@@ -365,3 +365,14 @@ def test_plain_json_policy_kwargs_pass_the_same_whitelist(tmp_path, model_path):
     _rewrite_data(model_path, fine, plain(kwargs))
     policy, info = load_policy(fine)
     assert info.num_actions == 8 and type(policy.mlp_extractor.policy_net[1]).__name__ == "ReLU"
+
+
+def test_loading_a_model_leaves_torch_s_global_stream_alone(model_path, tmp_path):
+    """A training run samples its actions from torch's global stream; an evaluation or a
+    snapshot loading a model mid-run must not move it (or eval.every would change the run)."""
+    copy = tmp_path / "fresh.zip"  # a path never loaded, so the network is really built
+    copy.write_bytes(Path(model_path).read_bytes())
+    torch.manual_seed(7)
+    before = torch.random.get_rng_state()
+    load_policy(copy)
+    assert torch.equal(torch.random.get_rng_state(), before)
