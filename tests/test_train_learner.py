@@ -65,7 +65,10 @@ def test_same_probabilities_log_probs_entropy_and_gradients_as_sb3_contrib(maske
 def test_masking_again_or_clearing_it_starts_from_the_raw_logits():
     raw, masks = logits_and_masks()
     dist = MaskedOnceCategorical(raw, masks)
-    dist.apply_masking(~masks | (masks.sum(1, keepdim=True) == masks.shape[1]))
+    assert torch.all(dist.probs[~masks] == 0)  # read: the lazy probs are cached now
+    other = ~masks | (masks.sum(1, keepdim=True) == masks.shape[1])
+    dist.apply_masking(other)
+    assert torch.all(dist.probs[~other] == 0)  # not the first masking's cached probs
     dist.apply_masking(None)
     torch.testing.assert_close(dist.probs, torch.softmax(raw, -1))
     assert dist.masks is None
@@ -97,6 +100,18 @@ def test_a_uniform_at_the_top_picks_the_last_legal_action_not_past_it(monkeypatc
     picks = MaskedOnceCategorical(raw, masks).sample()
     last_legal = masks.shape[1] - 1 - masks.flip(1).int().argmax(1)
     assert torch.equal(picks, last_legal)
+
+
+def test_a_uniform_of_zero_picks_the_first_legal_action_not_a_masked_one(monkeypatch):
+    # torch.rand can return exactly 0; the masked actions before the first legal one then
+    # have running sums equal to u, so only "sum <= u" skips them
+    raw, masks = logits_and_masks(rows=64, scale=1.0)
+    masks[:, 0] = False  # the row's first action is never its first legal one
+    masks[0, 1:] = True
+    zeros = torch.zeros
+    monkeypatch.setattr(learner.torch, "rand", lambda shape, **kw: zeros(shape, **kw))
+    picks = MaskedOnceCategorical(raw, masks).sample()
+    assert torch.equal(picks, masks.int().argmax(1))
 
 
 def test_non_finite_probabilities_fail_with_torch_multinomials_error(monkeypatch):
