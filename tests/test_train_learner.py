@@ -17,6 +17,7 @@ from test_train_mmd import SMOKE, built
 
 from brag_env.training import cli as train
 from brag_env.training import learner
+from brag_env.training.checkpoint import load_parameters, save_model
 from brag_env.training.config import load_config
 from brag_env.training.envs import make_vec_env
 from brag_env.training.learner import (
@@ -228,3 +229,28 @@ def test_done_rows_info_buffer_fills_what_sb3s_walk_fills():
     infos = [{"episode": {"r": 1.0}}, {}, {"episode": {"r": -1.0}, "is_success": True}]
     ours._update_info_buffer(infos)
     assert list(ours.ep_info_buffer)[-2:] == [{"r": 1.0}, {"r": -1.0}]
+
+
+def test_a_checkpoint_of_plain_maskable_ppo_loads_into_the_learner(tmp_path):
+    """--resume of a run checkpointed before LearnerPPO: the zip holds weights and optimizer
+    state only, and the learner's parameters are sb3-contrib's, so they load exactly."""
+    cfg = load_config(SMOKE, [])
+    venv = make_vec_env(cfg, seed=0)
+    try:
+        plain = MaskablePPO(
+            "MlpPolicy",
+            venv,
+            seed=1,  # other weights than build_model's seed 0 below
+            policy_kwargs={
+                "net_arch": {"pi": list(cfg.ppo.net_arch), "vf": list(cfg.ppo.net_arch)},
+                "activation_fn": torch.nn.Tanh,
+            },
+        )
+        path = save_model(plain, tmp_path / "checkpoint.zip", cfg.game, cfg.env, {"steps": 0})
+        ours = train.build_model(cfg, venv, seed=0)
+        load_parameters(ours, path)
+    finally:
+        venv.close()
+    theirs = plain.policy.state_dict()
+    assert all(torch.equal(v, theirs[k]) for k, v in ours.policy.state_dict().items())
+    assert type(ours.policy.action_dist) is MaskedOnceCategoricalDistribution
