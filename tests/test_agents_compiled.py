@@ -212,10 +212,10 @@ def _option_id(options: dict) -> str:
 
 
 @pytest.mark.parametrize("options", OPTION_TABLES, ids=_option_id)
-def test_brag_kernel_follows_every_style_at_every_table_option_B8_B22(options):
+def test_brag_kernel_follows_every_style_at_every_table_option_B8_B21_B23(options):
     moves = set()
     for spec in TUNED_STYLES:
         got, want = _lockstep(spec, options, tables=12, decisions=40, seed=3)
         assert got == want, spec
         moves |= set(got)
-    assert len(moves) >= 3  # the table let the styles play more than one kind of move
+    assert len(moves) >= 3  # the table let the styles play at least three kinds of move

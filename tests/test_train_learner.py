@@ -17,6 +17,7 @@ from test_train_mmd import SMOKE, built
 
 from brag_env.training import cli as train
 from brag_env.training import learner
+from brag_env.training.checkpoint import load_parameters, save_model
 from brag_env.training.config import load_config
 from brag_env.training.envs import make_vec_env
 from brag_env.training.learner import (
@@ -65,7 +66,10 @@ def test_same_probabilities_log_probs_entropy_and_gradients_as_sb3_contrib(maske
 def test_masking_again_or_clearing_it_starts_from_the_raw_logits():
     raw, masks = logits_and_masks()
     dist = MaskedOnceCategorical(raw, masks)
-    dist.apply_masking(~masks | (masks.sum(1, keepdim=True) == masks.shape[1]))
+    assert torch.all(dist.probs[~masks] == 0)  # read: the lazy probs are cached now
+    other = ~masks | (masks.sum(1, keepdim=True) == masks.shape[1])
+    dist.apply_masking(other)
+    assert torch.all(dist.probs[~other] == 0)  # not the first masking's cached probs
     dist.apply_masking(None)
     torch.testing.assert_close(dist.probs, torch.softmax(raw, -1))
     assert dist.masks is None
@@ -97,6 +101,18 @@ def test_a_uniform_at_the_top_picks_the_last_legal_action_not_past_it(monkeypatc
     picks = MaskedOnceCategorical(raw, masks).sample()
     last_legal = masks.shape[1] - 1 - masks.flip(1).int().argmax(1)
     assert torch.equal(picks, last_legal)
+
+
+def test_a_uniform_of_zero_picks_the_first_legal_action_not_a_masked_one(monkeypatch):
+    # torch.rand can return exactly 0; the masked actions before the first legal one then
+    # have running sums equal to u, so only "sum <= u" skips them
+    raw, masks = logits_and_masks(rows=64, scale=1.0)
+    masks[:, 0] = False  # the row's first action is never its first legal one
+    masks[0, 1:] = True
+    zeros = torch.zeros
+    monkeypatch.setattr(learner.torch, "rand", lambda shape, **kw: zeros(shape, **kw))
+    picks = MaskedOnceCategorical(raw, masks).sample()
+    assert torch.equal(picks, masks.int().argmax(1))
 
 
 def test_non_finite_probabilities_fail_with_torch_multinomials_error(monkeypatch):
@@ -213,3 +229,28 @@ def test_done_rows_info_buffer_fills_what_sb3s_walk_fills():
     infos = [{"episode": {"r": 1.0}}, {}, {"episode": {"r": -1.0}, "is_success": True}]
     ours._update_info_buffer(infos)
     assert list(ours.ep_info_buffer)[-2:] == [{"r": 1.0}, {"r": -1.0}]
+
+
+def test_a_checkpoint_of_plain_maskable_ppo_loads_into_the_learner(tmp_path):
+    """--resume of a run checkpointed before LearnerPPO: the zip holds weights and optimizer
+    state only, and the learner's parameters are sb3-contrib's, so they load exactly."""
+    cfg = load_config(SMOKE, [])
+    venv = make_vec_env(cfg, seed=0)
+    try:
+        plain = MaskablePPO(
+            "MlpPolicy",
+            venv,
+            seed=1,  # other weights than build_model's seed 0 below
+            policy_kwargs={
+                "net_arch": {"pi": list(cfg.ppo.net_arch), "vf": list(cfg.ppo.net_arch)},
+                "activation_fn": torch.nn.Tanh,
+            },
+        )
+        path = save_model(plain, tmp_path / "checkpoint.zip", cfg.game, cfg.env, {"steps": 0})
+        ours = train.build_model(cfg, venv, seed=0)
+        load_parameters(ours, path)
+    finally:
+        venv.close()
+    theirs = plain.policy.state_dict()
+    assert all(torch.equal(v, theirs[k]) for k, v in ours.policy.state_dict().items())
+    assert type(ours.policy.action_dist) is MaskedOnceCategoricalDistribution

@@ -17,6 +17,7 @@ import pytest
 from starlette.datastructures import MultiDict
 from starlette.testclient import TestClient
 
+from agents.registry import shipped_models
 from brag_env.cards import format_card, parse_card
 from brag_env.games import FormChoice, game_spec
 from brag_env.web import forms, limits
@@ -782,7 +783,7 @@ def test_the_form_offers_a_box_per_opponent_seat_of_the_game_table(client, monke
 
 
 @pytest.mark.slow  # loads torch and the models: seconds
-@pytest.mark.parametrize("name", ["brag_selfplay", "brag_headsup_selfplay", "put_selfplay"])
+@pytest.mark.parametrize("name", shipped_models())  # every zip in models/, so none is missed
 def test_a_shipped_model_s_link_fills_a_form_that_deals(client, name):
     """Each shipped model's link fills the form with the table it was trained for, and that
     form, sent as it is, deals a table."""
