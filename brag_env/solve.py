@@ -21,7 +21,7 @@ from brag_env.put.rules import PutConfig
 from brag_env.put.solver.cfr import Accumulators, iterate, normalise
 from brag_env.put.solver.game import HandGame, exploitability, parse_score
 from brag_env.put.solver.io import load_checkpoint, load_strategy, save_checkpoint, save_strategy
-from brag_env.ui.cli import OneLineParser, one_line, parse_options
+from brag_env.ui.cli import OneLineParser, one_line, parse_options, quiet_on_closed_pipe
 
 DEFAULT_OUT = "models/put_equilibrium.npz"
 
@@ -118,6 +118,7 @@ def solve(config, score, iterations, out, checkpoint, every, resume, force, prog
     return result
 
 
+@quiet_on_closed_pipe
 def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(prog="python -m brag_env.solve", description=__doc__.split("\n")[1])
     parser.add_argument("game", help="the game: put")
@@ -146,6 +147,8 @@ def main(argv: list[str] | None = None) -> int:
             args.resume,
             args.force,
         )
+    except BrokenPipeError:
+        raise  # stdout's reader has gone: quiet_on_closed_pipe ends the command
     except (ValueError, OSError) as error:
         print(f"python -m brag_env.solve: error: {one_line(error)}", file=sys.stderr)
         return 2

@@ -1,8 +1,10 @@
 """A command whose reader goes away (``brag-evaluate ... | head -1``) ends quietly with status
-141, as Unix tools do (``brag_env.ui.cli.quiet_on_closed_pipe``, on every console script's main)."""
+141, as Unix tools do (``brag_env.ui.cli.quiet_on_closed_pipe``, on every console script's main
+and every ``python -m`` module's own main)."""
 
 from __future__ import annotations
 
+import ast
 import importlib
 import subprocess
 import sys
@@ -54,5 +56,38 @@ def test_a_closed_stdout_is_status_141_and_no_message(through_rich):
         cwd=ROOT,
     )
     proc.stdout.close()  # the reader goes away before the first line
+    stderr = proc.stderr.read()
+    assert proc.wait(timeout=120) == CLOSED_PIPE and stderr == b"", stderr.decode()
+
+
+def _module_mains() -> list[Path]:
+    """Files of the package run as ``python -m ...`` that define their own ``main``."""
+    found = []
+    for path in sorted((ROOT / "brag_env").rglob("*.py")):
+        source = path.read_text()
+        if '__name__ == "__main__"' in source and "\ndef main(" in source:
+            found.append(path)
+    return found
+
+
+@pytest.mark.parametrize("path", _module_mains(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_module_main_is_wrapped(path):
+    tree = ast.parse(path.read_text())
+    (main,) = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "main"]
+    names = [d.id for d in main.decorator_list if isinstance(d, ast.Name)]
+    assert "quiet_on_closed_pipe" in names, path
+
+
+def test_model_info_into_a_closed_pipe_is_quiet():
+    """``python -m brag_env.training.export --info MODEL | head -1`` used to end with
+    "error: Broken pipe (None)"."""
+    code = (
+        "import sys; from brag_env.training.export import main\n"
+        "sys.exit(main(['--info', 'models/brag_headsup_brpool.zip']))"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT
+    )
+    proc.stdout.close()
     stderr = proc.stderr.read()
     assert proc.wait(timeout=120) == CLOSED_PIPE and stderr == b"", stderr.decode()

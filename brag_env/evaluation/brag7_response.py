@@ -31,6 +31,7 @@ from brag_env.brag7.best_response import (
 )
 from brag_env.brag7.game import stacked_deck
 from brag_env.brag7.rules import CARDS_EACH, NUM_ARRANGEMENTS, Brag7Config
+from brag_env.ui.cli import quiet_on_closed_pipe
 
 BASELINES = ("random", "brag7:strongest_first", "brag7:balanced")
 
@@ -86,6 +87,7 @@ def best_response_report(
     }
 
 
+@quiet_on_closed_pipe
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m brag_env.evaluation.brag7_response",

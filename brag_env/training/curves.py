@@ -22,6 +22,7 @@ from brag_env.evaluation.plots import _pyplot
 from brag_env.games import GAME_NAMES, game_spec
 from brag_env.io import FileError, load_yaml
 from brag_env.training.files import RunFileError, writing
+from brag_env.ui.cli import quiet_on_closed_pipe
 
 
 @dataclass
@@ -140,6 +141,7 @@ def plot_runs(run_dirs: list[Path], out: Path) -> list[Curve]:
     return curves
 
 
+@quiet_on_closed_pipe
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m brag_env.training.curves",

@@ -49,7 +49,7 @@ from brag_env.io import (
     write_output,
 )
 from brag_env.resources import shipped_dir
-from brag_env.ui.cli import OneLineParser
+from brag_env.ui.cli import OneLineParser, quiet_on_closed_pipe
 
 #: The largest exported file accepted: a shipped model should be a few MB at most.
 MAX_EXPORT_BYTES = 5 * 2**20
@@ -373,6 +373,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+@quiet_on_closed_pipe
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -398,6 +399,8 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:  # FileError included
         print(f"{_PROG}: error: {one_line_of(e)}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        raise  # stdout's reader has gone: quiet_on_closed_pipe ends the command
     except OSError as e:
         print(f"{_PROG}: error: {e.strerror or e} ({e.filename})", file=sys.stderr)
         return 2

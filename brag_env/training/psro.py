@@ -51,7 +51,7 @@ from brag_env.training.cli import find_config
 from brag_env.training.cli import main as train_main
 from brag_env.training.config import MAX_SPECS, TrainConfig, load_config
 from brag_env.training.files import write_file
-from brag_env.ui.cli import OneLineParser, one_line
+from brag_env.ui.cli import OneLineParser, one_line, quiet_on_closed_pipe
 
 PROG = "python -m brag_env.training.psro"
 META_SOLVERS = ("uniform", "nash")
@@ -339,10 +339,13 @@ def parse_args(argv: list[str] | None) -> Psro:
     )  # fmt: skip
 
 
+@quiet_on_closed_pipe
 def main(argv: list[str] | None = None) -> int:
     job = parse_args(argv)
     try:
         record = run(job)
+    except BrokenPipeError:
+        raise  # stdout's reader has gone: quiet_on_closed_pipe ends the command
     except (ValueError, RuntimeError, OSError) as error:
         print(f"{PROG}: error: {one_line(error)}", file=sys.stderr)
         return 2

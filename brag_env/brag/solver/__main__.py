@@ -15,11 +15,12 @@ from __future__ import annotations
 import sys
 import time
 
-from brag_env.ui.cli import OneLineParser, one_line, parse_options
+from brag_env.ui.cli import OneLineParser, one_line, parse_options, quiet_on_closed_pipe
 
 DEFAULT_OUT = "models/brag_equilibrium.npz"
 
 
+@quiet_on_closed_pipe
 def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(
         prog="python -m brag_env.brag.solver", description=__doc__.split("\n")[0]
@@ -54,6 +55,8 @@ def main(argv: list[str] | None = None) -> int:
             "seconds": round(seconds, 1),
         }
         save_strategy(args.out, tree, solver.best, meta)
+    except BrokenPipeError:
+        raise  # stdout's reader has gone: quiet_on_closed_pipe ends the command
     except (ValueError, OSError) as error:
         print(f"python -m brag_env.brag.solver: error: {one_line(error)}", file=sys.stderr)
         return 2
