@@ -2,13 +2,14 @@
 
     python bench/lbr_speed.py                                   # 10,000 hands per target
     python bench/lbr_speed.py --hands 2000 --targets brag:tight --range-size 512
+    python bench/lbr_speed.py --seats 4 --hands 2000 --targets model:brag_selfplay
 
-Each target plays heads-up against LBR through the project's tournament runner (seats
-alternate; ``--seed`` fixes the deals and both agents' draws). Prints LBR's gain in antes per
-hand with its 95% CI, hands per CPU second (process time: wall time depends on what else the
-machine runs) and LBR's policy queries per decision. The BLAS library is held to one thread
-(set before numpy loads): on a shared machine its threads wait on each other, and a query is
-a small matrix product.
+Each target plays against LBR (heads-up, or in every other seat of ``--seats``) through the
+project's tournament runner (seats rotate; ``--seed`` fixes the deals and every agent's
+draws). Prints LBR's gain in antes per hand with its 95% CI, hands per CPU second (process
+time: wall time depends on what else the machine runs) and LBR's policy queries per
+decision. The BLAS library is held to one thread (set before numpy loads): on a shared
+machine its threads wait on each other, and a query is a small matrix product.
 """
 
 from __future__ import annotations
@@ -33,14 +34,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--hands", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seats", type=int, default=2, help="table size, 2-8")
     parser.add_argument("--targets", nargs="+", default=list(TARGETS))
     parser.add_argument(
-        "--range-size", type=int, default=1024, help="candidate hands per hand (0: all)"
+        "--range-size", type=int, default=1024, help="candidates per opponent and hand (0: all)"
     )
     args = parser.parse_args(argv)
     size = args.range_size or None
     for target in args.targets:
-        r = measure(target, args.hands, args.seed, range_size=size)
+        r = measure(target, args.hands, args.seed, range_size=size, seats=args.seats)
         p = r.payoff
         print(
             f"{target:30s} LBR gain {p.mean:+7.2f} antes/hand [{p.low:+.2f}, {p.high:+.2f}]"
