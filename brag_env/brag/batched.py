@@ -32,8 +32,8 @@ Observations: each table keeps ONE float32 ``state`` row laid out as the observa
 seat 0 (seat rows in absolute order, the history most recent first), updated by the few values
 each move changes, and one private block per seat (own cards, category, strength), written
 when that seat looks (B10). A player's vector is its table's state row with the seat rows
-rotated to it (precomputed source columns per observer, copied only where they move) and its
-own private block. The history moves one slot per event.
+rotated to it (each seat field copied in two runs, or element by element where a seat's row is
+one value) and its own private block. The history moves one slot per event.
 
 Differences from ``BragGame`` that do not change the game: the first dealer is drawn
 uniformly (the B7 cut makes every seat the dealer with probability 1/n) and the cards come from
@@ -387,21 +387,13 @@ def _rules_of(config: BragConfig) -> tuple:
     layout = observation_layout(config)
     n, size = config.num_players, layout.size
     off = {name: f.offset for name, f in layout.fields.items()}
-    # rotation[me]: the state column of each element of seat me's view (seat rows rotated)
-    rotation = np.tile(np.arange(size), (n, 1))
-    for me in range(1, n):
-        for name in SEAT_FIELDS:
-            f = layout.fields.get(name)
-            if f is None:
-                continue
-            w = f.size // n
-            for r in range(n):
-                s = (me + r) % n
-                rotation[me, f.offset + r * w : f.offset + (r + 1) * w] = (
-                    f.offset + s * w + np.arange(w)
-                )
-    moved = np.flatnonzero((rotation != rotation[0]).any(axis=0))  # (the history apart: the
-    # kernel reads it from its ring, its seats rotated)
+    # (offset, width per seat) of each seat field: seat me's view shows seat (me + i) % n in
+    # row i of each (the history's seats are rotated by the kernel as it reads the ring)
+    seat_runs = [
+        (layout.fields[name].offset, layout.fields[name].size // n)
+        for name in SEAT_FIELDS
+        if name in layout.fields
+    ]
     # the state of a fresh deal (before the dealer and the first player are marked)
     inv = 1.0 / config.starting_chips
     start = np.zeros(size, np.float32)
@@ -446,6 +438,5 @@ def _rules_of(config: BragConfig) -> tuple:
         # -1: a field this layout lacks (the B16 cover fields; written only with cover_pot)
         off=np.array([off.get(name, -1) for name in kernel.FIELDS], np.int64),
         start_state=start,
-        rotation=rotation.astype(np.int64),
-        moved=moved.astype(np.int64),
+        seat_runs=np.array(seat_runs, np.int64).reshape(-1, 2),
     )

@@ -178,8 +178,7 @@ RULE_FIELDS: tuple[tuple[str, object], ...] = (  # a BragConfig as the kernels r
     ("percentile_of", (np.float64, 1)),  # strength -> percentile
     ("off", (np.int64, 1)),  # FIELDS' offsets in the observation
     ("start_state", (np.float32, 1)),  # the state row of a fresh deal
-    ("rotation", (np.int64, 2)),  # (n, size): the state column of each element of seat me's view
-    ("moved", (np.int64, 1)),  # the columns where some rotation differs from seat 0's view
+    ("seat_runs", (np.int64, 2)),  # (offset, width per seat) of the layout's seat fields
 )
 
 
@@ -314,8 +313,7 @@ def _new_rules(v):
     t.percentile_of = _borrowed(v.percentile_of)
     t.off = _borrowed(v.off)
     t.start_state = _borrowed(v.start_state)
-    t.rotation = _borrowed(v.rotation)
-    t.moved = _borrowed(v.moved)
+    t.seat_runs = _borrowed(v.seat_runs)
     return t
 
 
@@ -1008,13 +1006,15 @@ def start_hands(T, R, rows, dealers, fresh):
 @njit(cache=True)
 def observe(T, R, rows, seats, out):
     """Each row's observation for its seat, every value of ``out``'s row written once: the
-    observer's private block, the public values from the state row (the seat rows rotated to
-    the observer, only the columns that move), the session block, the history most recent
-    first (its seats rotated too) and the B16 block. What is known to be zero is set, not
-    read: the history past the hand's events, and in one-hand sessions the session block of
-    a hand still on (no cards shown yet, no previous hand)."""
+    observer's private block, the public values from the state row, the session block, the
+    history most recent first and the B16 block; for a seat other than 0 the seat fields are
+    then rewritten rotated to it (each in two runs, seats ``me..n-1`` then ``0..me-1``; one
+    value per seat element by element, where a call costs more than the copy), and the
+    history's seats rotated as they are read. What is known to be zero is set, not read: the
+    history past the hand's events, and in one-hand sessions the session block of a hand
+    still on (no cards shown yet, no previous hand), whose seat fields are then not rotated."""
     state, private, events, current = T.state, T.private, T.events, T.current
-    rotation, moved, off = R.rotation, R.moved, R.off
+    seat_runs, off = R.seat_runs, R.off
     n, a_n, sessions = R.num_players, R.num_actions, R.sessions
     size = state.shape[1]
     session_at = off[F_HAND_NUMBER]
@@ -1025,18 +1025,28 @@ def observe(T, R, rows, seats, out):
         at, st = k * size, r * size  # the flat offsets of the two rows
         _copy(out, at, private, (r * n + me) * PRIVATE, PRIVATE)
         _copy(out, at + PRIVATE, state, st + PRIVATE, session_at - PRIVATE)
-        if sessions or current[r] < 0:
-            _copy(out, at + session_at, state, st + session_at, seats_at - session_at)
-        else:
+        zeroed = not sessions and current[r] >= 0
+        if zeroed:
             _zero(out, at + session_at, seats_at - session_at)
+        else:
+            _copy(out, at + session_at, state, st + session_at, seats_at - session_at)
         e = events[r]
         newest, used = ring_slot(e - 1), min(e, HISTORY_LEN)
         copy_history(out, at + actions_at, state, st + actions_at, a_n, newest, used)
         copy_history(out, at + paid_at, state, st + paid_at, 1, newest, used)
         _copy(out, at + tail_at, state, st + tail_at, size - tail_at)
         if me:
-            for c in moved:
-                out[k, c] = state[r, rotation[me, c]]
+            for f in range(seat_runs.shape[0]):
+                o, w = seat_runs[f, 0], seat_runs[f, 1]
+                if zeroed and session_at <= o < seats_at:
+                    continue  # the prev_* seat fields, zero
+                if w == 1:
+                    for i in range(n):
+                        out[k, o + i] = state[r, o + wrap(me + i, n)]
+                else:
+                    lead = (n - me) * w
+                    _copy(out, at + o, state, st + o + me * w, lead)
+                    _copy(out, at + o + lead, state, st + o, me * w)
             for j in range(used):
                 slot = wrap(newest + j, HISTORY_LEN)
                 for i in range(n):
