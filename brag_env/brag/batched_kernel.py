@@ -1013,7 +1013,7 @@ def observe(T, R, rows, seats, out):
     history's seats rotated as they are read. What is known to be zero is set, not read: the
     history past the hand's events, and in one-hand sessions the session block of a hand
     still on (no cards shown yet, no previous hand), whose seat fields are then not rotated."""
-    state, private, events, current = T.state, T.private, T.events, T.current
+    state, private, events, current, status = T.state, T.private, T.events, T.current, T.status
     seat_runs, off = R.seat_runs, R.off
     n, a_n, sessions = R.num_players, R.num_actions, R.sessions
     size = state.shape[1]
@@ -1023,7 +1023,10 @@ def observe(T, R, rows, seats, out):
     for k in range(rows.size):
         r, me = rows[k], seats[k]
         at, st = k * size, r * size  # the flat offsets of the two rows
-        _copy(out, at, private, (r * n + me) * PRIVATE, PRIVATE)
+        if status[r, me] == BLIND:  # B10: not looked this hand, so its private block is zero
+            _zero(out, at, PRIVATE)
+        else:
+            _copy(out, at, private, (r * n + me) * PRIVATE, PRIVATE)
         _copy(out, at + PRIVATE, state, st + PRIVATE, session_at - PRIVATE)
         zeroed = not sessions and current[r] >= 0
         if zeroed:
