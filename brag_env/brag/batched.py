@@ -46,6 +46,7 @@ short deck, ``deck_ranks``).
 from __future__ import annotations
 
 import functools
+import itertools
 from types import SimpleNamespace
 
 import numpy as np
@@ -77,6 +78,7 @@ from brag_env.brag.rules import (
     ante_due,
     shuffle_due,
 )
+from brag_env.cards import NUM_CARDS
 
 _HAND = kernel.HAND
 _PRIVATE = kernel.PRIVATE
@@ -381,6 +383,23 @@ class BatchedBrag:
         return out
 
 
+@functools.cache
+def _ranked(lowball: bool) -> np.ndarray:
+    """``Rules.ranked``: by ``kernel.hand_index`` of each set of three cards, the hand's entry
+    in hands.py's strength table (by ordered cards, the same for any order; B21's when
+    ``lowball``) plus its standard category << ``kernel.RANK_BITS``; shared by every engine
+    (the kernels only read it)."""
+    assert MAX_STRENGTH < 1 << kernel.RANK_BITS
+    strengths = LOWBALL_STRENGTH_TABLE if lowball else STRENGTH_TABLE
+    lo, mid, hi = np.array(list(itertools.combinations(range(NUM_CARDS), 3))).T
+    flat = (lo * NUM_CARDS + mid) * NUM_CARDS + hi
+    index = hi * (hi - 1) * (hi - 2) // 6 + mid * (mid - 1) // 2 + lo
+    ranked = np.zeros(index.size, np.int16)
+    category = CATEGORY_OF_STRENGTH[STRENGTH_TABLE[flat]].astype(np.int64)
+    ranked[index] = strengths[flat] + (category << kernel.RANK_BITS)
+    return ranked
+
+
 def _rules_of(config: BragConfig) -> tuple:
     """The kernels' view of ``config`` (its numbers, the ranking tables and the layout) and the
     values it borrows (``kernel.rules_of``)."""
@@ -404,7 +423,6 @@ def _rules_of(config: BragConfig) -> tuple:
     start[off["seat_chips_in"] : off["seat_chips_in"] + n] = ante * inv
     start[off["stake"]] = config.min_stake * (1.0 / config.max_stake)
     start[off["pot"]] = ante * n * inv
-    strengths = LOWBALL_STRENGTH_TABLE if config.lowball else STRENGTH_TABLE
     return kernel.rules_of(
         num_players=n,
         num_actions=config.num_actions,
@@ -430,8 +448,7 @@ def _rules_of(config: BragConfig) -> tuple:
         inv_chips=inv,
         inv_stake=1.0 / config.max_stake,
         inv_hands=1.0 / config.hands_per_session,
-        strengths=strengths.astype(np.int16),
-        categories=CATEGORY_OF_STRENGTH[STRENGTH_TABLE].astype(np.int8),
+        ranked=_ranked(bool(config.lowball)),
         percentile_of=strength_percentile(
             np.arange(MAX_STRENGTH + 1), config.lowball, config.deck_ranks
         ),

@@ -45,7 +45,7 @@ from brag_env.cards import NUM_CARDS
 
 HAND = 3
 PRIVATE = NUM_CARDS + 6 + 1  # own cards, category (six), strength
-_STRIDE_A, _STRIDE_B = NUM_CARDS * NUM_CARDS, NUM_CARDS  # hands.py's flat hand index
+RANK_BITS = 10  # ``Rules.ranked``: a hand's strength in the low bits, its category above
 
 # The observation fields the kernels write, as indices into ``Rules.off`` (their offsets).
 FIELDS = (
@@ -171,10 +171,10 @@ RULE_FIELDS: tuple[tuple[str, object], ...] = (  # a BragConfig as the kernels r
     ("inv_chips", float),
     ("inv_stake", float),
     ("inv_hands", float),
-    # flat hand index -> strength (B21 order when lowball) and standard category: int16 and
-    # int8, as hands.py keeps them (a deal's random reads stay in cache, 4 MB less as int64)
-    ("strengths", (np.int16, 1)),
-    ("categories", (np.int8, 1)),
+    # a hand's index among the 22,100 sets of three cards (``hand_index``) -> its strength (B21
+    # order when lowball) + its standard category << RANK_BITS: one read of a 44 KB table per
+    # seat dealt, where hands.py's tables by ordered cards took two reads of 420 KB
+    ("ranked", (np.int16, 1)),
     ("percentile_of", (np.float64, 1)),  # strength -> percentile
     ("off", (np.int64, 1)),  # FIELDS' offsets in the observation
     ("start_state", (np.float32, 1)),  # the state row of a fresh deal
@@ -308,8 +308,7 @@ def _new_rules(v):
     t.inv_chips = v.inv_chips
     t.inv_stake = v.inv_stake
     t.inv_hands = v.inv_hands
-    t.strengths = _borrowed(v.strengths)
-    t.categories = _borrowed(v.categories)
+    t.ranked = _borrowed(v.ranked)
     t.percentile_of = _borrowed(v.percentile_of)
     t.off = _borrowed(v.off)
     t.start_state = _borrowed(v.start_state)
@@ -346,13 +345,22 @@ def opponent(status, r, p):
 # reference (a call, even for a borrowed view's null count), which cost 12-13% of the batched
 # loop read once per table (docs/performance.md). Those called once a hand take the structs.
 @njit(cache=True, inline="always")
-def rank_seat(hands, strength, category, percentile, strengths, categories, percentile_of, r, s):
-    """Strength, category and percentile of seat ``s``'s hand at table ``r`` (the last three
+def hand_index(a, b, c):
+    """The index of the three distinct cards ``a, b, c`` (any order) among the C(52, 3) sets
+    of three, in colexicographic order: C(hi, 3) + C(mid, 2) + lo."""
+    lo, hi = min(a, b, c), max(a, b, c)
+    mid = a + b + c - lo - hi
+    return hi * (hi - 1) * (hi - 2) // 6 + mid * (mid - 1) // 2 + lo
+
+
+@njit(cache=True, inline="always")
+def rank_seat(hands, strength, category, percentile, ranked, percentile_of, r, s):
+    """Strength, category and percentile of seat ``s``'s hand at table ``r`` (the last two
     arrays: R's ranking tables)."""
-    flat = hands[r, s, 0] * _STRIDE_A + hands[r, s, 1] * _STRIDE_B + hands[r, s, 2]
-    value = np.int64(strengths[flat])
+    entry = np.int64(ranked[hand_index(hands[r, s, 0], hands[r, s, 1], hands[r, s, 2])])
+    value = entry & ((1 << RANK_BITS) - 1)
     strength[r, s] = value
-    category[r, s] = categories[flat]
+    category[r, s] = entry >> RANK_BITS
     percentile[r, s] = percentile_of[value]
 
 
@@ -544,8 +552,7 @@ def choose(T, R, r, q, keep):
             T.strength,
             T.category,
             T.percentile,
-            R.strengths,
-            R.categories,
+            R.ranked,
             R.percentile_of,
             r,
             q,
@@ -812,7 +819,7 @@ def deal_arrays(T, R):
         T.hands, T.strength, T.category, T.percentile, T.status, T.chips_before, T.chips,
         T.contributed, T.dealer, T.pot, T.active, T.current, T.stake, T.last_action, T.events,
         T.covered_pot, T.has_covered, T.num_covers, T.last_closed,
-        R.strengths, R.categories, R.percentile_of,
+        R.ranked, R.percentile_of,
     )  # fmt: skip
 
 
@@ -845,7 +852,7 @@ def deal_hands(T, R, rows, dealers, cards):
     (
         hands, strength, category, percentile, status, chips_before, chips, contributed,
         dealer, pot, active, current, stake, last_action, events, covered_pot,
-        has_covered, num_covers, last_closed, strengths, categories, percentile_of,
+        has_covered, num_covers, last_closed, ranked, percentile_of,
     ) = deal_arrays(T, R)  # fmt: skip
     state, private = T.state, T.private
     n, off, start_state, starting = R.num_players, R.off, R.start_state, R.starting_chips
@@ -870,7 +877,7 @@ def deal_hands(T, R, rows, dealers, cards):
         dealer[r] = d
         for s in range(n):
             rank_seat(
-                hands, strength, category, percentile, strengths, categories, percentile_of,
+                hands, strength, category, percentile, ranked, percentile_of,
                 r, s,
             )  # fmt: skip
             status[r, s] = dealt
@@ -915,7 +922,7 @@ def start_hands(T, R, rows, dealers, fresh):
     (
         hands, strength, category, percentile, status, chips_before, chips, contributed,
         dealer, pot, active, current, stake, last_action, events, covered_pot,
-        has_covered, num_covers, last_closed, strengths, categories, percentile_of,
+        has_covered, num_covers, last_closed, ranked, percentile_of,
     ) = deal_arrays(T, R)  # fmt: skip
     state, private, out, order, in_hand = T.state, T.private, T.out, T.order, T.in_hand
     hand_number, prev_prial, dealt_since, carry_in = (
@@ -965,7 +972,7 @@ def start_hands(T, R, rows, dealers, fresh):
         dealt_since[r] += HAND * m
         for s in range(n):
             rank_seat(
-                hands, strength, category, percentile, strengths, categories, percentile_of,
+                hands, strength, category, percentile, ranked, percentile_of,
                 r, s,
             )  # fmt: skip
             status[r, s] = SITTING_OUT if out[r, s] else dealt
