@@ -793,15 +793,20 @@ def draw_deals(pack, uniforms):
     dealt, k = uniforms.shape
     size = pack.size
     cards = np.empty((k, dealt), np.int64)
-    deck = np.empty(size, np.int64)
+    deck = pack.copy()
+    spots = np.empty(dealt, np.int64)
     for t in range(k):
-        deck[:] = pack
         for i in range(dealt):
-            there = i + np.int64(uniforms[i, t] * (size - i))
+            there = spots[i] = i + np.int64(uniforms[i, t] * (size - i))
             card = deck[there]
             deck[there] = deck[i]
             deck[i] = card
             cards[t, i] = card
+        for i in range(dealt - 1, -1, -1):  # the swaps undone, last first: the pack again
+            there = spots[i]
+            card = deck[there]
+            deck[there] = deck[i]
+            deck[i] = card
     return cards
 
 
@@ -863,10 +868,12 @@ def deal_hands(T, R, rows, dealers, cards):
     for k in range(rows.size):
         r, d = rows[k], dealers[k]
         # the last hand's traces, unset while what locates them is still there: the private
-        # blocks of the seats that looked (B10: their category's one-hot is set), and the cards
-        # shown at a see (two seats still in, B14) or at covers (B16), or by no hand yet
+        # blocks of the seats that looked (B10: open, or folded with their category's one-hot
+        # set; a blind seat's is zero, not read), and the cards shown at a see (two seats still
+        # in, B14) or at covers (B16), or by no hand yet
         for s in range(n):
-            if private[r, s, NUM_CARDS + category[r, s]] != 0.0:
+            was = status[r, s]
+            if was == OPEN or (was != BLIND and private[r, s, NUM_CARDS + category[r, s]] != 0.0):
                 _zero(private, (r * n + s) * PRIVATE, PRIVATE)
         showed = active[r] != 1 or num_covers[r] > 0
         fresh_row(state, start_state, off, n, a_n, events[r], showed, r)
