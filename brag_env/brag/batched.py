@@ -30,10 +30,10 @@ Four-/Five-card Brag (``cards_dealt`` 4 or 5, B22), ``perfect_recall`` and wild 
 
 Observations: each table keeps ONE float32 ``state`` row laid out as the observation of
 seat 0 (seat rows in absolute order, the history most recent first), updated by the few values
-each move changes, and one private block per seat (own cards, category, strength), written
-when that seat looks (B10). A player's vector is its table's state row with the seat rows
-rotated to it (each seat field copied in two runs, or element by element where a seat's row is
-one value) and its own private block. The history moves one slot per event.
+each move changes, and per seat whether it has looked (B10). A player's vector is its table's
+state row with the seat rows rotated to it (each seat field copied in two runs, or element by
+element where a seat's row is one value) and its own private block (own cards, category,
+strength), written from its hand once it has looked. The history moves one slot per event.
 
 Differences from ``BragGame`` that do not change the game: the first dealer is drawn
 uniformly (the B7 cut makes every seat the dealer with probability 1/n) and the cards come from
@@ -81,7 +81,6 @@ from brag_env.brag.rules import (
 from brag_env.cards import NUM_CARDS
 
 _HAND = kernel.HAND
-_PRIVATE = kernel.PRIVATE
 
 
 # The kernels' struct fields whose BatchedBrag attribute has the engines' shared name
@@ -146,7 +145,7 @@ class BatchedBrag:
         self._init_sessions()
         self.obs_size = observation_layout(config).size
         self.state = np.zeros((t, self.obs_size), np.float32)
-        self.private = np.zeros((t, n, _PRIVATE), np.float32)  # B10: zero until looked
+        self.looked = np.zeros((t, n), bool)  # B10: seen its cards this hand (observe shows them)
         # the kernels' structs, and what they borrow (kept alive with them)
         _announce_compile()
         self._rules, self._rule_values = _rules_of(config)

@@ -143,7 +143,7 @@ TABLE_ARRAYS: tuple[tuple[str, type, int], ...] = (  # BatchedBrag's attributes 
     ("prev_see", np.int64, 2),
     ("prev_cards", np.int64, 3),
     ("state", np.float32, 2),
-    ("private", np.float32, 3),
+    ("looked", np.bool_, 2),  # B10: the seat has seen its cards this hand
 )
 _SCALAR = {int: types.int64, bool: types.boolean, float: types.float64}
 RULE_FIELDS: tuple[tuple[str, object], ...] = (  # a BragConfig as the kernels read it
@@ -277,7 +277,7 @@ def _new_tables(a):
     t.prev_see = _borrowed(a.prev_see)
     t.prev_cards = _borrowed(a.prev_cards)
     t.state = _borrowed(a.state)
-    t.private = _borrowed(a.private)
+    t.looked = _borrowed(a.looked)
     return t
 
 
@@ -362,15 +362,6 @@ def rank_seat(hands, strength, category, percentile, ranked, percentile_of, r, s
     strength[r, s] = value
     category[r, s] = entry >> RANK_BITS
     percentile[r, s] = percentile_of[value]
-
-
-@njit(cache=True, inline="always")
-def put_private(private, hands, category, percentile, r, s):
-    """B10: the seat's own cards, category and strength, once it has looked."""
-    for i in range(HAND):
-        private[r, s, hands[r, s, i]] = 1.0
-    private[r, s, NUM_CARDS + category[r, s]] = 1.0
-    private[r, s, PRIVATE - 1] = percentile[r, s]
 
 
 @njit(cache=True)
@@ -648,7 +639,7 @@ def step(T, R, rows, actions, rewards, over, next_dealer, by_see):
     deal (else -1) and ``over[k]`` whether the table is over; ``by_see[k]``: ended by a see."""
     state, last_action, stake, status = T.state, T.last_action, T.stake, T.status
     chips, contributed, pot, opened = T.chips, T.contributed, T.pot, T.opened
-    private, hands, category, percentile = T.private, T.hands, T.category, T.percentile
+    looked, hands, category = T.looked, T.hands, T.category
     events, active, current, strength = T.events, T.active, T.current, T.strength
     covered_pot, has_covered, last_closed = T.covered_pot, T.has_covered, T.last_closed
     cover_order, num_covers, chips_before = T.cover_order, T.num_covers, T.chips_before
@@ -694,7 +685,7 @@ def step(T, R, rows, actions, rewards, over, next_dealer, by_see):
             status[r, p] = OPEN
             state[r, off[F_STATUS] + 4 * p + BLIND] = 0.0
             state[r, off[F_STATUS] + 4 * p + OPEN] = 1.0
-            put_private(private, hands, category, percentile, r, p)
+            looked[r, p] = True  # its private block is shown from now on (observe)
         push_event(state, events, off, n, a_n, inv, r, p, a, paid)
         if sessions and a in (keep_id, take_id):
             choose(T, R, r, p, a == keep_id)  # B19: once a hand
@@ -859,7 +850,7 @@ def deal_hands(T, R, rows, dealers, cards):
         dealer, pot, active, current, stake, last_action, events, covered_pot,
         has_covered, num_covers, last_closed, ranked, percentile_of,
     ) = deal_arrays(T, R)  # fmt: skip
-    state, private = T.state, T.private
+    state, looked = T.state, T.looked
     n, off, start_state, starting = R.num_players, R.off, R.start_state, R.starting_chips
     a_n = R.num_actions
     ante = rules.ante_due(R.ante_mode, R.ante, True, False)  # a one-hand session's hand is a first
@@ -867,14 +858,8 @@ def deal_hands(T, R, rows, dealers, cards):
     dealt = BLIND if allow_blind else OPEN  # B10
     for k in range(rows.size):
         r, d = rows[k], dealers[k]
-        # the last hand's traces, unset while what locates them is still there: the private
-        # blocks of the seats that looked (B10: open, or folded with their category's one-hot
-        # set; a blind seat's is zero, not read), and the cards shown at a see (two seats still
-        # in, B14) or at covers (B16), or by no hand yet
-        for s in range(n):
-            was = status[r, s]
-            if was == OPEN or (was != BLIND and private[r, s, NUM_CARDS + category[r, s]] != 0.0):
-                _zero(private, (r * n + s) * PRIVATE, PRIVATE)
+        # the last hand's traces, unset while what locates them is still there: the cards
+        # shown at a see (two seats still in, B14) or at covers (B16), or by no hand yet
         showed = active[r] != 1 or num_covers[r] > 0
         fresh_row(state, start_state, off, n, a_n, events[r], showed, r)
         for i in range(HAND):
@@ -888,6 +873,7 @@ def deal_hands(T, R, rows, dealers, cards):
                 r, s,
             )  # fmt: skip
             status[r, s] = dealt
+            looked[r, s] = not allow_blind  # B10: open play has seen its cards from the start
             chips_before[r, s] = starting
             chips[r, s] = starting - ante
             contributed[r, s] = ante
@@ -899,9 +885,6 @@ def deal_hands(T, R, rows, dealers, cards):
             R.min_stake, r,
         )  # fmt: skip
         mark_dealer(state, off, r, d, first)
-        if not allow_blind:  # everyone has seen its cards from the start
-            for s in range(n):
-                put_private(private, hands, category, percentile, r, s)
 
 
 @njit(cache=True, inline="always")
@@ -931,7 +914,7 @@ def start_hands(T, R, rows, dealers, fresh):
         dealer, pot, active, current, stake, last_action, events, covered_pot,
         has_covered, num_covers, last_closed, ranked, percentile_of,
     ) = deal_arrays(T, R)  # fmt: skip
-    state, private, out, order, in_hand = T.state, T.private, T.out, T.order, T.in_hand
+    state, looked, out, order, in_hand = T.state, T.looked, T.out, T.order, T.in_hand
     hand_number, prev_prial, dealt_since, carry_in = (
         T.hand_number,
         T.prev_prial,
@@ -996,7 +979,6 @@ def start_hands(T, R, rows, dealers, fresh):
         # the state row: a fresh deal's, then what differs in this session
         st = state[r]
         copy_into(st, start_state)
-        private[r, :, :] = 0.0
         for s in range(n):
             if out[r, s]:
                 st[off[F_STATUS] + 4 * s + dealt] = 0.0
@@ -1010,24 +992,24 @@ def start_hands(T, R, rows, dealers, fresh):
         mark_dealer(state, off, r, d, acting)
         if not first:
             put_previous(st, prev_delta, prev_see, prev_cards, off, inv, n, r)
-        if not allow_blind:  # everyone has seen its cards from the start
-            for s in range(n):
-                if not out[r, s]:
-                    put_private(private, hands, category, percentile, r, s)
+        for s in range(n):  # B10: open play has seen its cards from the start
+            looked[r, s] = not allow_blind and not out[r, s]
 
 
 # --------------------------------------------------------------------- observation
 @njit(cache=True)
 def observe(T, R, rows, seats, out):
     """Each row's observation for its seat, every value of ``out``'s row written once: the
-    observer's private block, the public values from the state row, the session block, the
+    observer's private block (its cards, category and strength once it has looked, from the
+    hand's arrays; zeros before), the public values from the state row, the session block, the
     history most recent first and the B16 block; for a seat other than 0 the seat fields are
     then rewritten rotated to it (each in two runs, seats ``me..n-1`` then ``0..me-1``; one
     value per seat element by element, where a call costs more than the copy), and the
     history's seats rotated as they are read. What is known to be zero is set, not read: the
     history past the hand's events, and in one-hand sessions the session block of a hand
     still on (no cards shown yet, no previous hand), whose seat fields are then not rotated."""
-    state, private, events, current, status = T.state, T.private, T.events, T.current, T.status
+    state, events, current = T.state, T.events, T.current
+    looked, hands, category, percentile = T.looked, T.hands, T.category, T.percentile
     seat_runs, off = R.seat_runs, R.off
     n, a_n, sessions = R.num_players, R.num_actions, R.sessions
     size = state.shape[1]
@@ -1037,10 +1019,12 @@ def observe(T, R, rows, seats, out):
     for k in range(rows.size):
         r, me = rows[k], seats[k]
         at, st = k * size, r * size  # the flat offsets of the two rows
-        if status[r, me] == BLIND:  # B10: not looked this hand, so its private block is zero
-            _zero(out, at, PRIVATE)
-        else:
-            _copy(out, at, private, (r * n + me) * PRIVATE, PRIVATE)
+        _zero(out, at, PRIVATE)
+        if looked[r, me]:  # B10: its own cards, category and strength
+            for i in range(HAND):
+                out[k, hands[r, me, i]] = 1.0
+            out[k, NUM_CARDS + category[r, me]] = 1.0
+            out[k, PRIVATE - 1] = percentile[r, me]
         _copy(out, at + PRIVATE, state, st + PRIVATE, session_at - PRIVATE)
         zeroed = not sessions and current[r] >= 0
         if zeroed:
