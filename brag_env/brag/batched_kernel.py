@@ -520,10 +520,11 @@ def push_event(state, events, off, n, a_n, inv, r, p, a, paid):
     slot = ring_slot(events[r])
     seat_at = off[F_HIST_SEAT] + slot * n
     action_at = off[F_HIST_ACTION] + slot * a_n
-    for i in range(n):
-        state[r, seat_at + i] = 0.0
-    for i in range(a_n):
-        state[r, action_at + i] = 0.0
+    if events[r] >= HISTORY_LEN:  # the slot holds an older event (each hand starts them zero)
+        for i in range(n):
+            state[r, seat_at + i] = 0.0
+        for i in range(a_n):
+            state[r, action_at + i] = 0.0
     state[r, seat_at + p] = 1.0
     state[r, action_at + a] = 1.0
     state[r, off[F_HIST_PAID] + slot] = paid * inv
