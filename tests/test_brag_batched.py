@@ -565,7 +565,6 @@ def test_rebinding_an_array_the_kernels_share_is_refused():
     engine.note = "any other attribute"  # still free
 
 
-
 def _three_seat_brag():
     return BatchedBrag(4, BragConfig(num_players=3), seed=0)
 
@@ -598,3 +597,25 @@ def test_observe_refuses_an_out_of_the_wrong_size(make, shape):
         game.observe(rows, seats, np.zeros((2, size), np.int64))  # not truncated silently
     wide = np.zeros((2, size), np.float64)  # another float dtype gets the values cast
     assert np.array_equal(game.observe(rows, seats, wide), game.observe(rows, seats))
+
+
+@pytest.mark.parametrize("lowball", [False, True])
+def test_the_deals_ranking_table_gives_hands_py_values_for_every_ordered_hand(lowball):
+    """B2-B5, B21: the kernels' table by set of three cards (``hand_index``) holds, for every
+    ordered triple of distinct cards, hands.py's strength (lowball's when asked) and the
+    standard category."""
+    from brag_env.brag import batched_kernel as kernel
+    from brag_env.brag.batched import _ranked
+    from brag_env.brag.hands import CATEGORY_OF_STRENGTH, LOWBALL_STRENGTH_TABLE, STRENGTH_TABLE
+
+    a, b, c = np.indices((NUM_CARDS,) * 3).reshape(3, -1)
+    distinct = (a != b) & (b != c) & (a != c)
+    a, b, c = a[distinct], b[distinct], c[distinct]
+    index = np.array([kernel.hand_index(x, y, z) for x, y, z in zip(a, b, c, strict=True)])
+    entry = _ranked(lowball)[index].astype(np.int64)
+    flat = (a * NUM_CARDS + b) * NUM_CARDS + c
+    table = LOWBALL_STRENGTH_TABLE if lowball else STRENGTH_TABLE
+    np.testing.assert_array_equal(entry & ((1 << kernel.RANK_BITS) - 1), table[flat])
+    np.testing.assert_array_equal(
+        entry >> kernel.RANK_BITS, CATEGORY_OF_STRENGTH[STRENGTH_TABLE[flat]]
+    )

@@ -30,10 +30,10 @@ Four-/Five-card Brag (``cards_dealt`` 4 or 5, B22), ``perfect_recall`` and wild 
 
 Observations: each table keeps ONE float32 ``state`` row laid out as the observation of
 seat 0 (seat rows in absolute order, the history most recent first), updated by the few values
-each move changes, and one private block per seat (own cards, category, strength), written
-when that seat looks (B10). A player's vector is its table's state row with the seat rows
-rotated to it (precomputed source columns per observer, copied only where they move) and its
-own private block. The history moves one slot per event.
+each move changes, and per seat whether it has looked (B10). A player's vector is its table's
+state row with the seat rows rotated to it (each seat field copied in two runs, or element by
+element where a seat's row is one value) and its own private block (own cards, category,
+strength), written from its hand once it has looked. The history moves one slot per event.
 
 Differences from ``BragGame`` that do not change the game: the first dealer is drawn
 uniformly (the B7 cut makes every seat the dealer with probability 1/n) and the cards come from
@@ -46,6 +46,7 @@ short deck, ``deck_ranks``).
 from __future__ import annotations
 
 import functools
+import itertools
 from types import SimpleNamespace
 
 import numpy as np
@@ -77,9 +78,9 @@ from brag_env.brag.rules import (
     ante_due,
     shuffle_due,
 )
+from brag_env.cards import NUM_CARDS
 
 _HAND = kernel.HAND
-_PRIVATE = kernel.PRIVATE
 
 
 # The kernels' struct fields whose BatchedBrag attribute has the engines' shared name
@@ -144,7 +145,7 @@ class BatchedBrag:
         self._init_sessions()
         self.obs_size = observation_layout(config).size
         self.state = np.zeros((t, self.obs_size), np.float32)
-        self.private = np.zeros((t, n, _PRIVATE), np.float32)  # B10: zero until looked
+        self.looked = np.zeros((t, n), bool)  # B10: seen its cards this hand (observe shows them)
         # the kernels' structs, and what they borrow (kept alive with them)
         _announce_compile()
         self._rules, self._rule_values = _rules_of(config)
@@ -381,27 +382,36 @@ class BatchedBrag:
         return out
 
 
+@functools.cache
+def _ranked(lowball: bool) -> np.ndarray:
+    """``Rules.ranked``: by ``kernel.hand_index`` of each set of three cards, the hand's entry
+    in hands.py's strength table (by ordered cards, the same for any order; B21's when
+    ``lowball``) plus its standard category << ``kernel.RANK_BITS``; shared by every engine
+    (the kernels only read it)."""
+    assert MAX_STRENGTH < 1 << kernel.RANK_BITS
+    strengths = LOWBALL_STRENGTH_TABLE if lowball else STRENGTH_TABLE
+    lo, mid, hi = np.array(list(itertools.combinations(range(NUM_CARDS), 3))).T
+    flat = (lo * NUM_CARDS + mid) * NUM_CARDS + hi
+    index = hi * (hi - 1) * (hi - 2) // 6 + mid * (mid - 1) // 2 + lo
+    ranked = np.zeros(index.size, np.int16)
+    category = CATEGORY_OF_STRENGTH[STRENGTH_TABLE[flat]].astype(np.int64)
+    ranked[index] = strengths[flat] + (category << kernel.RANK_BITS)
+    return ranked
+
+
 def _rules_of(config: BragConfig) -> tuple:
     """The kernels' view of ``config`` (its numbers, the ranking tables and the layout) and the
     values it borrows (``kernel.rules_of``)."""
     layout = observation_layout(config)
     n, size = config.num_players, layout.size
     off = {name: f.offset for name, f in layout.fields.items()}
-    # rotation[me]: the state column of each element of seat me's view (seat rows rotated)
-    rotation = np.tile(np.arange(size), (n, 1))
-    for me in range(1, n):
-        for name in SEAT_FIELDS:
-            f = layout.fields.get(name)
-            if f is None:
-                continue
-            w = f.size // n
-            for r in range(n):
-                s = (me + r) % n
-                rotation[me, f.offset + r * w : f.offset + (r + 1) * w] = (
-                    f.offset + s * w + np.arange(w)
-                )
-    moved = np.flatnonzero((rotation != rotation[0]).any(axis=0))  # (the history apart: the
-    # kernel reads it from its ring, its seats rotated)
+    # (offset, width per seat) of each seat field: seat me's view shows seat (me + i) % n in
+    # row i of each (the history's seats are rotated by the kernel as it reads the ring)
+    seat_runs = [
+        (layout.fields[name].offset, layout.fields[name].size // n)
+        for name in SEAT_FIELDS
+        if name in layout.fields
+    ]
     # the state of a fresh deal (before the dealer and the first player are marked)
     inv = 1.0 / config.starting_chips
     start = np.zeros(size, np.float32)
@@ -412,7 +422,6 @@ def _rules_of(config: BragConfig) -> tuple:
     start[off["seat_chips_in"] : off["seat_chips_in"] + n] = ante * inv
     start[off["stake"]] = config.min_stake * (1.0 / config.max_stake)
     start[off["pot"]] = ante * n * inv
-    strengths = LOWBALL_STRENGTH_TABLE if config.lowball else STRENGTH_TABLE
     return kernel.rules_of(
         num_players=n,
         num_actions=config.num_actions,
@@ -438,14 +447,12 @@ def _rules_of(config: BragConfig) -> tuple:
         inv_chips=inv,
         inv_stake=1.0 / config.max_stake,
         inv_hands=1.0 / config.hands_per_session,
-        strengths=strengths.astype(np.int16),
-        categories=CATEGORY_OF_STRENGTH[STRENGTH_TABLE].astype(np.int8),
+        ranked=_ranked(bool(config.lowball)),
         percentile_of=strength_percentile(
             np.arange(MAX_STRENGTH + 1), config.lowball, config.deck_ranks
         ),
         # -1: a field this layout lacks (the B16 cover fields; written only with cover_pot)
         off=np.array([off.get(name, -1) for name in kernel.FIELDS], np.int64),
         start_state=start,
-        rotation=rotation.astype(np.int64),
-        moved=moved.astype(np.int64),
+        seat_runs=np.array(seat_runs, np.int64).reshape(-1, 2),
     )

@@ -45,7 +45,7 @@ from brag_env.cards import NUM_CARDS
 
 HAND = 3
 PRIVATE = NUM_CARDS + 6 + 1  # own cards, category (six), strength
-_STRIDE_A, _STRIDE_B = NUM_CARDS * NUM_CARDS, NUM_CARDS  # hands.py's flat hand index
+RANK_BITS = 10  # ``Rules.ranked``: a hand's strength in the low bits, its category above
 
 # The observation fields the kernels write, as indices into ``Rules.off`` (their offsets).
 FIELDS = (
@@ -143,7 +143,7 @@ TABLE_ARRAYS: tuple[tuple[str, type, int], ...] = (  # BatchedBrag's attributes 
     ("prev_see", np.int64, 2),
     ("prev_cards", np.int64, 3),
     ("state", np.float32, 2),
-    ("private", np.float32, 3),
+    ("looked", np.bool_, 2),  # B10: the seat has seen its cards this hand
 )
 _SCALAR = {int: types.int64, bool: types.boolean, float: types.float64}
 RULE_FIELDS: tuple[tuple[str, object], ...] = (  # a BragConfig as the kernels read it
@@ -171,15 +171,14 @@ RULE_FIELDS: tuple[tuple[str, object], ...] = (  # a BragConfig as the kernels r
     ("inv_chips", float),
     ("inv_stake", float),
     ("inv_hands", float),
-    # flat hand index -> strength (B21 order when lowball) and standard category: int16 and
-    # int8, as hands.py keeps them (a deal's random reads stay in cache, 4 MB less as int64)
-    ("strengths", (np.int16, 1)),
-    ("categories", (np.int8, 1)),
+    # a hand's index among the 22,100 sets of three cards (``hand_index``) -> its strength (B21
+    # order when lowball) + its standard category << RANK_BITS: one read of a 44 KB table per
+    # seat dealt, where hands.py's tables by ordered cards took two reads of 420 KB
+    ("ranked", (np.int16, 1)),
     ("percentile_of", (np.float64, 1)),  # strength -> percentile
     ("off", (np.int64, 1)),  # FIELDS' offsets in the observation
     ("start_state", (np.float32, 1)),  # the state row of a fresh deal
-    ("rotation", (np.int64, 2)),  # (n, size): the state column of each element of seat me's view
-    ("moved", (np.int64, 1)),  # the columns where some rotation differs from seat 0's view
+    ("seat_runs", (np.int64, 2)),  # (offset, width per seat) of the layout's seat fields
 )
 
 
@@ -278,7 +277,7 @@ def _new_tables(a):
     t.prev_see = _borrowed(a.prev_see)
     t.prev_cards = _borrowed(a.prev_cards)
     t.state = _borrowed(a.state)
-    t.private = _borrowed(a.private)
+    t.looked = _borrowed(a.looked)
     return t
 
 
@@ -309,13 +308,11 @@ def _new_rules(v):
     t.inv_chips = v.inv_chips
     t.inv_stake = v.inv_stake
     t.inv_hands = v.inv_hands
-    t.strengths = _borrowed(v.strengths)
-    t.categories = _borrowed(v.categories)
+    t.ranked = _borrowed(v.ranked)
     t.percentile_of = _borrowed(v.percentile_of)
     t.off = _borrowed(v.off)
     t.start_state = _borrowed(v.start_state)
-    t.rotation = _borrowed(v.rotation)
-    t.moved = _borrowed(v.moved)
+    t.seat_runs = _borrowed(v.seat_runs)
     return t
 
 
@@ -348,23 +345,23 @@ def opponent(status, r, p):
 # reference (a call, even for a borrowed view's null count), which cost 12-13% of the batched
 # loop read once per table (docs/performance.md). Those called once a hand take the structs.
 @njit(cache=True, inline="always")
-def rank_seat(hands, strength, category, percentile, strengths, categories, percentile_of, r, s):
-    """Strength, category and percentile of seat ``s``'s hand at table ``r`` (the last three
-    arrays: R's ranking tables)."""
-    flat = hands[r, s, 0] * _STRIDE_A + hands[r, s, 1] * _STRIDE_B + hands[r, s, 2]
-    value = np.int64(strengths[flat])
-    strength[r, s] = value
-    category[r, s] = categories[flat]
-    percentile[r, s] = percentile_of[value]
+def hand_index(a, b, c):
+    """The index of the three distinct cards ``a, b, c`` (any order) among the C(52, 3) sets
+    of three, in colexicographic order: C(hi, 3) + C(mid, 2) + lo."""
+    lo, hi = min(a, b, c), max(a, b, c)
+    mid = a + b + c - lo - hi
+    return hi * (hi - 1) * (hi - 2) // 6 + mid * (mid - 1) // 2 + lo
 
 
 @njit(cache=True, inline="always")
-def put_private(private, hands, category, percentile, r, s):
-    """B10: the seat's own cards, category and strength, once it has looked."""
-    for i in range(HAND):
-        private[r, s, hands[r, s, i]] = 1.0
-    private[r, s, NUM_CARDS + category[r, s]] = 1.0
-    private[r, s, PRIVATE - 1] = percentile[r, s]
+def rank_seat(hands, strength, category, percentile, ranked, percentile_of, r, s):
+    """Strength, category and percentile of seat ``s``'s hand at table ``r`` (the last two
+    arrays: R's ranking tables)."""
+    entry = np.int64(ranked[hand_index(hands[r, s, 0], hands[r, s, 1], hands[r, s, 2])])
+    value = entry & ((1 << RANK_BITS) - 1)
+    strength[r, s] = value
+    category[r, s] = entry >> RANK_BITS
+    percentile[r, s] = percentile_of[value]
 
 
 @njit(cache=True)
@@ -523,10 +520,11 @@ def push_event(state, events, off, n, a_n, inv, r, p, a, paid):
     slot = ring_slot(events[r])
     seat_at = off[F_HIST_SEAT] + slot * n
     action_at = off[F_HIST_ACTION] + slot * a_n
-    for i in range(n):
-        state[r, seat_at + i] = 0.0
-    for i in range(a_n):
-        state[r, action_at + i] = 0.0
+    if events[r] >= HISTORY_LEN:  # the slot holds an older event (each hand starts them zero)
+        for i in range(n):
+            state[r, seat_at + i] = 0.0
+        for i in range(a_n):
+            state[r, action_at + i] = 0.0
     state[r, seat_at + p] = 1.0
     state[r, action_at + a] = 1.0
     state[r, off[F_HIST_PAID] + slot] = paid * inv
@@ -546,8 +544,7 @@ def choose(T, R, r, q, keep):
             T.strength,
             T.category,
             T.percentile,
-            R.strengths,
-            R.categories,
+            R.ranked,
             R.percentile_of,
             r,
             q,
@@ -643,7 +640,7 @@ def step(T, R, rows, actions, rewards, over, next_dealer, by_see):
     deal (else -1) and ``over[k]`` whether the table is over; ``by_see[k]``: ended by a see."""
     state, last_action, stake, status = T.state, T.last_action, T.stake, T.status
     chips, contributed, pot, opened = T.chips, T.contributed, T.pot, T.opened
-    private, hands, category, percentile = T.private, T.hands, T.category, T.percentile
+    looked, hands, category = T.looked, T.hands, T.category
     events, active, current, strength = T.events, T.active, T.current, T.strength
     covered_pot, has_covered, last_closed = T.covered_pot, T.has_covered, T.last_closed
     cover_order, num_covers, chips_before = T.cover_order, T.num_covers, T.chips_before
@@ -689,7 +686,7 @@ def step(T, R, rows, actions, rewards, over, next_dealer, by_see):
             status[r, p] = OPEN
             state[r, off[F_STATUS] + 4 * p + BLIND] = 0.0
             state[r, off[F_STATUS] + 4 * p + OPEN] = 1.0
-            put_private(private, hands, category, percentile, r, p)
+            looked[r, p] = True  # its private block is shown from now on (observe)
         push_event(state, events, off, n, a_n, inv, r, p, a, paid)
         if sessions and a in (keep_id, take_id):
             choose(T, R, r, p, a == keep_id)  # B19: once a hand
@@ -788,15 +785,20 @@ def draw_deals(pack, uniforms):
     dealt, k = uniforms.shape
     size = pack.size
     cards = np.empty((k, dealt), np.int64)
-    deck = np.empty(size, np.int64)
+    deck = pack.copy()
+    spots = np.empty(dealt, np.int64)
     for t in range(k):
-        deck[:] = pack
         for i in range(dealt):
-            there = i + np.int64(uniforms[i, t] * (size - i))
+            there = spots[i] = i + np.int64(uniforms[i, t] * (size - i))
             card = deck[there]
             deck[there] = deck[i]
             deck[i] = card
             cards[t, i] = card
+        for i in range(dealt - 1, -1, -1):  # the swaps undone, last first: the pack again
+            there = spots[i]
+            card = deck[there]
+            deck[there] = deck[i]
+            deck[i] = card
     return cards
 
 
@@ -814,7 +816,7 @@ def deal_arrays(T, R):
         T.hands, T.strength, T.category, T.percentile, T.status, T.chips_before, T.chips,
         T.contributed, T.dealer, T.pot, T.active, T.current, T.stake, T.last_action, T.events,
         T.covered_pot, T.has_covered, T.num_covers, T.last_closed,
-        R.strengths, R.categories, R.percentile_of,
+        R.ranked, R.percentile_of,
     )  # fmt: skip
 
 
@@ -847,9 +849,9 @@ def deal_hands(T, R, rows, dealers, cards):
     (
         hands, strength, category, percentile, status, chips_before, chips, contributed,
         dealer, pot, active, current, stake, last_action, events, covered_pot,
-        has_covered, num_covers, last_closed, strengths, categories, percentile_of,
+        has_covered, num_covers, last_closed, ranked, percentile_of,
     ) = deal_arrays(T, R)  # fmt: skip
-    state, private = T.state, T.private
+    state, looked = T.state, T.looked
     n, off, start_state, starting = R.num_players, R.off, R.start_state, R.starting_chips
     a_n = R.num_actions
     ante = rules.ante_due(R.ante_mode, R.ante, True, False)  # a one-hand session's hand is a first
@@ -857,12 +859,8 @@ def deal_hands(T, R, rows, dealers, cards):
     dealt = BLIND if allow_blind else OPEN  # B10
     for k in range(rows.size):
         r, d = rows[k], dealers[k]
-        # the last hand's traces, unset while what locates them is still there: the private
-        # blocks of the seats that looked (B10: their category's one-hot is set), and the cards
+        # the last hand's traces, unset while what locates them is still there: the cards
         # shown at a see (two seats still in, B14) or at covers (B16), or by no hand yet
-        for s in range(n):
-            if private[r, s, NUM_CARDS + category[r, s]] != 0.0:
-                _zero(private, (r * n + s) * PRIVATE, PRIVATE)
         showed = active[r] != 1 or num_covers[r] > 0
         fresh_row(state, start_state, off, n, a_n, events[r], showed, r)
         for i in range(HAND):
@@ -872,10 +870,11 @@ def deal_hands(T, R, rows, dealers, cards):
         dealer[r] = d
         for s in range(n):
             rank_seat(
-                hands, strength, category, percentile, strengths, categories, percentile_of,
+                hands, strength, category, percentile, ranked, percentile_of,
                 r, s,
             )  # fmt: skip
             status[r, s] = dealt
+            looked[r, s] = not allow_blind  # B10: open play has seen its cards from the start
             chips_before[r, s] = starting
             chips[r, s] = starting - ante
             contributed[r, s] = ante
@@ -887,9 +886,6 @@ def deal_hands(T, R, rows, dealers, cards):
             R.min_stake, r,
         )  # fmt: skip
         mark_dealer(state, off, r, d, first)
-        if not allow_blind:  # everyone has seen its cards from the start
-            for s in range(n):
-                put_private(private, hands, category, percentile, r, s)
 
 
 @njit(cache=True, inline="always")
@@ -917,9 +913,9 @@ def start_hands(T, R, rows, dealers, fresh):
     (
         hands, strength, category, percentile, status, chips_before, chips, contributed,
         dealer, pot, active, current, stake, last_action, events, covered_pot,
-        has_covered, num_covers, last_closed, strengths, categories, percentile_of,
+        has_covered, num_covers, last_closed, ranked, percentile_of,
     ) = deal_arrays(T, R)  # fmt: skip
-    state, private, out, order, in_hand = T.state, T.private, T.out, T.order, T.in_hand
+    state, looked, out, order, in_hand = T.state, T.looked, T.out, T.order, T.in_hand
     hand_number, prev_prial, dealt_since, carry_in = (
         T.hand_number,
         T.prev_prial,
@@ -967,7 +963,7 @@ def start_hands(T, R, rows, dealers, fresh):
         dealt_since[r] += HAND * m
         for s in range(n):
             rank_seat(
-                hands, strength, category, percentile, strengths, categories, percentile_of,
+                hands, strength, category, percentile, ranked, percentile_of,
                 r, s,
             )  # fmt: skip
             status[r, s] = SITTING_OUT if out[r, s] else dealt
@@ -984,7 +980,6 @@ def start_hands(T, R, rows, dealers, fresh):
         # the state row: a fresh deal's, then what differs in this session
         st = state[r]
         copy_into(st, start_state)
-        private[r, :, :] = 0.0
         for s in range(n):
             if out[r, s]:
                 st[off[F_STATUS] + 4 * s + dealt] = 0.0
@@ -998,23 +993,25 @@ def start_hands(T, R, rows, dealers, fresh):
         mark_dealer(state, off, r, d, acting)
         if not first:
             put_previous(st, prev_delta, prev_see, prev_cards, off, inv, n, r)
-        if not allow_blind:  # everyone has seen its cards from the start
-            for s in range(n):
-                if not out[r, s]:
-                    put_private(private, hands, category, percentile, r, s)
+        for s in range(n):  # B10: open play has seen its cards from the start
+            looked[r, s] = not allow_blind and not out[r, s]
 
 
 # --------------------------------------------------------------------- observation
 @njit(cache=True)
 def observe(T, R, rows, seats, out):
     """Each row's observation for its seat, every value of ``out``'s row written once: the
-    observer's private block, the public values from the state row (the seat rows rotated to
-    the observer, only the columns that move), the session block, the history most recent
-    first (its seats rotated too) and the B16 block. What is known to be zero is set, not
-    read: the history past the hand's events, and in one-hand sessions the session block of
-    a hand still on (no cards shown yet, no previous hand)."""
-    state, private, events, current = T.state, T.private, T.events, T.current
-    rotation, moved, off = R.rotation, R.moved, R.off
+    observer's private block (its cards, category and strength once it has looked, from the
+    hand's arrays; zeros before), the public values from the state row, the session block, the
+    history most recent first and the B16 block; for a seat other than 0 the seat fields are
+    then rewritten rotated to it (each in two runs, seats ``me..n-1`` then ``0..me-1``; one
+    value per seat element by element, where a call costs more than the copy), and the
+    history's seats rotated as they are read. What is known to be zero is set, not read: the
+    history past the hand's events, and in one-hand sessions the session block of a hand
+    still on (no cards shown yet, no previous hand), whose seat fields are then not rotated."""
+    state, events, current = T.state, T.events, T.current
+    looked, hands, category, percentile = T.looked, T.hands, T.category, T.percentile
+    seat_runs, off = R.seat_runs, R.off
     n, a_n, sessions = R.num_players, R.num_actions, R.sessions
     size = state.shape[1]
     session_at = off[F_HAND_NUMBER]
@@ -1023,20 +1020,35 @@ def observe(T, R, rows, seats, out):
     for k in range(rows.size):
         r, me = rows[k], seats[k]
         at, st = k * size, r * size  # the flat offsets of the two rows
-        _copy(out, at, private, (r * n + me) * PRIVATE, PRIVATE)
+        _zero(out, at, PRIVATE)
+        if looked[r, me]:  # B10: its own cards, category and strength
+            for i in range(HAND):
+                out[k, hands[r, me, i]] = 1.0
+            out[k, NUM_CARDS + category[r, me]] = 1.0
+            out[k, PRIVATE - 1] = percentile[r, me]
         _copy(out, at + PRIVATE, state, st + PRIVATE, session_at - PRIVATE)
-        if sessions or current[r] < 0:
-            _copy(out, at + session_at, state, st + session_at, seats_at - session_at)
-        else:
+        zeroed = not sessions and current[r] >= 0
+        if zeroed:
             _zero(out, at + session_at, seats_at - session_at)
+        else:
+            _copy(out, at + session_at, state, st + session_at, seats_at - session_at)
         e = events[r]
         newest, used = ring_slot(e - 1), min(e, HISTORY_LEN)
         copy_history(out, at + actions_at, state, st + actions_at, a_n, newest, used)
         copy_history(out, at + paid_at, state, st + paid_at, 1, newest, used)
         _copy(out, at + tail_at, state, st + tail_at, size - tail_at)
         if me:
-            for c in moved:
-                out[k, c] = state[r, rotation[me, c]]
+            for f in range(seat_runs.shape[0]):
+                o, w = seat_runs[f, 0], seat_runs[f, 1]
+                if zeroed and session_at <= o < seats_at:
+                    continue  # the prev_* seat fields, zero
+                if w == 1:
+                    for i in range(n):
+                        out[k, o + i] = state[r, o + wrap(me + i, n)]
+                else:
+                    lead = (n - me) * w
+                    _copy(out, at + o, state, st + o + me * w, lead)
+                    _copy(out, at + o + lead, state, st + o, me * w)
             for j in range(used):
                 slot = wrap(newest + j, HISTORY_LEN)
                 for i in range(n):
