@@ -41,8 +41,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     size = args.range_size or None
+    if not 2 <= args.seats <= 8:  # B7
+        parser.error(f"--seats must be 2 to 8, got {args.seats}")
     for target in args.targets:
-        r = measure(target, args.hands, args.seed, range_size=size, seats=args.seats)
+        try:
+            r = measure(target, args.hands, args.seed, range_size=size, seats=args.seats)
+        except ValueError as e:  # a target or table LBR cannot play (e.g. a model's own seats)
+            parser.error(str(e))
         p = r.payoff
         print(
             f"{target:30s} LBR gain {p.mean:+7.2f} antes/hand [{p.low:+.2f}, {p.high:+.2f}]"
