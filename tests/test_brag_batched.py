@@ -622,3 +622,23 @@ def test_the_deals_ranking_table_gives_hands_py_values_for_every_ordered_hand(lo
     np.testing.assert_array_equal(
         entry >> kernel.RANK_BITS, CATEGORY_OF_STRENGTH[STRENGTH_TABLE[flat]]
     )
+
+
+@pytest.mark.parametrize("deck_ranks, players", [(13, 6), (3, 2)])
+def test_B9_B18_each_tables_deal_is_drawn_from_the_pack_in_order(deck_ranks, players):
+    """B9/B18: ``draw_deals`` gives each table the first steps of its own Fisher-Yates shuffle
+    of the ordered pack (the kernel undoes one table's swaps before the next), so a seed deals
+    the same cards whatever the tables before it drew."""
+    from brag_env.brag import batched_kernel as kernel
+
+    pack = np.array(BragConfig(deck_ranks=deck_ranks).deck_cards(), np.int64)
+    dealt, tables = 3 * players, 64
+    uniforms = np.random.default_rng(3).random((dealt, tables))
+    want = np.empty((tables, dealt), np.int64)
+    for t in range(tables):
+        deck = pack.copy()
+        for i in range(dealt):
+            there = i + int(uniforms[i, t] * (pack.size - i))
+            deck[i], deck[there] = deck[there], deck[i]
+        want[t] = deck[:dealt]
+    np.testing.assert_array_equal(kernel.draw_deals(pack, uniforms), want)
