@@ -483,11 +483,13 @@ def test_a_refused_new_session_draws_nothing():
     assert refused.hands.tolist() == fresh.hands.tolist()
 
 
-@pytest.mark.parametrize("players", [2, 4])
+@pytest.mark.parametrize("players", [2, 3, 4])
 def test_B12_history_longer_than_its_16_slots_equals_brag_v1(players):
     # The history keeps the last 16 public events; the batched engine writes them into a ring
     # and reads it back most recent first. Blind stays (B11/B12) until well past 16 events,
     # every seat's view compared with brag_v1's at every step, the oldest events dropping off.
+    # A slot a wrapped ring reuses must lose its old event: two early blind raises (B13) are
+    # overwritten by stays, and at three seats (16 not a multiple) by another seat too.
     config = {"num_players": players, "starting_chips": 400, "min_stake": 2, "max_stake": 32}
     cfg = BragConfig.from_dict(config)
     envs = [brag_v1.raw_env(**config) for _ in range(3)]
@@ -495,13 +497,14 @@ def test_B12_history_longer_than_its_16_slots_equals_brag_v1(players):
     batched.new_session()
     rows = np.arange(3)
     _stack(envs, batched, rows, 77)
-    stay = np.full(3, 1)
-    for _ in range(40):
+    raise_2x = cfg.action_names.index("raise_2x")
+    for step in range(40):
         _compare_views(envs, batched, rows)
-        assert (batched.legal_mask(rows)[:, 1] == 1).all()  # a blind stay of 1 chip stays legal
-        batched.step(rows, stay)
+        action = raise_2x if step in (0, 3) else 1
+        assert (batched.legal_mask(rows)[:, action] == 1).all()  # blind: still legal
+        batched.step(rows, np.full(3, action))
         for env in envs:
-            env.step(1)
+            env.step(action)
     assert (batched.events == 40).all()
     _compare_views(envs, batched, rows)
 
@@ -619,3 +622,23 @@ def test_the_deals_ranking_table_gives_hands_py_values_for_every_ordered_hand(lo
     np.testing.assert_array_equal(
         entry >> kernel.RANK_BITS, CATEGORY_OF_STRENGTH[STRENGTH_TABLE[flat]]
     )
+
+
+@pytest.mark.parametrize("deck_ranks, players", [(13, 6), (3, 2)])
+def test_B9_B18_each_tables_deal_is_drawn_from_the_pack_in_order(deck_ranks, players):
+    """B9/B18: ``draw_deals`` gives each table the first steps of its own Fisher-Yates shuffle
+    of the ordered pack (the kernel undoes one table's swaps before the next), so a seed deals
+    the same cards whatever the tables before it drew."""
+    from brag_env.brag import batched_kernel as kernel
+
+    pack = np.array(BragConfig(deck_ranks=deck_ranks).deck_cards(), np.int64)
+    dealt, tables = 3 * players, 64
+    uniforms = np.random.default_rng(3).random((dealt, tables))
+    want = np.empty((tables, dealt), np.int64)
+    for t in range(tables):
+        deck = pack.copy()
+        for i in range(dealt):
+            there = i + int(uniforms[i, t] * (pack.size - i))
+            deck[i], deck[there] = deck[there], deck[i]
+        want[t] = deck[:dealt]
+    np.testing.assert_array_equal(kernel.draw_deals(pack, uniforms), want)
