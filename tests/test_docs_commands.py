@@ -187,11 +187,13 @@ def _parse_train(argv: list[str]) -> list[str]:
     args = train.parse_args(argv)
     overrides = list(args.overrides) + ([f"seed={args.seed}"] if args.seed is not None else [])
     cfg = load_config(args.config or train.DEFAULT_CONFIG, overrides)
-    if cfg.br.target is None:
-        return TINY_TRAINING
     # A best-response run (br.target) takes no snapshots of the learner: it refuses the override;
-    # one that starts from a model (br.init) keeps that model's network.
-    dropped = ["pool.snapshot_every=256"] + (["ppo.net_arch=[16,16]"] if cfg.br.init else [])
+    # a run that starts from a model (br.init, self-play too) keeps that model's network.
+    dropped = (["pool.snapshot_every=256"] if cfg.br.target is not None else []) + (
+        ["ppo.net_arch=[16,16]"] if cfg.br.init else []
+    )
+    if not dropped:
+        return TINY_TRAINING
     tiny = list(TINY_TRAINING)
     for value in dropped:
         i = tiny.index(value)
@@ -226,6 +228,8 @@ def _models_first(copy: Path, argv: list[str]) -> None:
 
 def run_command(copy: Path, words: list[str], slow: bool) -> str:
     """Run (or, in the quick pass, check) one documented command; returns what was done."""
+    while words and re.fullmatch(r"[A-Z_][A-Z0-9_]*=\S*", words[0]):
+        words = words[1:]  # an environment setting (OPENBLAS_NUM_THREADS=1): speed only
     if words[:2] == ["pip", "install"]:
         assert "-c" in words and "constraints.txt" in words, "pip installs keep the constraints"
         return "checked"  # CI runs the README's install command
